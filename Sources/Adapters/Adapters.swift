@@ -1,0 +1,1 @@
+// The Adapters module; see DESIGN.md §1.

@@ -1,0 +1,1 @@
+// The BlueZ module; see DESIGN.md §1.

@@ -1,0 +1,53 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A button on a board (or on a clock built into it).
+public enum BoardButton: Hashable, Sendable, Codable {
+    /// A named button (`"play"`, `"left"`, `"power"`, …) as the family calls it.
+    case named(String)
+    /// A button the adapter only knows by number.
+    case code(Int)
+
+    /// A stable name for logs and MQTT payloads.
+    public var name: String {
+        switch self {
+        case .named(let name): name
+        case .code(let code): "button_\(code)"
+        }
+    }
+}
+
+/// Something that happened on a board, as decoded by its ``BoardAdapter`` or
+/// reported by its ``BoardTransport``.
+public enum BoardEvent: Hashable, Sendable {
+    /// The transport has a writable link and an active notification subscription.
+    /// Precedes the handshake: wait for ``ready`` before trusting the sensor stream.
+    case connected
+    /// The board acknowledged the handshake; its sensor stream can be trusted.
+    case ready
+    /// The link dropped (`error` says why) or was closed by the user (`error` is `nil`).
+    case disconnected(error: String?)
+    /// A full piece-identity snapshot (Chessnut, Millennium, DGT classic).
+    case pieces(BoardSnapshot)
+    /// A full occupancy snapshot (Square Off, Pegasus, ChessUp bitmaps).
+    case occupancy(OccupancyMap)
+    /// A piece was lifted from `square`.
+    case pieceLifted(Square)
+    /// A piece was put down on `square`; `piece` when the board knows which.
+    case piecePlaced(Square, piece: Piece?)
+    /// The board reports a completed move (ChessUp, Square Off).
+    case moveReported(BoardMove)
+    /// The player picked a promotion piece on the board itself.
+    case promotionPicked(PieceKind)
+    /// Battery level in percent (0…100); `charging` when the board says.
+    case battery(percent: Int, charging: Bool?)
+    /// A board button was pressed.
+    case button(BoardButton)
+    /// The board told its firmware or hardware version.
+    case version(String)
+    /// Bytes the adapter could not (or need not) interpret: logged, never a move.
+    case raw(Data)
+}

@@ -1,0 +1,35 @@
+/// The board families BoardBridge speaks to.
+public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
+    /// Chessnut Air, Air+, Pro, Go, Move, Evo.
+    case chessnut
+    /// ChessUp (gen-1) and ChessUp 2 by Bryght Labs.
+    case chessUp = "chessup"
+    /// Square Off Pro, Grand Kingdom, Neo.
+    case squareOff = "squareoff"
+    /// DGT Pegasus.
+    case dgtPegasus = "pegasus"
+    /// Millennium ChessLink, eONE, Exclusive, Supreme.
+    case millennium
+
+    /// The manufacturer, for Home Assistant device blocks and published info.
+    public var manufacturer: String {
+        switch self {
+        case .chessnut: "Chessnut"
+        case .chessUp: "Bryght Labs"
+        case .squareOff: "Square Off"
+        case .dgtPegasus: "DGT"
+        case .millennium: "Millennium"
+        }
+    }
+
+    /// A readable model-line name.
+    public var displayName: String {
+        switch self {
+        case .chessnut: "Chessnut"
+        case .chessUp: "ChessUp"
+        case .squareOff: "Square Off"
+        case .dgtPegasus: "DGT Pegasus"
+        case .millennium: "Millennium ChessLink"
+        }
+    }
+}

@@ -1,0 +1,78 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The state of a board's link.
+public enum BoardTransportState: Equatable, Sendable {
+    /// The radio (adapter) is off.
+    case poweredOff
+    /// The process may not use the radio.
+    case unauthorized
+    /// Ready, doing nothing.
+    case idle
+    /// Looking for boards.
+    case scanning
+    /// Establishing a link.
+    case connecting
+    /// A writable link with an active notification subscription. Precedes the adapter
+    /// handshake: wait for ``BoardEvent/ready`` before trusting the sensor stream.
+    case connected
+    /// No link, and none being re-established.
+    case disconnected
+    /// Re-establishing a dropped link; `attempt` is 1-indexed.
+    case reconnecting(attempt: Int)
+}
+
+/// A board seen during a scan.
+public struct DiscoveredBoardDevice: Identifiable, Equatable, Sendable {
+    /// A stable identifier for the peripheral (derived from its address on Linux).
+    public let id: UUID
+    /// The advertised device name ("Chessnut Air", …).
+    public let name: String
+    /// Signal strength in dBm; use for proximity sorting.
+    public let rssi: Int
+    /// An opaque transport token (the BlueZ object path on Linux); do not interpret.
+    public let token: String
+
+    /// Creates a discovered-device record.
+    public init(id: UUID, name: String, rssi: Int, token: String) {
+        self.id = id
+        self.name = name
+        self.rssi = rssi
+        self.token = token
+    }
+}
+
+/// The platform radio side of a board link: owns the link, holds a ``BoardAdapter``
+/// and exposes the decoded events. Main-actor isolated: one event loop drives it.
+///
+/// On data: `adapter.feed(bytes:)` → yield events → drain `takePendingResponses()` onto
+/// the serialized, paced writer. On link up: yield `.connected`, run the handshake.
+/// On link drop: yield `.disconnected(error:)`.
+@MainActor
+public protocol BoardTransport: AnyObject {
+    /// The link state.
+    var state: BoardTransportState { get }
+    /// Boards seen by the current or last scan.
+    var discovered: [DiscoveredBoardDevice] { get }
+    /// The name of the connected board, if any.
+    var connectedDeviceName: String? { get }
+    /// The last error, readable.
+    var lastError: String? { get }
+    /// Decoded events and link events, in order.
+    var events: AsyncStream<BoardEvent> { get }
+
+    /// Starts looking for boards.
+    func startScan()
+    /// Stops looking for boards.
+    func stopScan()
+    /// Connects to `device` (one from ``discovered``).
+    func connect(_ device: DiscoveredBoardDevice)
+    /// Closes the link on the user's request (no reconnect follows).
+    func disconnect()
+    /// Encodes `command` with the adapter and queues it on the paced writer;
+    /// unsupported commands are skipped.
+    func send(_ command: BoardCommand)
+}

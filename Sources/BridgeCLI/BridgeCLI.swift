@@ -1,0 +1,1 @@
+// The BridgeCLI module; see DESIGN.md §1.

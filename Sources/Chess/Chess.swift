@@ -1,0 +1,1 @@
+// The Chess module; see DESIGN.md §1.

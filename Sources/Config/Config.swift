@@ -1,0 +1,1 @@
+// The Config module; see DESIGN.md §1.

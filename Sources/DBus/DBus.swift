@@ -1,0 +1,1 @@
+// The DBus module; see DESIGN.md §1.

@@ -1,0 +1,1 @@
+// The Emulation module; see DESIGN.md §1.

@@ -1,0 +1,1 @@
+// The FakeBlueZ module; see DESIGN.md §1.

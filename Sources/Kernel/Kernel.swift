@@ -1,0 +1,1 @@
+// The Kernel module; see DESIGN.md §1.

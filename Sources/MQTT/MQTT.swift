@@ -1,0 +1,1 @@
+// The MQTT module; see DESIGN.md §1.

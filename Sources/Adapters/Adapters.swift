@@ -1,1 +1,0 @@
-// The Adapters module; see DESIGN.md §1.

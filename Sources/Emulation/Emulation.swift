@@ -1,1 +1,0 @@
-// The Emulation module; see DESIGN.md §1.

@@ -59,12 +59,12 @@ let package = Package(
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["BoardKit"]),
         .testTarget(name: "BoardKitTests", dependencies: ["BoardKit"]),
-        .testTarget(name: "ChessTests", dependencies: ["Chess"]),
-        .testTarget(name: "KernelTests", dependencies: ["Kernel", "Chess", "BoardKit"]),
-        .testTarget(name: "AdaptersTests", dependencies: ["Adapters", "BoardKit"]),
+        .testTarget(name: "ChessTests", dependencies: ["Chess", "TestSupport"]),
+        .testTarget(name: "KernelTests", dependencies: ["Kernel", "Chess", "BoardKit", "TestSupport"]),
+        .testTarget(name: "AdaptersTests", dependencies: ["Adapters", "BoardKit", "TestSupport"]),
         .testTarget(
             name: "EmulationTests",
-            dependencies: ["Emulation", "Adapters", "Kernel", "Chess", "BoardKit"]
+            dependencies: ["Emulation", "Adapters", "Kernel", "Chess", "BoardKit", "TestSupport"]
         ),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(

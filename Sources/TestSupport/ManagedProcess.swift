@@ -34,7 +34,7 @@ public final class ManagedProcess: @unchecked Sendable {
 
     /// Starts the process with stdin closed and output sent to ``logURL``.
     public func start() throws {
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logURL)
         process.standardOutput = handle
         process.standardError = handle

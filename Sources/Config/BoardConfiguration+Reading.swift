@@ -27,14 +27,17 @@ extension BoardConfiguration {
         for item in items {
             guard let section = reader.mapping(item.node, path: item.path, keys: keys) else { continue }
             let board = read(section, bluetooth: bluetooth, reconnect: reconnect, reader: reader)
-            if let id = section.value("id"), let board {
-                if let first = firstID[board.id] {
+            // Ids are compared even when another part of the board is wrong.
+            if let idNode = section.value("id"), case .scalar(let id, _) = idNode.content,
+                TopicRules.boardIDProblem(in: id) == nil
+            {
+                if let first = firstID[id] {
                     reader.fail(
                         section.path("id"),
-                        "duplicate board id \(ConfigReader.quote(board.id)) (first at line \(first.line))",
-                        at: id.mark)
+                        "duplicate board id \(ConfigReader.quote(id)) (first at line \(first.line))",
+                        at: idNode.mark)
                 } else {
-                    firstID[board.id] = id.mark
+                    firstID[id] = idNode.mark
                 }
             }
             if let board, case .address(let address) = board.match, let node = section.value("address") {
@@ -84,13 +87,15 @@ extension BoardConfiguration {
             } else {
                 valid = false
                 reader.fail(
-                    section.path("adapter"), "adapter \(ConfigReader.quote(text)) is not listed in bluetooth.adapters "
+                    section.path("adapter"),
+                    "adapter \(ConfigReader.quote(text)) is not listed in bluetooth.adapters "
                         + "(\(bluetooth.adapters.joined(separator: ", ")))", at: node.mark)
             }
         }
         let orientation = section.choice("orientation", noun: "orientation", default: BoardOrientation.auto)
         var timeControl: TimeControl?
-        if let node = section.value("time_control"), let text = reader.string(node, path: section.path("time_control")) {
+        if let node = section.value("time_control"), let text = reader.string(node, path: section.path("time_control"))
+        {
             switch TimeControl.parse(text) {
             case .success(let value): timeControl = value
             case .failure(let error):
@@ -131,7 +136,8 @@ extension BoardConfiguration {
         let addressNode = section.value("address")
         let patternNode = section.value("name_pattern")
         if addressNode != nil, let patternNode {
-            reader.fail(section.path("name_pattern"), "give either address or name_pattern, not both", at: patternNode.mark)
+            reader.fail(
+                section.path("name_pattern"), "give either address or name_pattern, not both", at: patternNode.mark)
             return nil
         }
         if let node = addressNode, let text = reader.string(node, path: section.path("address")) {
@@ -172,7 +178,8 @@ extension BoardConfiguration {
                 })
             else {
                 reader.fail(
-                    path, "invalid tag name \(ConfigReader.quote(key)): letters, digits and \"_\", starting with a letter",
+                    path,
+                    "invalid tag name \(ConfigReader.quote(key)): letters, digits and \"_\", starting with a letter",
                     at: pair.key.mark)
                 continue
             }

@@ -11,7 +11,8 @@ extension BridgeConfiguration {
         var config = BridgeConfiguration()
         guard case .mapping = root.content else {
             reader.fail(
-                "", "expected a mapping of sections (mqtt:, boards:, …) at the top level, got "
+                "",
+                "expected a mapping of sections (mqtt:, boards:, …) at the top level, got "
                     + ConfigReader.describe(root), at: root.mark)
             return config
         }
@@ -108,7 +109,8 @@ extension MQTTConfiguration {
                 mqtt.url = url
                 mqtt.endpoint = endpoint
             case .failure(let problem):
-                reader.fail(section.path("url"), "invalid URL \(ConfigReader.quote(url)): \(problem.reason)", at: node.mark)
+                reader.fail(
+                    section.path("url"), "invalid URL \(ConfigReader.quote(url)): \(problem.reason)", at: node.mark)
             }
         }
         if let node = section.value("client_id"), let id = reader.string(node, path: section.path("client_id")) {
@@ -192,7 +194,8 @@ extension BluetoothConfiguration {
                 }
             }
             if items.isEmpty {
-                reader.fail(section.path("adapters"), "must list at least one adapter", at: section.value("adapters")?.mark)
+                reader.fail(
+                    section.path("adapters"), "must list at least one adapter", at: section.value("adapters")?.mark)
             } else if !names.isEmpty {
                 bluetooth.adapters = names
             }
@@ -205,7 +208,8 @@ extension BluetoothConfiguration {
                     bluetooth.scanFilter.serviceUUIDs.append(uuid)
                 } else {
                     reader.fail(
-                        item.path, "invalid service UUID \(ConfigReader.quote(text)), expected 4, 8 or "
+                        item.path,
+                        "invalid service UUID \(ConfigReader.quote(text)), expected 4, 8 or "
                             + "8-4-4-4-12 hex digits", at: item.node.mark)
                 }
             }

@@ -12,7 +12,8 @@ public enum ConfigLoader {
         case .success(let read): bytes = read
         case .failure(let problem):
             throw ConfigErrors([
-                ConfigError(path: "", message: "cannot read the configuration file: \(problem.message)", file: path, mark: nil)
+                ConfigError(
+                    path: "", message: "cannot read the configuration file: \(problem.message)", file: path, mark: nil)
             ])
         }
         return try parse(

@@ -117,7 +117,8 @@ final class ConfigReader {
         }
         guard range.contains(value) else {
             fail(
-                path, "\(text) is out of range, expected \(Self.format(range.lowerBound)) to "
+                path,
+                "\(text) is out of range, expected \(Self.format(range.lowerBound)) to "
                     + "\(Self.format(range.upperBound))", at: node.mark)
             return nil
         }

@@ -42,7 +42,9 @@ public struct MQTTEndpoint: Sendable, Equatable, Hashable, CustomStringConvertib
         var host: Substring
         var portText: Substring?
         if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return .failure(MQTTEndpointError("unclosed \"[\" in the host")) }
+            guard let close = authority.firstIndex(of: "]") else {
+                return .failure(MQTTEndpointError("unclosed \"[\" in the host"))
+            }
             host = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
             if !after.isEmpty {

@@ -68,6 +68,33 @@ private let board0 = """
                 """,
             expected: [#"boards[1].id: duplicate board id "a" (first at line 2) (config.yaml:5:9)"#]),
         BrokenConfig(
+            name: "duplicate board id on a board with another error",
+            yaml: """
+                boards:
+                  - id: a
+                    address: "AA:BB:CC:DD:EE:01"
+                    family: chessnut
+                  - id: a
+                    address: "AA:BB:CC:DD:EE:02"
+                    family: dgt
+                """,
+            expected: [
+                #"boards[1].id: duplicate board id "a" (first at line 2) (config.yaml:5:9)"#,
+                #"boards[1].family: unknown family "dgt", expected one of chessnut, chessup, squareoff, pegasus, millennium (config.yaml:7:13)"#,
+            ]),
+        BrokenConfig(
+            name: "duplicate address",
+            yaml: """
+                boards:
+                  - id: a
+                    address: "AA:BB:CC:DD:EE:01"
+                    family: chessnut
+                  - id: b
+                    address: "aa:bb:cc:dd:ee:01"
+                    family: chessnut
+                """,
+            expected: ["boards[1].address: address AA:BB:CC:DD:EE:01 is also used at line 3 (config.yaml:6:14)"]),
+        BrokenConfig(
             name: "wildcard in base topic", yaml: "base_topic: \"hall/+/boards\"\n",
             expected: [#"base_topic: invalid topic character "+" (an MQTT wildcard) (config.yaml:1:13)"#]),
         BrokenConfig(
@@ -146,7 +173,9 @@ private let board0 = """
             ]),
         BrokenConfig(
             name: "adapter not listed", yaml: board0 + "    adapter: hci3\n",
-            expected: [#"boards[0].adapter: adapter "hci3" is not listed in bluetooth.adapters (hci0) (config.yaml:5:14)"#]),
+            expected: [
+                #"boards[0].adapter: adapter "hci3" is not listed in bluetooth.adapters (hci0) (config.yaml:5:14)"#
+            ]),
         BrokenConfig(
             name: "developer key on a non-Pegasus board", yaml: board0 + "    developer_key: 0102030405AB\n",
             expected: ["boards[0].developer_key: only pegasus boards take a developer key (config.yaml:5:20)"]),

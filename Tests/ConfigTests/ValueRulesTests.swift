@@ -21,7 +21,9 @@ import Testing
         #expect(parsed.description == text)
     }
 
-    @Test(arguments: ["", "+2", "300+", "0", "40/", "/300", "300:", "abc", "5400:40/1800", "-5", "*", "300+2+1", "0/300"])
+    @Test(arguments: [
+        "", "+2", "300+", "0", "40/", "/300", "300:", "abc", "5400:40/1800", "-5", "*", "300+2+1", "0/300",
+    ])
     func invalidTimeControlsAreRefused(text: String) {
         #expect(throws: TimeControlError.self) { try TimeControl.parse(text).get() }
     }
@@ -56,16 +58,20 @@ import Testing
 
     @Test func brokerURLs() throws {
         #expect(try MQTTEndpoint.parse("mqtt://broker").get() == MQTTEndpoint(host: "broker", port: 1883))
-        #expect(try MQTTEndpoint.parse("mqtts://broker:9000/").get() == MQTTEndpoint(host: "broker", port: 9000, usesTLS: true))
+        #expect(
+            try MQTTEndpoint.parse("mqtts://broker:9000/").get()
+                == MQTTEndpoint(host: "broker", port: 9000, usesTLS: true))
         #expect(try MQTTEndpoint.parse("mqtt://[::1]:1884").get() == MQTTEndpoint(host: "::1", port: 1884))
-        for bad in ["broker:1883", "mqtt://", "mqtt://b:0", "mqtt://b:99999", "mqtt://b:x", "mqtt://u@b", "mqtt://b/t"] {
+        for bad in ["broker:1883", "mqtt://", "mqtt://b:0", "mqtt://b:99999", "mqtt://b:x", "mqtt://u@b", "mqtt://b/t"]
+        {
             #expect(throws: MQTTEndpointError.self) { try MQTTEndpoint.parse(bad).get() }
         }
     }
 
     @Test func redactedValueIsDeterministicJSON() throws {
         let config = try ConfigLoader.parse(
-            yamlText: "boards:\n  - id: b1\n    name: \"Say \\\"hi\\\"\"\n    name_pattern: \"X*\"\n    family: chessnut\n")
+            yamlText:
+                "boards:\n  - id: b1\n    name: \"Say \\\"hi\\\"\"\n    name_pattern: \"X*\"\n    family: chessnut\n")
         let json = config.redactedDescription
         #expect(json == config.redactedDescription)
         #expect(json.hasPrefix(#"{"base_topic":"boardbridge","bluetooth":{"#))

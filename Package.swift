@@ -72,7 +72,7 @@ let package = Package(
             dependencies: ["BlueZ", "FakeBlueZ", "DBus", "Adapters", "BoardKit", "TestSupport"]
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
-        .testTarget(name: "ConfigTests", dependencies: ["Config", "BoardKit"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "BoardKit", "TestSupport"]),
         .testTarget(name: "BridgeTests", dependencies: ["Bridge", "Kernel", "Chess", "BoardKit", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),
     ],

@@ -73,7 +73,8 @@ let package = Package(
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "BoardKit", "TestSupport"]),
-        .testTarget(name: "BridgeTests", dependencies: ["Bridge", "Kernel", "Chess", "BoardKit", "TestSupport"]),
+        .testTarget(
+            name: "BridgeTests", dependencies: ["Bridge", "Config", "Kernel", "Chess", "BoardKit", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,5 @@
+import Config
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -7,19 +9,7 @@
     import Glibc
 #endif
 
-/// How much the bridge says. Ordered: `debug` < `info` < `notice` < `warning` < `error`.
-public enum LogLevel: String, CaseIterable, Comparable, Sendable, Codable {
-    /// Wire-level detail.
-    case debug
-    /// Normal operation.
-    case info
-    /// Normal but significant (a board connected, a game ended).
-    case notice
-    /// Something went wrong and was handled.
-    case warning
-    /// Something went wrong and could not be handled.
-    case error
-
+extension LogLevel {
     /// The syslog priority journald reads from a `<N>` line prefix.
     public var syslogPriority: Int {
         switch self {
@@ -30,19 +20,6 @@ public enum LogLevel: String, CaseIterable, Comparable, Sendable, Codable {
         case .error: 3
         }
     }
-
-    private var rank: Int { Self.allCases.firstIndex(of: self) ?? 0 }
-
-    /// Orders levels by severity.
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
-}
-
-/// How log lines are written.
-public enum LogFormat: String, Sendable, Codable {
-    /// `<6>board-01: connected (attempt=2)`: journald reads the `<N>` priority prefix.
-    case text
-    /// One JSON object per line: `{"level":"info","label":"board-01","message":"…",…}`.
-    case json
 }
 
 /// Where log lines go. The default writes to standard error, one line per call.

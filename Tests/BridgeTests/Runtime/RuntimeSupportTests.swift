@@ -1,3 +1,4 @@
+import Config
 import Foundation
 import Testing
 
@@ -30,9 +31,8 @@ private final class CollectingSink: LogSink, @unchecked Sendable {
         #expect(sink.lines == [#"{"level":"info","label":"mqtt","message":"said \"hi\"\n","topic":"a/b"}"#])
     }
 
-    @Test func levelsAreOrdered() {
-        #expect(LogLevel.debug < .info && LogLevel.info < .notice && LogLevel.notice < .warning)
-        #expect(LogLevel.warning < .error)
+    @Test func levelsMapToSyslogPriorities() {
+        #expect(LogLevel.allCases.map(\.syslogPriority) == [7, 6, 5, 4, 3])
     }
 }
 

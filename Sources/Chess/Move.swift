@@ -46,7 +46,7 @@ extension Move: CustomStringConvertible {
 }
 
 /// The internal move encoding used by generation and make: bits 0–5 from, 6–11 to,
-/// 12–15 the ``PackedMove/Special`` kind.
+/// 12–15 the kind (one of the ``Special`` values).
 typealias PackedMove = UInt16
 
 /// The kind bits of a ``PackedMove``.

@@ -27,7 +27,8 @@ extension PGNError: CustomStringConvertible {
         case .unterminatedComment: "PGN comment { is not closed"
         case .unterminatedVariation: "PGN variation ( is not closed"
         case .unexpectedCharacter(let text): "unexpected \"\(text)\" in PGN"
-        case .invalidMove(let san, let ply, let reason): "PGN move \(ply / 2 + 1)\(ply % 2 == 0 ? "." : "...") \(san): \(reason)"
+        case .invalidMove(let san, let ply, let reason):
+            "PGN move \(ply / 2 + 1)\(ply % 2 == 0 ? "." : "...") \(san): \(reason)"
         }
     }
 }

@@ -50,7 +50,8 @@ struct PGNParser {
 
         reading: while index < characters.count {
             let character = characters[index]
-            if character.isWhitespace {
+            // A byte-order mark, as some sites write at the start of a file, counts as space.
+            if character.isWhitespace || character == "\u{FEFF}" {
                 index += 1
                 continue
             }

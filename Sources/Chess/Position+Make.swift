@@ -6,7 +6,7 @@ extension Position {
 
     /// Plays a packed move in place (make). The move must be at least pseudo-legal.
     ///
-    /// Undo is the value copy: the search keeps the parent position (about 80 bytes, no heap)
+    /// Undo is the value copy: the search keeps the parent position (under 100 bytes, no heap)
     /// and makes the move on a copy, which is cheaper than an undo record.
     @inline(__always)
     mutating func make(_ move: PackedMove) {

@@ -26,7 +26,9 @@ extension Position {
                 let to = rest.trailingZeroBitCount
                 rest &= rest - 1
                 if pawns & (1 << from) != 0, to >> 3 == (white ? 7 : 0) {
-                    for special in [Special.promoteQueen, Special.promoteRook, Special.promoteBishop, Special.promoteKnight] {
+                    for special in [
+                        Special.promoteQueen, Special.promoteRook, Special.promoteBishop, Special.promoteKnight,
+                    ] {
                         moves.append(PackedMove(from: from, to: to, special: special))
                     }
                 } else {
@@ -68,7 +70,8 @@ extension Position {
                 var capturers = AttackTables.pawn[(white ? 64 : 0) + target.rawValue] & pawns & us
                 while capturers != 0 {
                     moves.append(
-                        PackedMove(from: capturers.trailingZeroBitCount, to: target.rawValue, special: Special.enPassant))
+                        PackedMove(
+                            from: capturers.trailingZeroBitCount, to: target.rawValue, special: Special.enPassant))
                     capturers &= capturers - 1
                 }
             }

@@ -3,7 +3,7 @@ import BoardKit
 /// A chess position: piece placement, side to move, castling rights, en-passant square
 /// and the two move counters — everything a FEN says.
 ///
-/// A value type of about 80 bytes with no heap storage (eight bitboards and a few
+/// A value type of under 100 bytes with no heap storage (eight bitboards and a few
 /// counters), so copying is cheap; move generation is fully legal (pins and checks are
 /// resolved while generating) and ``perft(depth:)`` runs without allocating.
 ///

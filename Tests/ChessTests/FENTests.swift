@@ -68,14 +68,24 @@ import Testing
         ErrorCase(fen: "", error: .wrongFieldCount(0)),
         ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq", error: .wrongFieldCount(3)),
         ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 x", error: .wrongFieldCount(7)),
-        ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", error: .invalidPlacement("rnbqkbnr/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR")),
-        ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/8 w KQkq - 0 1", error: .invalidPlacement("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/8")),
+        ErrorCase(
+            fen: "rnbqkbnr/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            error: .invalidPlacement("rnbqkbnr/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR")),
+        ErrorCase(
+            fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/8 w KQkq - 0 1",
+            error: .invalidPlacement("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/8")),
         ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1", error: .invalidPiece("X")),
         ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/4x3/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", error: .invalidPiece("x")),
         ErrorCase(fen: "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", error: .invalidPiece("9")),
-        ErrorCase(fen: "rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", error: .invalidRankLength(rank: 7, text: "ppppppp")),
-        ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNRR w KQkq - 0 1", error: .invalidRankLength(rank: 1, text: "RNBQKBNRR")),
-        ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/44P/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", error: .invalidRankLength(rank: 4, text: "44P")),
+        ErrorCase(
+            fen: "rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            error: .invalidRankLength(rank: 7, text: "ppppppp")),
+        ErrorCase(
+            fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNRR w KQkq - 0 1",
+            error: .invalidRankLength(rank: 1, text: "RNBQKBNRR")),
+        ErrorCase(
+            fen: "rnbqkbnr/pppppppp/8/8/44P/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            error: .invalidRankLength(rank: 4, text: "44P")),
         ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", error: .invalidSideToMove("x")),
         ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR W KQkq - 0 1", error: .invalidSideToMove("W")),
         ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkx - 0 1", error: .invalidCastling("KQkx")),
@@ -88,9 +98,11 @@ import Testing
         ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - -1 1", error: .invalidHalfmoveClock("-1")),
         ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1", error: .invalidHalfmoveClock("x")),
         ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0", error: .invalidFullmoveNumber("0")),
-        ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 one", error: .invalidFullmoveNumber("one")),
+        ErrorCase(
+            fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 one", error: .invalidFullmoveNumber("one")),
         ErrorCase(fen: "rnbq1bnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1", error: .missingKing(.black)),
-        ErrorCase(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKKBNR w kq - 0 1", error: .tooManyKings(.white, count: 2)),
+        ErrorCase(
+            fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKKBNR w kq - 0 1", error: .tooManyKings(.white, count: 2)),
         ErrorCase(fen: "k7/8/8/8/8/8/8/k6K w - - 0 1", error: .tooManyKings(.black, count: 2)),
         ErrorCase(fen: "4k3/8/8/8/8/8/8/P3K3 w - - 0 1", error: .pawnOnBackRank(.a1)),
         ErrorCase(fen: "4k2p/8/8/8/8/8/8/4K3 w - - 0 1", error: .pawnOnBackRank(.h8)),

@@ -52,18 +52,27 @@ import Testing
     }
 
     static let castlingCases: [CastlingCase] = [
-        CastlingCase(name: "through check on f1", fen: "4kr2/8/8/8/8/8/8/R3K2R w KQ - 0 1", kingside: false, queenside: true),
-        CastlingCase(name: "into check on g1", fen: "4k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1", kingside: false, queenside: true),
-        CastlingCase(name: "out of check", fen: "4k3/8/8/4r3/8/8/8/R3K2R w KQ - 0 1", kingside: false, queenside: false),
-        CastlingCase(name: "through check on d1", fen: "3rk3/8/8/8/8/8/8/R3K2R w KQ - 0 1", kingside: true, queenside: false),
-        CastlingCase(name: "into check on c1", fen: "2r1k3/8/8/8/8/8/8/R3K2R w KQ - 0 1", kingside: true, queenside: false),
-        CastlingCase(name: "b1 attacked is fine", fen: "1r2k3/8/8/8/8/8/8/R3K2R w KQ - 0 1", kingside: true, queenside: true),
-        CastlingCase(name: "rook attacked is fine", fen: "r3k2r/8/8/8/8/8/8/R3K2R w KQ - 0 1", kingside: true, queenside: true),
+        CastlingCase(
+            name: "through check on f1", fen: "4kr2/8/8/8/8/8/8/R3K2R w KQ - 0 1", kingside: false, queenside: true),
+        CastlingCase(
+            name: "into check on g1", fen: "4k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1", kingside: false, queenside: true),
+        CastlingCase(
+            name: "out of check", fen: "4k3/8/8/4r3/8/8/8/R3K2R w KQ - 0 1", kingside: false, queenside: false),
+        CastlingCase(
+            name: "through check on d1", fen: "3rk3/8/8/8/8/8/8/R3K2R w KQ - 0 1", kingside: true, queenside: false),
+        CastlingCase(
+            name: "into check on c1", fen: "2r1k3/8/8/8/8/8/8/R3K2R w KQ - 0 1", kingside: true, queenside: false),
+        CastlingCase(
+            name: "b1 attacked is fine", fen: "1r2k3/8/8/8/8/8/8/R3K2R w KQ - 0 1", kingside: true, queenside: true),
+        CastlingCase(
+            name: "rook attacked is fine", fen: "r3k2r/8/8/8/8/8/8/R3K2R w KQ - 0 1", kingside: true, queenside: true),
         CastlingCase(name: "b1 occupied", fen: "4k3/8/8/8/8/8/8/RN2K2R w KQ - 0 1", kingside: true, queenside: false),
         CastlingCase(name: "g1 occupied", fen: "4k3/8/8/8/8/8/8/R3K1NR w KQ - 0 1", kingside: false, queenside: true),
         CastlingCase(name: "no rights", fen: "4k3/8/8/8/8/8/8/R3K2R w - - 0 1", kingside: false, queenside: false),
-        CastlingCase(name: "queenside right only", fen: "4k3/8/8/8/8/8/8/R3K2R w Q - 0 1", kingside: false, queenside: true),
-        CastlingCase(name: "black through check", fen: "r3k2r/8/8/8/8/8/8/4KR2 b kq - 0 1", kingside: false, queenside: true),
+        CastlingCase(
+            name: "queenside right only", fen: "4k3/8/8/8/8/8/8/R3K2R w Q - 0 1", kingside: false, queenside: true),
+        CastlingCase(
+            name: "black through check", fen: "r3k2r/8/8/8/8/8/8/4KR2 b kq - 0 1", kingside: false, queenside: true),
     ]
 
     @Test(arguments: castlingCases)
@@ -94,7 +103,10 @@ import Testing
 
     @Test func rookMovesAndCapturesCostCastlingRights() throws {
         let position = try Position(fen: "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
-        #expect(position.applying(Move(from: .h1, to: .h2)).castlingRights == [.whiteQueenside, .blackKingside, .blackQueenside])
+        #expect(
+            position.applying(Move(from: .h1, to: .h2)).castlingRights == [
+                .whiteQueenside, .blackKingside, .blackQueenside,
+            ])
         // Rxa8 loses White's queenside right (rook moved) and Black's (rook captured).
         #expect(position.applying(Move(from: .a1, to: .a8)).castlingRights == [.whiteKingside, .blackKingside])
         #expect(position.applying(Move(from: .e1, to: .e2)).castlingRights == [.blackKingside, .blackQueenside])

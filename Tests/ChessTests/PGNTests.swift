@@ -164,6 +164,14 @@ import Testing
         #expect(try Game.games(pgn: "  \n").isEmpty)
     }
 
+    @Test func toleratesByteOrderMarkAndWindowsLineEnds() throws {
+        let pgn = "\u{FEFF}[Event \"x\"]\r\n\r\n1. e4 e5 ; comment\r\n2. Nf3 *\r\n"
+        let game = try Game(pgn: pgn)
+        #expect(game.tags["Event"] == "x")
+        #expect(game.moves.map(\.san) == ["e4", "e5", "Nf3"])
+        #expect(game.moves[1].comment == "comment")
+    }
+
     @Test func resultFallsBackToTheTag() throws {
         let game = try Game(pgn: "[Result \"1/2-1/2\"]\n\n1. e4 e5\n")
         #expect(game.result == .draw)

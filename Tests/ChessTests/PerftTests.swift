@@ -20,15 +20,15 @@ import Testing
         Case(
             name: "Kiwipete (position 2)",
             fen: "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            counts: [48, 2039, 97862]),
+            counts: [48, 2039, 97862, 4_085_603]),
         Case(
             name: "position 3 (en passant, pins)",
             fen: "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            counts: [14, 191, 2812, 43238]),
+            counts: [14, 191, 2812, 43238, 674_624]),
         Case(
             name: "position 4 (promotions, castling)",
             fen: "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            counts: [6, 264, 9467]),
+            counts: [6, 264, 9467, 422_333]),
         Case(
             name: "position 4 mirrored",
             fen: "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1",
@@ -36,7 +36,7 @@ import Testing
         Case(
             name: "position 5",
             fen: "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            counts: [44, 1486, 62379]),
+            counts: [44, 1486, 62379, 2_103_487]),
         Case(
             name: "position 6",
             fen: "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",

@@ -103,7 +103,8 @@ struct PGNParser {
                     break reading
                 }
                 let san = Self.droppingMoveNumber(token)
-                guard !san.isEmpty, !san.allSatisfy({ $0 == "!" || $0 == "?" }) else { continue }
+                // Move-number-only tokens, stand-alone annotations and "e.p." marks carry no move.
+                guard !san.isEmpty, !san.allSatisfy({ "!?+#".contains($0) }), san != "e.p." else { continue }
                 if game == nil { game = try Self.makeGame(tags) }
                 guard var current = game else { continue }
                 do {

@@ -165,11 +165,17 @@ import Testing
     }
 
     @Test func toleratesByteOrderMarkAndWindowsLineEnds() throws {
-        let pgn = "\u{FEFF}[Event \"x\"]\r\n\r\n1. e4 e5 ; comment\r\n2. Nf3 *\r\n"
+        let pgn = "\u{FEFF}[Event \"x\"]\r\n\r\n1. e4 e5 ; comment\r\n2. Nf3 !? *\r\n"
         let game = try Game(pgn: pgn)
         #expect(game.tags["Event"] == "x")
         #expect(game.moves.map(\.san) == ["e4", "e5", "Nf3"])
         #expect(game.moves[1].comment == "comment")
+    }
+
+    @Test func skipsEnPassantMarks() throws {
+        let game = try Game(pgn: "1. e4 Nf6 2. e5 d5 3. exd6 e.p. *")
+        #expect(game.moves.last?.san == "exd6")
+        #expect(game.position[.d5] == nil)
     }
 
     @Test func resultFallsBackToTheTag() throws {

@@ -15,7 +15,8 @@ extension CommandParser {
         var result: [Square] = []
         for element in elements {
             guard case .string(let name) = element else {
-                throw .badValueType(field: field, expected: "square names such as \"e4\"", found: element.kindDescription)
+                throw .badValueType(
+                    field: field, expected: "square names such as \"e4\"", found: element.kindDescription)
             }
             guard let square = Square(name), name.count == 2 else { throw .badSquare(name) }
             if !result.contains(square) { result.append(square) }
@@ -25,7 +26,9 @@ extension CommandParser {
 
     /// Squares from text such as `"e2 e4"` or `"e2,e4"`.
     func squareList(_ text: String, field: String) throws(CommandError) -> [Square] {
-        let names = text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map { JSONValue.string(String($0)) }
+        let names = text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map {
+            JSONValue.string(String($0))
+        }
         guard !names.isEmpty else {
             throw .badValue(field: field, value: "\"\(text)\"", reason: "no squares (send \"clear\" to turn LEDs off)")
         }
@@ -47,7 +50,8 @@ extension CommandParser {
         }
         guard text.count <= Self.maximumTagLength else {
             throw .badValue(
-                field: field, value: "\"\(text.prefix(40))…\"", reason: "longer than \(Self.maximumTagLength) characters")
+                field: field, value: "\"\(text.prefix(40))…\"",
+                reason: "longer than \(Self.maximumTagLength) characters")
         }
         guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw .badValue(field: field, value: value.encodedString(), reason: "contains a control character")

@@ -28,9 +28,10 @@ extension CommandParser {
                 throw .badValueType(
                     field: "leds.squares", expected: "a list of squares", found: squaresValue.kindDescription)
             }
-            let style: IndicationStyle = try object["style"].map { value throws(CommandError) in
-                try choice(value, field: "leds.style")
-            } ?? .highlight
+            let style: IndicationStyle =
+                try object["style"].map { value throws(CommandError) in
+                    try choice(value, field: "leds.style")
+                } ?? .highlight
             return squares.isEmpty ? .clearIndications : .indicate(squares: squares, style: style)
         default:
             throw .badValueType(
@@ -45,7 +46,8 @@ extension CommandParser {
         case .string("battery"): return .requestBattery
         case .string(let text):
             throw .badValue(field: "request", value: "\"\(text)\"", reason: "expected \"state\" or \"battery\"")
-        default: throw .badValueType(field: "request", expected: "\"state\" or \"battery\"", found: value.kindDescription)
+        default:
+            throw .badValueType(field: "request", expected: "\"state\" or \"battery\"", found: value.kindDescription)
         }
     }
 
@@ -97,7 +99,8 @@ extension CommandParser {
         case .null: return .newGame(GameCommand.NewGame())
         case .object(let value): object = value
         default:
-            throw .badValueType(field: "new_game", expected: "an object such as {\"white\":…}", found: value.kindDescription)
+            throw .badValueType(
+                field: "new_game", expected: "an object such as {\"white\":…}", found: value.kindDescription)
         }
         let fields = ["white", "black", "event", "site", "round", "board", "time_control", "fen", "tags"]
         try checkFields(object, allowed: fields, command: "new_game")
@@ -170,7 +173,8 @@ extension CommandParser {
                 throw .missingField(command: "clock", field: "white or black")
             }
             return .adjustClock(
-                white: try seconds(times.white, field: "clock.white"), black: try seconds(times.black, field: "clock.black"))
+                white: try seconds(times.white, field: "clock.white"),
+                black: try seconds(times.black, field: "clock.black"))
         case .string(let text):
             throw .badValue(
                 field: "clock.action", value: "\"\(text)\"", reason: "expected \"pause\", \"resume\" or \"adjust\"")
@@ -181,7 +185,9 @@ extension CommandParser {
     }
 
     /// One of a string enum's raw values.
-    func choice<Choice: RawRepresentable & CaseIterable>(_ value: JSONValue, field: String) throws(CommandError)
+    func choice<Choice: RawRepresentable & CaseIterable>(
+        _ value: JSONValue, field: String
+    ) throws(CommandError)
         -> Choice where Choice.RawValue == String
     {
         let names = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")

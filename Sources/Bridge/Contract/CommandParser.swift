@@ -76,7 +76,9 @@ public struct CommandParser: Sendable {
     ///   - rawAllowed: whether this board accepts `raw` (from its configuration).
     /// - Returns: the command or the error, with the `transaction` whenever the payload
     ///   carried a usable one (also on errors, so the error response can echo it).
-    public func parse(_ payload: some Collection<UInt8>, name: String? = nil, rawAllowed: Bool = false)
+    public func parse(
+        _ payload: some Collection<UInt8>, name: String? = nil, rawAllowed: Bool = false
+    )
         -> ParsedCommand
     {
         guard payload.count <= maximumPayloadSize else {
@@ -93,7 +95,9 @@ public struct CommandParser: Sendable {
         let commandKeys = object.keys.filter { $0 != Self.transactionKey }
         if let value = object[Self.transactionKey], !value.isTransaction {
             return ParsedCommand(
-                .failure(.badValueType(field: Self.transactionKey, expected: "a string or a number", found: value.kindDescription)),
+                .failure(
+                    .badValueType(
+                        field: Self.transactionKey, expected: "a string or a number", found: value.kindDescription)),
                 transaction: nil)
         }
         guard let key = commandKeys.first, let value = object[key] else {
@@ -136,7 +140,9 @@ public struct CommandParser: Sendable {
     }
 
     /// `set/<name>`: the payload is the value, as JSON when it parses, else as text.
-    private func attributeCommand(_ name: String, _ bytes: [UInt8], rawAllowed: Bool)
+    private func attributeCommand(
+        _ name: String, _ bytes: [UInt8], rawAllowed: Bool
+    )
         -> Swift.Result<BridgeCommand, CommandError>
     {
         guard Self.commandNames.contains(name) else {
@@ -157,7 +163,9 @@ public struct CommandParser: Sendable {
         }
     }
 
-    private func command(_ name: String, _ value: JSONValue, rawAllowed: Bool)
+    private func command(
+        _ name: String, _ value: JSONValue, rawAllowed: Bool
+    )
         -> Swift.Result<BridgeCommand, CommandError>
     {
         do throws(CommandError) {

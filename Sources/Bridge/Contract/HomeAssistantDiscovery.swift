@@ -29,7 +29,9 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
     public let mode: Mode
 
     /// Checks the prefix (a valid topic, different from the bridge's base topic).
-    public init(prefix: String = HomeAssistantDiscovery.defaultPrefix, mode: Mode = .perComponent, topics: Topics)
+    public init(
+        prefix: String = HomeAssistantDiscovery.defaultPrefix, mode: Mode = .perComponent, topics: Topics
+    )
         throws(TopicError)
     {
         try Topics.validateBase(prefix, role: "discovery prefix")
@@ -109,7 +111,8 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
             }
         case .device:
             let components = entities.map { entity in
-                let members = [("platform", JSONValue.string(entity.component))]
+                let members =
+                    [("platform", JSONValue.string(entity.component))]
                     + body(of: entity, deviceID: deviceID, availability: availability)
                 return (entity.key, JSONValue.object(JSONObject(uniqueKeysWithValues: members)))
             }
@@ -132,7 +135,9 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
         return members + entity.options + availability(entity.availability)
     }
 
-    private func availability(board: String?, bridge: BridgeDescriptor)
+    private func availability(
+        board: String?, bridge: BridgeDescriptor
+    )
         -> (HomeAssistantEntity.Availability) -> [(String, JSONValue)]
     {
         let template = JSONValue.string(HomeAssistantEntity.stateTemplate)
@@ -145,7 +150,10 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
             case .none: []
             case .bridgeOnly: [("availability", [bridgeEntry]), ("availability_mode", "all")]
             case .bridgeAndBoard:
-                [("availability", .array([bridgeEntry] + (boardEntry.map { [$0] } ?? []))), ("availability_mode", "all")]
+                [
+                    ("availability", .array([bridgeEntry] + (boardEntry.map { [$0] } ?? []))),
+                    ("availability_mode", "all"),
+                ]
             }
         }
     }
@@ -175,7 +183,9 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
     }
 
     private func origin(_ bridge: BridgeDescriptor) -> JSONValue {
-        var origin: JSONObject = ["name": .string(BridgeDescriptor.softwareName), "sw_version": .string(bridge.version)]
+        var origin: JSONObject = [
+            "name": .string(BridgeDescriptor.softwareName), "sw_version": .string(bridge.version),
+        ]
         if let url = bridge.supportURL { origin["support_url"] = .string(url) }
         return .object(origin)
     }

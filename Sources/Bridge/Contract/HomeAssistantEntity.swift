@@ -33,7 +33,9 @@ extension HomeAssistantEntity {
     /// The entities of one board (see docs/mqtt-contract.md, "Home Assistant").
     static func boardEntities(board: String, topics: Topics) -> [HomeAssistantEntity] {
         let state = JSONValue.string(topics.boardState(board))
-        func sensor(_ key: String, _ name: String, _ template: String, _ extra: [(String, JSONValue)] = [])
+        func sensor(
+            _ key: String, _ name: String, _ template: String, _ extra: [(String, JSONValue)] = []
+        )
             -> HomeAssistantEntity
         {
             HomeAssistantEntity(
@@ -41,7 +43,9 @@ extension HomeAssistantEntity {
                 options: [("state_topic", state), ("value_template", .string(template))] + extra,
                 availability: .bridgeAndBoard)
         }
-        func button(_ key: String, _ name: String, _ press: JSONValue, _ extra: [(String, JSONValue)] = [])
+        func button(
+            _ key: String, _ name: String, _ press: JSONValue, _ extra: [(String, JSONValue)] = []
+        )
             -> HomeAssistantEntity
         {
             HomeAssistantEntity(
@@ -52,7 +56,9 @@ extension HomeAssistantEntity {
                 ] + extra,
                 availability: .bridgeAndBoard)
         }
-        func trigger(_ key: String, topic: String, type: String, subtype: String, payload: String, template: String)
+        func trigger(
+            _ key: String, topic: String, type: String, subtype: String, payload: String, template: String
+        )
             -> HomeAssistantEntity
         {
             HomeAssistantEntity(

@@ -8,13 +8,13 @@
 /// seconds since 1970 with the proleptic Gregorian calendar, so no locale, time zone or
 /// formatter is involved and the text is the same everywhere.
 public enum ISO8601Timestamp {
-    /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds truncated). Dates outside years
+    /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (rounded to the nearest millisecond). Dates outside years
     /// 0…9999 are clamped to the nearest representable instant.
     public static func string(from date: Date) -> String {
         let millisecondsPerDay: Int64 = 86_400_000
         let lowest = -62_167_219_200_000.0  // 0000-01-01T00:00:00Z
         let highest = 253_402_300_799_999.0  // 9999-12-31T23:59:59.999Z
-        let raw = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        let raw = (date.timeIntervalSince1970 * 1000).rounded()
         let milliseconds = Int64(raw.isNaN ? 0 : min(max(raw, lowest), highest))
         var days = milliseconds / millisecondsPerDay
         var remainder = milliseconds % millisecondsPerDay

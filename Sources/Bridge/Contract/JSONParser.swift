@@ -6,7 +6,9 @@ extension JSONValue {
     /// duplicate keys and names the line and column of every problem. Containers nested
     /// deeper than `maximumDepth` are rejected before recursing further, so a hostile
     /// payload cannot exhaust the stack.
-    public init(parsing bytes: some Collection<UInt8>, maximumDepth: Int = JSONValue.defaultMaximumDepth)
+    public init(
+        parsing bytes: some Collection<UInt8>, maximumDepth: Int = JSONValue.defaultMaximumDepth
+    )
         throws(JSONError)
     {
         var parser = JSONParser(bytes: Array(bytes), maximumDepth: maximumDepth)

@@ -47,7 +47,9 @@ public struct MessageBuilder: Equatable, Sendable {
     }
 
     /// `<base>/bridge/<node>/response/<op>`, not retained (or the MQTT 5 response topic).
-    public func bridgeResponse(op: String, _ response: ResponsePayload, target: ResponseTarget = ResponseTarget())
+    public func bridgeResponse(
+        op: String, _ response: ResponsePayload, target: ResponseTarget = ResponseTarget()
+    )
         -> OutgoingMessage
     {
         OutgoingMessage(
@@ -93,7 +95,9 @@ public struct MessageBuilder: Equatable, Sendable {
     }
 
     /// `<base>/<board>/response`, not retained (or the MQTT 5 response topic).
-    public func boardResponse(board: String, _ response: ResponsePayload, target: ResponseTarget = ResponseTarget())
+    public func boardResponse(
+        board: String, _ response: ResponsePayload, target: ResponseTarget = ResponseTarget()
+    )
         -> OutgoingMessage
     {
         OutgoingMessage(

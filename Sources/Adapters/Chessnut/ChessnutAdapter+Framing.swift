@@ -65,30 +65,64 @@ extension ChessnutAdapter {
         }
         guard expected else { return .garbage }
         let total = length + 2
-        guard available >= total else { return .needMore }
         switch type {
-        case 0x01:
-            return boardBytesAreValid(raw, at: index + 2) ? .frame(total) : .garbage
-        case 0x23 where raw[index + 2] > 1,
-            0x37 where raw[index + 2] != 0xBE && raw[index + 2] != 0xED:
-            return .garbage
+        case ChessnutWire.stateType:
+            switch stateFrame(raw, at: index) {
+            case .valid: return .frame(total)
+            case .invalid: return .garbage
+            case .incomplete: return .needMore
+            }
         case 0x41:
+            guard available >= 3 else { return .needMore }
             let sub = raw[index + 2]
             let known = (length == 3 && sub == 0x0C) || (length == 5 && sub == 0x15) || (length == 0x89 && sub == 0x0B)
             guard known else { return .garbage }
-            return .frame(total)
+            return available >= total ? .frame(total) : .needMore
         default:
             break
         }
-        // A short frame must not swallow the start of a valid board frame.
-        for inner in (index + 1)..<(index + total) where raw[inner] == ChessnutWire.stateType {
-            guard inner + 1 < raw.count else { return .needMore }
-            let innerLength = Int(raw[inner + 1])
-            guard innerLength >= 32, innerLength <= Self.maximumStatePayload else { continue }
-            guard inner + 2 + innerLength <= raw.count else { return .needMore }
-            if boardBytesAreValid(raw, at: inner + 2) { return .garbage }
+        guard available >= total else { return .needMore }
+        switch type {
+        case 0x23 where raw[index + 2] > 1,
+            0x37 where raw[index + 2] != 0xBE && raw[index + 2] != 0xED:
+            return .garbage
+        default:
+            break
+        }
+        // A short frame must not swallow the start of a valid board frame whose header
+        // lies inside it (a stray type byte in front of a real board frame).
+        for inner in (index + 1)..<(index + total - 1) where raw[inner] == ChessnutWire.stateType {
+            switch stateFrame(raw, at: inner) {
+            case .valid: return .garbage
+            case .invalid: continue
+            case .incomplete: return .needMore
+            }
         }
         return .frame(total)
+    }
+
+    enum StateFrameStatus {
+        case valid
+        case invalid
+        case incomplete
+    }
+
+    /// Whether a board frame starts at `index` (`01`, a length of 32…64, 32 valid board
+    /// bytes), judged as early as the bytes allow: a bad length or nibble rejects at once.
+    func stateFrame(_ raw: UnsafeRawBufferPointer, at index: Int) -> StateFrameStatus {
+        guard index + 1 < raw.count else { return .incomplete }
+        let length = Int(raw[index + 1])
+        guard length >= 32, length <= Self.maximumStatePayload else { return .invalid }
+        if index + 2 + length <= raw.count {
+            return boardBytesAreValid(raw, at: index + 2) ? .valid : .invalid
+        }
+        let end = min(raw.count, index + 34)
+        var offset = index + 2
+        while offset < end {
+            if !ChessnutWire.isValidBoardByte(raw[offset]) { return .invalid }
+            offset += 1
+        }
+        return .incomplete
     }
 
     /// Whether the 32 bytes at `offset` hold only valid nibble codes (0…C). Four

@@ -54,7 +54,7 @@ extension MillenniumAdapter {
     /// by garbage dies at the next real reply).
     func classify(_ bytes: [UInt8], at index: Int) -> Verdict {
         let letter = bytes[index] & 0x7F
-        guard let length = MillenniumWire.replyLengths[letter] else { return .garbage }
+        guard let length = MillenniumWire.replyLength(letter) else { return .garbage }
         let available = min(bytes.count - index, length)
         var sum: UInt8 = 0
         for offset in 0..<available {

@@ -10,12 +10,6 @@ import BoardKit
 /// board (board-protocols.md §5): 7-bit ASCII with odd parity in bit 7, every message
 /// closed by the XOR of its 7-bit characters as two upper-case hex digits.
 public enum MillenniumWire {
-    /// Reply lengths in characters (letter, body, two checksum digits), by reply letter.
-    public static let replyLengths: [UInt8: Int] = [
-        UInt8(ascii: "v"): 7, UInt8(ascii: "s"): 67, UInt8(ascii: "l"): 3,
-        UInt8(ascii: "x"): 3, UInt8(ascii: "w"): 7, UInt8(ascii: "r"): 7,
-    ]
-
     /// The byte with odd parity: bit 7 set when the low 7 bits hold an even number of ones.
     @inline(__always)
     public static func withParity(_ character: UInt8) -> UInt8 {
@@ -71,14 +65,45 @@ public enum MillenniumWire {
     /// The status character of a piece: `KQRNBP` White, `kqrnbp` Black, `.` empty.
     public static func character(for piece: Piece?) -> UInt8 {
         guard let piece else { return UInt8(ascii: ".") }
-        return piece.fenLetter.asciiValue ?? UInt8(ascii: ".")
+        let letter: UInt8
+        switch piece.kind {
+        case .pawn: letter = UInt8(ascii: "p")
+        case .knight: letter = UInt8(ascii: "n")
+        case .bishop: letter = UInt8(ascii: "b")
+        case .rook: letter = UInt8(ascii: "r")
+        case .queen: letter = UInt8(ascii: "q")
+        case .king: letter = UInt8(ascii: "k")
+        }
+        return piece.color == .white ? letter - 0x20 : letter
     }
 
     /// The piece for a status character; `.some(nil)` for `.`, `nil` for anything else.
+    @inline(__always)
     public static func piece(forCharacter character: UInt8) -> Piece?? {
-        if character == UInt8(ascii: ".") { return .some(nil) }
-        guard let piece = Piece(fenLetter: Character(UnicodeScalar(character))) else { return nil }
-        return .some(piece)
+        let kind: PieceKind
+        switch character | 0x20 {
+        case UInt8(ascii: "."): return character == UInt8(ascii: ".") ? .some(nil) : nil
+        case UInt8(ascii: "p"): kind = .pawn
+        case UInt8(ascii: "n"): kind = .knight
+        case UInt8(ascii: "b"): kind = .bishop
+        case UInt8(ascii: "r"): kind = .rook
+        case UInt8(ascii: "q"): kind = .queen
+        case UInt8(ascii: "k"): kind = .king
+        default: return nil
+        }
+        return .some(Piece(character & 0x20 == 0 ? .white : .black, kind))
+    }
+
+    /// The length in characters (checksum included) of the reply that starts with
+    /// `letter`, or `nil` when no reply starts with it.
+    @inline(__always)
+    public static func replyLength(_ letter: UInt8) -> Int? {
+        switch letter {
+        case UInt8(ascii: "s"): 67
+        case UInt8(ascii: "v"), UInt8(ascii: "w"), UInt8(ascii: "r"): 7
+        case UInt8(ascii: "l"), UInt8(ascii: "x"): 3
+        default: nil
+        }
     }
 
     /// The 64 status characters of a snapshot in the documented order (A8, B8 … H1).

@@ -18,16 +18,16 @@ extension MillenniumPersonality {
     public mutating func handleWrite(_ bytes: Data, at time: TimeInterval) -> [Data] {
         var output: [Data] = []
         for byte in bytes {
-            guard MillenniumWire.hasOddParity(byte) else {
-                violations.malformedCommands += 1
+            let character = byte & 0x7F
+            let startsCommand = pendingCommand.isEmpty && Self.commandLengths[character] != nil
+            guard MillenniumWire.hasOddParity(byte), pendingCommand.isEmpty ? startsCommand : true else {
+                // One violation per run of bytes the firmware cannot use.
+                if !isSkipping { violations.malformedCommands += 1 }
+                isSkipping = true
                 pendingCommand = []
                 continue
             }
-            let character = byte & 0x7F
-            if pendingCommand.isEmpty, Self.commandLengths[character] == nil {
-                violations.malformedCommands += 1
-                continue
-            }
+            isSkipping = false
             pendingCommand.append(character)
             guard let length = Self.commandLengths[pendingCommand[0]], pendingCommand.count == length else { continue }
             let command = pendingCommand

@@ -54,6 +54,7 @@ public struct MillenniumPersonality: BoardPersonality {
     public internal(set) var e2rom: [UInt8]
 
     var pendingCommand: [UInt8] = []
+    var isSkipping = false
     var lastCommandTime: TimeInterval?
     var lastReportTime: TimeInterval?
 
@@ -91,7 +92,8 @@ public struct MillenniumPersonality: BoardPersonality {
     /// The auto-report mode (E2ROM register `02`, bits 2…0).
     public var reportMode: UInt8 { e2rom[0x02] & 0x07 }
 
-    /// The physical squares whose four corner LEDs are all on.
+    /// The physical squares whose four corner LEDs are all on (lighting two squares of a
+    /// file with one square between them also lights all four corners of that one).
     public var litSquares: Set<Square> {
         Set(
             Square.allCases.filter { square in

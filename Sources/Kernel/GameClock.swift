@@ -196,6 +196,19 @@ public struct GameClock: Hashable, Sendable, Codable {
         }
     }
 
+    /// Makes a stopped or flagged clock usable again (a takeback reopened the game):
+    /// it becomes paused for `color`. Returns whether the state changed.
+    @discardableResult
+    public mutating func reopen(for color: PieceColor) -> Bool {
+        switch state {
+        case .stopped, .flagged:
+            state = .paused(color)
+            return true
+        case .notStarted, .running, .paused:
+            return false
+        }
+    }
+
     /// Sets the remaining time of `color` (an arbiter's correction); negative values count as 0.
     public mutating func adjust(_ color: PieceColor, remaining: TimeInterval, at time: TimeInterval) {
         guard remaining.isFinite else { return }

@@ -59,12 +59,16 @@ public struct GameTracker: Sendable {
     // Reported path.
     var reportedMismatch: UInt64 = 0
 
-    /// A tracker for `game`, reading events the way `inputPath` says.
-    public init(game: Game, inputPath: TrackerInputPath, options: TrackerOptions = TrackerOptions()) {
+    /// A tracker for `game`, reading events the way `inputPath` says. `orientation` is
+    /// one detected earlier (restored state); a fixed setting in `options` wins over it.
+    public init(
+        game: Game, inputPath: TrackerInputPath, options: TrackerOptions = TrackerOptions(),
+        orientation: BoardOrientation? = nil
+    ) {
         self.inputPath = inputPath
         self.options = options
         self.game = game
-        orientation = options.orientation.fixed
+        self.orientation = options.orientation.fixed ?? orientation
         grace = DesyncGrace(duration: options.desyncGrace)
         analysis = PositionAnalysis(game.position, gameOver: game.result != .ongoing)
         rebuildRecent()
@@ -193,6 +197,12 @@ public struct GameTracker: Sendable {
         analysis = PositionAnalysis(game.position, gameOver: true)
         illegalCache = nil
         return [.gameEnded(end)]
+    }
+
+    /// Records the mover's remaining clock time for the move at `ply` (1-based, as in
+    /// ``CommittedMove/ply``); ignored when out of range.
+    public mutating func setClock(_ clock: TimeInterval?, forPly ply: Int) {
+        game.setClock(clock, forPly: ply - 1)
     }
 
     /// Changes the options (the input path stays). An orientation change applies to

@@ -209,9 +209,12 @@ extension GameTracker {
         return isGameOver || game.startPosition != .starting || game.moves.count > options.maxTakebackPlies
     }
 
-    /// Clears per-move state after a pending move was committed at its deadline.
-    mutating func afterPendingCommit() {
-        touched = touchedSincePending
+    /// Clears per-move state after a pending move was committed late: only what was
+    /// touched while it waited counts for the next move, less the squares of the pending
+    /// move itself (swapping the pawn for the new piece touches the promotion square).
+    mutating func afterPendingCommit(_ committed: Move) {
+        let own = previousAnalysis?.candidate(for: committed)?.changed ?? 0
+        touched = touchedSincePending & ~own
         touchedSincePending = 0
         lastPlaced = nil
     }

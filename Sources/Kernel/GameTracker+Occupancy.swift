@@ -91,9 +91,9 @@ extension GameTracker {
         }
         let expected = analysis.occupancy
         if occupancy == expected {
+            // A pick stays: boards may report it before the promoting move.
             touched = 0
             lastPlaced = nil
-            pick = nil
             return .inSync
         }
         let matches = analysis.legal.filter { $0.resultOccupancy == occupancy && $0.changed & ~touched == 0 }
@@ -194,7 +194,7 @@ extension GameTracker {
             if let pick, let picked = pending.alternatives.first(where: { $0.move.promotion == pick }) {
                 self.pending = nil
                 commit(picked.move, at: pending.time, into: &outputs)
-                afterPendingCommit()
+                afterPendingCommit(picked.move)
                 return nil
             }
             let target = UInt64(1) << UInt64(first.move.to.rawValue)
@@ -216,7 +216,7 @@ extension GameTracker {
         }
         self.pending = nil
         commit(pending.move, at: pending.time, into: &outputs)
-        afterPendingCommit()
+        afterPendingCommit(pending.move)
         return nil
     }
 }

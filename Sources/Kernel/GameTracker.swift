@@ -147,7 +147,7 @@ public struct GameTracker: Sendable {
         if let pending, time >= pending.deadline {
             self.pending = nil
             commit(pending.move, at: pending.time, into: &outputs)
-            afterPendingCommit()
+            afterPendingCommit(pending.move)
             reclassify(at: time, into: &outputs)
         }
         if !syncState.isOutOfSync, grace.isExpired(at: time) {

@@ -134,7 +134,6 @@ extension GameTracker {
     /// Adds `move` (legal in the current position) to the game.
     mutating func commit(_ move: Move, at time: TimeInterval, into outputs: inout [TrackerOutput]) {
         let before = game.position
-        let san = before.san(for: move)
         do {
             try game.play(move, clock: nil, timestamp: time)
         } catch {
@@ -151,9 +150,10 @@ extension GameTracker {
         if let end { game.result = end.result }
         analysis = PositionAnalysis(game.position, gameOver: isGameOver)
         previousAnalysis = previous
+        let record = game.moves.last
         let committed = CommittedMove(
-            move: move, san: san, fen: game.position.fen, ply: game.moves.count, color: before.sideToMove,
-            timestamp: time)
+            move: move, san: record?.san ?? before.san(for: move), fen: record?.fenAfter ?? game.position.fen,
+            ply: game.moves.count, color: before.sideToMove, timestamp: time)
         outputs.append(.move(committed))
         if let end { outputs.append(.gameEnded(end)) }
     }

@@ -66,7 +66,8 @@ extension GameTracker {
             }
         }
         if frame == analysis.board { return .inSync }
-        if frame != suppressed, let candidate = analysis.legal.first(where: { $0.result == frame }) {
+        if frame == suppressed { return .unexplained(frame.differences(from: analysis.board)) }
+        if let candidate = analysis.legal.first(where: { $0.result == frame }) {
             if let castling = candidate.castlingCompletion, let completion = analysis.candidate(for: castling),
                 options.castlingWait > 0
             {
@@ -86,12 +87,15 @@ extension GameTracker {
             return .inSync
         }
         let difference = frame.differences(from: analysis.board)
+        // No state a legal move passes through is the result of an illegal move (that
+        // has a piece on a square no legal move fills from there), so the cheap check
+        // goes first and normal play never generates the illegal moves.
+        if analysis.legal.contains(where: { $0.isIntermediate(frame, difference: difference) }) {
+            return .inProgress
+        }
         if let illegal = illegalCandidates().first(where: { $0.result == frame }) {
             alertIllegal(.board(frame), move: illegal.move, reason: .leavesKingInCheck, into: &outputs)
             return .outOfSync(difference)
-        }
-        if analysis.legal.contains(where: { $0.isIntermediate(frame, difference: difference) }) {
-            return .inProgress
         }
         if let previousAnalysis, let lastMove = game.moves.last?.move,
             let corrected = previousAnalysis.legal.first(where: { $0.result == frame && $0.move != lastMove }),

@@ -96,6 +96,11 @@ extension GameTracker {
             lastPlaced = nil
             return .inSync
         }
+        if let suppressed {
+            // The host took back the move the board still shows.
+            if suppressed.occupancy == occupancy { return .unexplained(occupancy ^ expected) }
+            self.suppressed = nil
+        }
         let matches = analysis.legal.filter { $0.resultOccupancy == occupancy && $0.changed & ~touched == 0 }
         if !matches.isEmpty {
             guard let group = choose(matches) else { return .inProgress }
@@ -136,14 +141,17 @@ extension GameTracker {
             return .inSync
         }
         let difference = occupancy ^ expected
+        // A state some legal move passes through goes first (cheap, and normal play then
+        // never generates the illegal moves). Occupancy alone cannot always tell an
+        // illegal move from half a legal one; the legal reading wins.
+        if analysis.legal.contains(where: { difference & ~$0.changed == 0 }) {
+            return .inProgress
+        }
         if let illegal = illegalCandidates().first(where: {
             $0.resultOccupancy == occupancy && $0.changed & ~touched == 0
         }) {
             alertIllegal(.occupancy(occupancy, illegal.move), move: illegal.move, reason: .leavesKingInCheck, into: &outputs)
             return .outOfSync(difference)
-        }
-        if analysis.legal.contains(where: { difference & ~$0.changed == 0 }) {
-            return .inProgress
         }
         if let previousAnalysis, let lastMove = game.moves.last?.move, !recent.isEmpty {
             let lastChanged = previousAnalysis.candidate(for: lastMove)?.changed ?? 0

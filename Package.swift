@@ -71,6 +71,10 @@ let package = Package(
             name: "BlueZTests",
             dependencies: ["BlueZ", "FakeBlueZ", "DBus", "Adapters", "BoardKit", "TestSupport"]
         ),
+        .testTarget(
+            name: "FakeBlueZTests",
+            dependencies: ["FakeBlueZ", "DBus", "Emulation", "Adapters", "BoardKit", "TestSupport"]
+        ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "BoardKit", "TestSupport"]),
         .testTarget(

@@ -1,0 +1,42 @@
+import BoardKit
+
+/// Tells a retransmitted `A3` move frame from a real move.
+///
+/// The board retransmits every `A3` frame until the host's `21` arrives, and every
+/// unacknowledged frame takes part in the retransmission wave, so a retransmission may come
+/// after one or two newer moves (`m1 m2 m1`). The rule:
+///
+/// - An `A3` frame byte-identical to one of the last ``windowSize`` distinct reported moves
+///   is a retransmission: acknowledged again, but no new event.
+/// - A real repetition of a move cannot fall inside that window in a legal game: to play the
+///   same from → to again, a piece of the same side must come back to `from`, which takes the
+///   opponent's move, the return move and the opponent's next move in between (three
+///   distinct frames, pushing the first one out of a three-frame window).
+/// - Repetitions that the rule cannot see coming are announced by the board: an undo (`BD`)
+///   or a completed position load (`B1`) empties the window, and so does a new link.
+/// - A `67` state frame keeps only the moves the reported position agrees with (`from` empty,
+///   `to` occupied): after a new game (the handshake's `B9` + `67`) `e2e4` counts again,
+///   while a late retransmission of a move just played is still recognised.
+struct ChessUpRetransmissionFilter: Sendable {
+    /// How many distinct recent moves are remembered.
+    static let windowSize = 3
+
+    private(set) var recent: [BoardMove] = []
+
+    /// Whether `move` repeats one of the remembered recent moves.
+    func isRetransmission(_ move: BoardMove) -> Bool { recent.contains(move) }
+
+    /// Remembers a newly reported move.
+    mutating func record(_ move: BoardMove) {
+        recent.append(move)
+        if recent.count > Self.windowSize { recent.removeFirst(recent.count - Self.windowSize) }
+    }
+
+    /// Keeps only the moves the board's reported position agrees with.
+    mutating func prune(keepingMovesConsistentWith pieces: BoardSnapshot) {
+        recent.removeAll { pieces[$0.from] != nil || pieces[$0.to] == nil }
+    }
+
+    /// Forgets every move.
+    mutating func clear() { recent.removeAll() }
+}

@@ -1,0 +1,89 @@
+import BoardKit
+
+/// How the emulated ChessUp firmware turns what its sensors see into completed moves, the
+/// way the real board does before it sends an `A3` frame.
+///
+/// The firmware senses occupancy; it compares the occupancy with its game position and
+/// knows the last square a piece was put on and which squares were lifted since the last
+/// move:
+/// - one square emptied, one filled: a quiet move (a king two files away waits for its
+///   rook; a pawn moving diagonally onto an empty square waits for the taken pawn to go);
+/// - one square emptied, none filled: a capture onto the last square a piece was put on,
+///   provided that square was lifted meanwhile (the captured piece went off);
+/// - two emptied, one filled: en passant;
+/// - two emptied, two filled: castling (king and rook in either order).
+///
+/// A rook leaving its corner for the square next to the castling king is ambiguous while
+/// castling is still possible: it may be the first half of castling rook-first. The
+/// personality then waits for the next action before it reports the rook move.
+enum ChessUpMoveRecognizer {
+    /// What the sensors' picture amounts to.
+    enum Recognition: Equatable, Sendable {
+        /// No complete move (nothing changed, a move in progress, or something illegal).
+        case none
+        /// A complete move (with the promotion piece when a pawn reached the last rank).
+        case move(BoardMove)
+        /// A rook move that may still turn into castling.
+        case possibleCastlingRookMove(BoardMove)
+    }
+
+    /// Recognises the move that turns `game` into the `physical` board.
+    static func recognise(
+        game: ChessUpGame, physical: BoardSnapshot, lastPlaced: Square?, lifted: Set<Square>,
+        defaultPromotion: PieceKind
+    ) -> Recognition {
+        let before = game.pieces.occupancy.bits
+        let after = physical.occupancy.bits
+        let emptied = OccupancyMap(bits: before & ~after).squares
+        let filled = OccupancyMap(bits: after & ~before).squares
+
+        func completed(from: Square, to: Square) -> BoardMove {
+            var move = BoardMove(from: from, to: to)
+            if game.pieces[from]?.kind == .pawn, to.rank == 0 || to.rank == 7 {
+                let placed = physical[to]?.kind
+                move.promotion = [.queen, .rook, .bishop, .knight].contains(placed) ? placed : defaultPromotion
+            }
+            return move
+        }
+
+        switch (emptied.count, filled.count) {
+        case (1, 1):
+            let (from, to) = (emptied[0], filled[0])
+            guard game.isPseudoLegal(from: from, to: to), game.pieces[to] == nil,
+                game.enPassantVictim(from: from, to: to) == nil
+            else { return .none }
+            for kingSide in [true, false] where game.castling(kingSide: kingSide)?.rook == BoardMove(from: from, to: to) {
+                return .possibleCastlingRookMove(BoardMove(from: from, to: to))
+            }
+            return .move(completed(from: from, to: to))
+        case (1, 0):
+            let from = emptied[0]
+            guard let to = lastPlaced, lifted.contains(to), game.pieces[to] != nil,
+                game.isPseudoLegal(from: from, to: to)
+            else { return .none }
+            return .move(completed(from: from, to: to))
+        case (2, 1):
+            let to = filled[0]
+            for from in emptied {
+                if let victim = game.enPassantVictim(from: from, to: to), emptied.contains(victim),
+                    game.isPseudoLegal(from: from, to: to)
+                {
+                    return .move(BoardMove(from: from, to: to))
+                }
+            }
+            return .none
+        case (2, 2):
+            for kingSide in [true, false] {
+                guard let castling = game.castling(kingSide: kingSide) else { continue }
+                if Set(emptied) == [castling.king.from, castling.rook.from],
+                    Set(filled) == [castling.king.to, castling.rook.to]
+                {
+                    return .move(castling.king)
+                }
+            }
+            return .none
+        default:
+            return .none
+        }
+    }
+}

@@ -89,7 +89,7 @@ public struct ChessUpAdapter: BoardAdapter {
     public mutating func feed(bytes: Data) -> [BoardEvent] {
         var events: [BoardEvent] = []
         var tokens: [ChessUpFramer.Token] = []
-        for byte in bytes {
+        for byte in Array(bytes) {
             framer.push(byte, into: &tokens)
             guard !tokens.isEmpty else { continue }
             for token in tokens {

@@ -25,6 +25,10 @@ struct ChessUpFramer: Sendable {
 
     /// Appends `byte` and appends to `tokens` every frame or garbage chunk it completes.
     mutating func push(_ byte: UInt8, into tokens: inout [Token]) {
+        if candidate.isEmpty, ChessUpWire.frameLength(opcode: byte) == nil {
+            appendGarbage(byte, into: &tokens)
+            return
+        }
         candidate.append(byte)
         resolve(into: &tokens)
     }
@@ -68,8 +72,12 @@ struct ChessUpFramer: Sendable {
 
     /// Moves the first candidate byte to the garbage run; the rest is rescanned.
     private mutating func reject(into tokens: inout [Token]) {
-        garbage.append(candidate.removeFirst())
         validated = 0
+        appendGarbage(candidate.removeFirst(), into: &tokens)
+    }
+
+    private mutating func appendGarbage(_ byte: UInt8, into tokens: inout [Token]) {
+        garbage.append(byte)
         if garbage.count >= Self.garbageChunk {
             tokens.append(.garbage(garbage))
             garbage.removeAll(keepingCapacity: true)

@@ -110,7 +110,7 @@ public struct SquareOffAdapter: BoardAdapter {
     public mutating func feed(bytes: Data) -> [BoardEvent] {
         var events: [BoardEvent] = []
         var tokens: [SquareOffFramer.Token] = []
-        for byte in bytes {
+        for byte in Array(bytes) {
             framer.push(byte, into: &tokens)
             guard !tokens.isEmpty else { continue }
             for token in tokens {

@@ -69,7 +69,9 @@ struct SquareOffFramer: Sendable {
         var message: SquareOffMessage?
         if binaryRun == 64, let map = SquareOffWire.occupancy(string: pending[(count - 64)...]) {
             (length, message) = (64, .occupancy(map))
-        } else if count >= 3, let report = SquareOffMessage.pieceReport(pending[(count - 3)...]) {
+        } else if count >= 3, Self.mayBePieceReport(pending[count - 3], pending[count - 2], pending[count - 1]),
+            let report = SquareOffMessage.pieceReport(pending[(count - 3)...])
+        {
             (length, message) = (3, report)
         } else if count >= 2, pending[count - 2] == UInt8(ascii: "O"), pending[count - 1] == UInt8(ascii: "K") {
             (length, message) = (2, .motorAcknowledged)
@@ -105,6 +107,14 @@ struct SquareOffFramer: Sendable {
     private func emitGarbage(_ bytes: ArraySlice<UInt8>, into tokens: inout [Token]) {
         guard bytes.contains(where: { !Self.isSpace($0) }) else { return }
         tokens.append(.garbage(Array(bytes)))
+    }
+
+    /// A cheap first check for `[a-h][1-8][ud]` (either case) before anything is allocated.
+    private static func mayBePieceReport(_ file: UInt8, _ rank: UInt8, _ direction: UInt8) -> Bool {
+        let lowerDirection = direction | 0x20
+        return (lowerDirection == UInt8(ascii: "u") || lowerDirection == UInt8(ascii: "d"))
+            && (UInt8(ascii: "1")...UInt8(ascii: "8")).contains(rank)
+            && (UInt8(ascii: "a")...UInt8(ascii: "h")).contains(file | 0x20)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {

@@ -97,7 +97,10 @@ import Testing
         #expect(events == [.moveReported(BoardMove(from: .g2, to: .g1)), .promotionPicked(.queen)])
         #expect(adapter.takePendingResponses() == [Data([0x21]), Data([0x23]), Data([0x21]), Data([0x23])])
         // A late pick after a move that cannot promote is not a new pick either.
-        #expect(adapter.feed(bytes: try frame("e7e5") + Data([0x97, 0x04])) == [.moveReported(BoardMove(from: .e7, to: .e5))])
+        #expect(
+            adapter.feed(bytes: try frame("e7e5") + Data([0x97, 0x04])) == [
+                .moveReported(BoardMove(from: .e7, to: .e5))
+            ])
     }
 
     @Test func interleavedRetransmissionsAreRecognised() throws {

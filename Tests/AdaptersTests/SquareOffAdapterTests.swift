@@ -105,18 +105,20 @@ import Testing
     @Test func identicalConsecutiveMessagesGiveOneEvent() {
         let occupancy = "30#" + Self.startString + "*"
         #expect(decode(occupancy + occupancy) == [.ready, .occupancy(.startingPosition)])
-        #expect(decode("0#e2u*0#e2u*0#e2d*0#e2u*") == [
-            .pieceLifted(.e2), .piecePlaced(.e2, piece: nil), .pieceLifted(.e2),
-        ])
+        #expect(
+            decode("0#e2u*0#e2u*0#e2d*0#e2u*") == [
+                .pieceLifted(.e2), .piecePlaced(.e2, piece: nil), .pieceLifted(.e2),
+            ])
     }
 
     @Test func garbageAndLineBreaksResynchronise() {
         #expect(decode("\r\n0#e2u*\r\n") == [.pieceLifted(.e2)])
         #expect(decode("xx\u{1}0#e2u*") == [.raw(Data("xx\u{1}".utf8)), .pieceLifted(.e2)])
         // Digits of garbage run into the code: the longest known suffix wins.
-        #expect(decode("7730#" + Self.startString + "*") == [
-            .raw(Data("77".utf8)), .ready, .occupancy(.startingPosition),
-        ])
+        #expect(
+            decode("7730#" + Self.startString + "*") == [
+                .raw(Data("77".utf8)), .ready, .occupancy(.startingPosition),
+            ])
         #expect(decode("12#ab0#e4d*") == [.raw(Data("12#ab".utf8)), .piecePlaced(.e4, piece: nil)])
     }
 
@@ -135,9 +137,10 @@ import Testing
         #expect(decode(Self.startString + Self.startString, variant: .neo) == [.ready, .occupancy(.startingPosition)])
         #expect(decode("OK", variant: .neo) == [.raw(Data("OK".utf8))])
         // Wrapped frames still work on the Neo, and bare tokens stay off inside them.
-        #expect(decode("0#e2u*30#" + Self.startString + "*", variant: .neo) == [
-            .pieceLifted(.e2), .ready, .occupancy(.startingPosition),
-        ])
+        #expect(
+            decode("0#e2u*30#" + Self.startString + "*", variant: .neo) == [
+                .pieceLifted(.e2), .ready, .occupancy(.startingPosition),
+            ])
         // The Pro does not read bare tokens.
         #expect(decode("e2u", variant: .pro) == [])
     }

@@ -142,7 +142,9 @@ public struct SquareOffAdapter: BoardAdapter {
             SquareOffWire.frame(code: SquareOffWire.ledCode)
         case .executeMove(let uci):
             variant == .pro
-                ? BoardMove(uci: uci.lowercased()).map { SquareOffWire.frame(code: SquareOffWire.pieceCode, body: $0.uci) }
+                ? BoardMove(uci: uci.lowercased()).map {
+                    SquareOffWire.frame(code: SquareOffWire.pieceCode, body: $0.uci)
+                }
                 : nil
         case .custom(let data):
             data

@@ -4,12 +4,12 @@ import BoardKit
 /// way the real board does before it sends an `A3` frame.
 ///
 /// The firmware senses occupancy; it compares the occupancy with its game position and
-/// knows the last square a piece was put on and which squares were lifted since the last
-/// move:
+/// knows where a piece is being put down right now and which squares were lifted since the
+/// last move:
 /// - one square emptied, one filled: a quiet move (a king two files away waits for its
 ///   rook; a pawn moving diagonally onto an empty square waits for the taken pawn to go);
-/// - one square emptied, none filled: a capture onto the last square a piece was put on,
-///   provided that square was lifted meanwhile (the captured piece went off);
+/// - one square emptied, none filled: a capture, recognised at the moment a piece is put
+///   on a square that was lifted since the last move (the captured piece went off);
 /// - two emptied, one filled: en passant;
 /// - two emptied, two filled: castling (king and rook in either order).
 ///
@@ -27,9 +27,10 @@ enum ChessUpMoveRecognizer {
         case possibleCastlingRookMove(BoardMove)
     }
 
-    /// Recognises the move that turns `game` into the `physical` board.
+    /// Recognises the move that turns `game` into the `physical` board; `placedNow` is the
+    /// square of the placement that triggers the check, `nil` after a lift.
     static func recognise(
-        game: ChessUpGame, physical: BoardSnapshot, lastPlaced: Square?, lifted: Set<Square>,
+        game: ChessUpGame, physical: BoardSnapshot, placedNow: Square?, lifted: Set<Square>,
         defaultPromotion: PieceKind
     ) -> Recognition {
         let before = game.pieces.occupancy.bits
@@ -52,13 +53,14 @@ enum ChessUpMoveRecognizer {
             guard game.isPseudoLegal(from: from, to: to), game.pieces[to] == nil,
                 game.enPassantVictim(from: from, to: to) == nil
             else { return .none }
-            for kingSide in [true, false] where game.castling(kingSide: kingSide)?.rook == BoardMove(from: from, to: to) {
+            for kingSide in [true, false] where game.castling(kingSide: kingSide)?.rook == BoardMove(from: from, to: to)
+            {
                 return .possibleCastlingRookMove(BoardMove(from: from, to: to))
             }
             return .move(completed(from: from, to: to))
         case (1, 0):
             let from = emptied[0]
-            guard let to = lastPlaced, lifted.contains(to), game.pieces[to] != nil,
+            guard let to = placedNow, lifted.contains(to), game.pieces[to] != nil,
                 game.isPseudoLegal(from: from, to: to)
             else { return .none }
             return .move(completed(from: from, to: to))

@@ -111,7 +111,6 @@ public struct ChessUpPersonality: BoardPersonality {
     var game = ChessUpGame.standard
     var outstanding: [Outstanding] = []
     private var retransmissionsSinceAck = 0
-    private var lastPlaced: Square?
     private var lifted: Set<Square> = []
     private var deferredRookMove: (move: BoardMove, occupancy: OccupancyMap, since: TimeInterval)?
 
@@ -150,7 +149,9 @@ public struct ChessUpPersonality: BoardPersonality {
     /// Retransmits overdue frames and ends a castling grace that ran out.
     public mutating func tick(at time: TimeInterval) -> [Data] {
         var frames: [Data] = []
-        if let deferred = deferredRookMove, time - deferred.since >= options.castlingGrace {
+        if let deferred = deferredRookMove, time - deferred.since >= options.castlingGrace,
+            board.occupancy == deferred.occupancy
+        {
             deferredRookMove = nil
             frames += commit(deferred.move, at: time)
         }
@@ -170,18 +171,21 @@ public struct ChessUpPersonality: BoardPersonality {
     public mutating func perform(_ action: PhysicalAction, at time: TimeInterval) -> [Data] {
         var frames: [Data] = []
         let occupancyBefore = board.occupancy
+        var placedNow: Square?
+        var liftedNow: Square?
         switch action {
         case .lift(let square), .knockOver(let square):
             guard let piece = board[square] else { return [] }
             board[square] = nil
             lifted.insert(square)
+            liftedNow = square
             if options.sendsTouchEvents {
                 frames.append(
                     Data([ChessUpWire.touchOpcode, wire(square), ChessUpWire.kindCode(piece.kind)]))
             }
         case .place(let piece, let square):
             board[square] = piece
-            lastPlaced = square
+            placedNow = square
             if options.sendsTouchEvents { frames.append(Data([ChessUpWire.releaseOpcode])) }
         case .setBattery(let percent, let charging):
             let changed = charging != isCharging
@@ -192,7 +196,7 @@ public struct ChessUpPersonality: BoardPersonality {
             return []
         }
         if streamsOccupancy, board.occupancy != occupancyBefore { frames.append(occupancyFrame()) }
-        frames += recogniseMove(at: time)
+        frames += recogniseMove(at: time, placedNow: placedNow, liftedNow: liftedNow)
         return isLinkUp ? frames : []
     }
 
@@ -227,13 +231,12 @@ public struct ChessUpPersonality: BoardPersonality {
 
     /// Forgets the lifts and placements of the move in progress.
     mutating func resetMoveTracking() {
-        lastPlaced = nil
         lifted = []
         deferredRookMove = nil
     }
 
-    private mutating func recogniseMove(at time: TimeInterval) -> [Data] {
-        var recognition = recognise()
+    private mutating func recogniseMove(at time: TimeInterval, placedNow: Square?, liftedNow: Square?) -> [Data] {
+        var recognition = recognise(placedNow: placedNow)
         if let deferred = deferredRookMove {
             if case .move(let move) = recognition, game.pieces[move.from]?.kind == .king {
                 deferredRookMove = nil
@@ -245,7 +248,9 @@ public struct ChessUpPersonality: BoardPersonality {
             if now == deferred.occupancy || now == kingLifted { return [] }
             deferredRookMove = nil
             var frames = commit(deferred.move, at: time)
-            recognition = recognise()
+            // The action that ended the wait belongs to the next move.
+            if let liftedNow { lifted.insert(liftedNow) }
+            recognition = recognise(placedNow: placedNow)
             if case .move(let move) = recognition { frames += commit(move, at: time) }
             return frames
         }
@@ -260,9 +265,9 @@ public struct ChessUpPersonality: BoardPersonality {
         }
     }
 
-    private func recognise() -> ChessUpMoveRecognizer.Recognition {
+    private func recognise(placedNow: Square?) -> ChessUpMoveRecognizer.Recognition {
         ChessUpMoveRecognizer.recognise(
-            game: game, physical: board, lastPlaced: lastPlaced, lifted: lifted,
+            game: game, physical: board, placedNow: placedNow, lifted: lifted,
             defaultPromotion: options.defaultPromotion)
     }
 
@@ -270,7 +275,6 @@ public struct ChessUpPersonality: BoardPersonality {
     /// sends) its `A3` frame and the `97` pick of a promotion.
     private mutating func commit(_ move: BoardMove, at time: TimeInterval) -> [Data] {
         game.apply(move)
-        lastPlaced = nil
         lifted = []
         guard isSessionOpen else { return [] }
         let from = isFlipped ? move.from.rotated : move.from

@@ -166,6 +166,7 @@ public struct SquareOffPersonality: BoardPersonality {
 
     private func pieceReport(_ square: Square, up: Bool) -> Data {
         let body = wireName(square) + (up ? "u" : "d")
-        return options.variant == .neo ? Data(body.utf8) : SquareOffWire.frame(code: SquareOffWire.pieceCode, body: body)
+        return options.variant == .neo
+            ? Data(body.utf8) : SquareOffWire.frame(code: SquareOffWire.pieceCode, body: body)
     }
 }

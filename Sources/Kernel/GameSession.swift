@@ -1,0 +1,248 @@
+import BoardKit
+import Chess
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Everything one board's session decides, as a pure value: a ``GameTracker`` for the
+/// moves and sync state, a ``BoardSyncGate`` fed on every change, and the ``GameClock``
+/// the gate pauses and resumes. Time is passed in with every call; call ``tick(at:)`` at
+/// ``nextDeadline`` (grace periods, pending moves, flag fall).
+///
+/// After each event or command the session feeds the gate with (out of sync, clock
+/// running, side to move) and applies its action to the clock; the gate's one-shot
+/// haptic becomes ``SessionOutput/alert(mismatched:)``.
+public struct GameSession: Sendable {
+    /// The game tracker.
+    public internal(set) var tracker: GameTracker
+    /// The clock.
+    public internal(set) var clock: GameClock
+    /// The sync gate.
+    public internal(set) var gate: BoardSyncGate
+    /// When the clock starts by itself.
+    public var clockStart: ClockStartPolicy
+    /// Whether the session waits for the board to show itself after a restore (the gate
+    /// holds the clock paused until then).
+    public internal(set) var awaitingBoard: Bool
+
+    /// A session for `game` under `timeControl`.
+    public init(
+        game: Game = Game(), timeControl: TimeControl = .unlimited, inputPath: TrackerInputPath,
+        options: TrackerOptions = TrackerOptions(), clockStart: ClockStartPolicy = .onFirstMove
+    ) {
+        var game = game
+        if timeControl != .unlimited || game.tags["TimeControl"] != nil { game.tags["TimeControl"] = timeControl.pgn }
+        tracker = GameTracker(game: game, inputPath: inputPath, options: options)
+        clock = GameClock(timeControl: timeControl)
+        gate = BoardSyncGate()
+        self.clockStart = clockStart
+        awaitingBoard = false
+    }
+
+    /// The game so far.
+    public var game: Game { tracker.game }
+    /// The position now.
+    public var position: Position { tracker.position }
+    /// The board's sync state.
+    public var syncState: SyncState { tracker.syncState }
+
+    /// When ``tick(at:)`` has something to do, or `nil`.
+    public var nextDeadline: TimeInterval? {
+        [tracker.nextDeadline, clock.flagDeadline].compactMap { $0 }.min()
+    }
+
+    /// Feeds one board event observed at `time`.
+    public mutating func handle(_ event: BoardEvent, at time: TimeInterval) -> [SessionOutput] {
+        var outputs = checkFlag(at: time)
+        if awaitingBoard {
+            switch event {
+            case .pieces, .occupancy, .pieceLifted, .piecePlaced, .moveReported: awaitingBoard = false
+            default: break
+            }
+        }
+        absorb(tracker.handle(event, at: time), at: time, into: &outputs)
+        updateGate(at: time, into: &outputs)
+        return outputs
+    }
+
+    /// Lets time pass to `time`: flag fall, grace periods, pending moves.
+    public mutating func tick(at time: TimeInterval) -> [SessionOutput] {
+        var outputs = checkFlag(at: time)
+        absorb(tracker.tick(at: time), at: time, into: &outputs)
+        updateGate(at: time, into: &outputs)
+        return outputs
+    }
+
+    // MARK: Commands
+
+    /// Starts a new game: `fen` (the standard start when `nil`), `tags`, and `timeControl`
+    /// (the current one when `nil`). The clock is set up afresh, not started.
+    public mutating func newGame(
+        tags: PGNTags = PGNTags(), timeControl: TimeControl? = nil, fen: String? = nil, at time: TimeInterval
+    ) throws(FENError) -> [SessionOutput] {
+        let start = try fen.map { (text: String) throws(FENError) -> Position in try Position(fen: text) } ?? .starting
+        let control = timeControl ?? clock.timeControl
+        var tags = tags
+        if control != .unlimited { tags["TimeControl"] = control.pgn }
+        var outputs = checkFlag(at: time)
+        clock = GameClock(timeControl: control)
+        outputs.append(clockUpdate(.reset, .command, at: time))
+        absorb(tracker.newGame(Game(startPosition: start, tags: tags), at: time), at: time, into: &outputs)
+        updateGate(at: time, into: &outputs)
+        return outputs
+    }
+
+    /// Sets the position (a new game from `fen` with the same tags and time control).
+    public mutating func setPosition(fen: String, at time: TimeInterval) throws(FENError) -> [SessionOutput] {
+        try newGame(tags: game.tags, fen: fen, at: time)
+    }
+
+    /// Takes back the last `plies` moves.
+    public mutating func takeBack(plies: Int = 1, at time: TimeInterval) -> [SessionOutput] {
+        var outputs = checkFlag(at: time)
+        absorb(tracker.takeBack(plies: plies, at: time), at: time, into: &outputs)
+        updateGate(at: time, into: &outputs)
+        return outputs
+    }
+
+    /// Starts the clock for the side to move (from not started or paused).
+    public mutating func startClock(at time: TimeInterval) -> [SessionOutput] {
+        var outputs = checkFlag(at: time)
+        guard !tracker.isGameOver else { return outputs }
+        let color = position.sideToMove
+        if clock.start(color, at: time) { outputs.append(clockUpdate(.start(color), .command, at: time)) }
+        updateGate(at: time, into: &outputs)
+        return outputs
+    }
+
+    /// Pauses the clock.
+    public mutating func pauseClock(at time: TimeInterval) -> [SessionOutput] {
+        var outputs = checkFlag(at: time)
+        if clock.pause(at: time) { outputs.append(clockUpdate(.pause, .command, at: time)) }
+        return outputs
+    }
+
+    /// Resumes the clock for the side to move.
+    public mutating func resumeClock(at time: TimeInterval) -> [SessionOutput] {
+        var outputs = checkFlag(at: time)
+        guard !tracker.isGameOver, case .paused = clock.state else { return outputs }
+        let color = position.sideToMove
+        if clock.resume(color, at: time) { outputs.append(clockUpdate(.resume(color), .command, at: time)) }
+        return outputs
+    }
+
+    /// Sets the remaining times (either may be left as it is).
+    public mutating func adjustClock(white: TimeInterval?, black: TimeInterval?, at time: TimeInterval)
+        -> [SessionOutput]
+    {
+        var outputs = checkFlag(at: time)
+        if let white { clock.adjust(.white, remaining: white, at: time) }
+        if let black { clock.adjust(.black, remaining: black, at: time) }
+        outputs.append(clockUpdate(.adjust, .command, at: time))
+        return outputs
+    }
+
+    /// Ends the game (resignation, agreement, adjudication, a claimed draw).
+    public mutating func endGame(_ end: GameEnd, at time: TimeInterval) -> [SessionOutput] {
+        var outputs = checkFlag(at: time)
+        guard !tracker.isGameOver else { return outputs }
+        absorb(tracker.endGame(end), at: time, into: &outputs)
+        updateGate(at: time, into: &outputs)
+        return outputs
+    }
+
+    /// Ends the game as a draw when a claimable draw (threefold repetition, fifty moves)
+    /// stands; otherwise does nothing.
+    public mutating func claimDraw(at time: TimeInterval) -> [SessionOutput] {
+        switch game.termination {
+        case .threefoldRepetition: endGame(GameEnd(result: .draw, reason: .threefoldRepetition), at: time)
+        case .fiftyMoveRule: endGame(GameEnd(result: .draw, reason: .fiftyMoveRule), at: time)
+        default: []
+        }
+    }
+
+    // MARK: Internals
+
+    private func clockUpdate(_ action: ClockUpdate.Action, _ cause: ClockUpdate.Cause, at time: TimeInterval)
+        -> SessionOutput
+    {
+        .clock(
+            ClockUpdate(
+                action: action, cause: cause, white: clock.remaining(for: .white, at: time),
+                black: clock.remaining(for: .black, at: time), time: time))
+    }
+
+    /// Flags the side whose time ran out, ending the game (drawn when the other side cannot mate).
+    private mutating func checkFlag(at time: TimeInterval) -> [SessionOutput] {
+        guard let loser = clock.checkFlag(at: time) else { return [] }
+        var outputs = [clockUpdate(.flag(loser), .game, at: time)]
+        let winner = loser.opponent
+        let result: GameResult = position.hasInsufficientMaterial(for: winner) ? .draw : .win(for: winner)
+        absorb(tracker.endGame(GameEnd(result: result, reason: .timeForfeit(loser: loser))), at: time, into: &outputs)
+        updateGate(at: time, into: &outputs)
+        return outputs
+    }
+
+    /// Applies what the tracker reported to the clock, and passes it on.
+    private mutating func absorb(_ reported: [TrackerOutput], at time: TimeInterval, into outputs: inout [SessionOutput]) {
+        for output in reported {
+            switch output {
+            case .move(var move):
+                // A pending move is charged when the board showed it, never in the future.
+                let moveTime = min(move.timestamp, time)
+                let startsClock = clock.state == .notStarted && clockStart == .onFirstMove
+                move.clock = clock.moveMade(by: move.color, at: moveTime)
+                tracker.setClock(move.clock, forPly: move.ply)
+                outputs.append(.tracker(.move(move)))
+                if startsClock, !tracker.isGameOver, clock.start(move.color.opponent, at: moveTime) {
+                    outputs.append(clockUpdate(.start(move.color.opponent), .game, at: moveTime))
+                }
+            case .takeback(let takeback):
+                outputs.append(.tracker(output))
+                var color = position.sideToMove
+                for _ in 0..<takeback.plies {
+                    clock.undoMoves(of: color, count: 1)
+                    color = color.opponent
+                }
+                if clock.reopen(for: position.sideToMove) {
+                    outputs.append(clockUpdate(.switchSide(position.sideToMove), .game, at: time))
+                } else if let active = clock.activeColor, active != position.sideToMove {
+                    clock.switchSide(to: position.sideToMove, at: time)
+                    outputs.append(clockUpdate(.switchSide(position.sideToMove), .game, at: time))
+                }
+            case .gameEnded:
+                outputs.append(.tracker(output))
+                if clock.stop(at: time) { outputs.append(clockUpdate(.stop, .game, at: time)) }
+            case .newGame:
+                outputs.append(.tracker(output))
+                clock = GameClock(timeControl: clock.timeControl)
+                outputs.append(clockUpdate(.reset, .game, at: time))
+            case .syncChanged, .illegalMove, .orientationDetected:
+                outputs.append(.tracker(output))
+            }
+        }
+    }
+
+    /// Feeds the gate with the state now and applies its action to the clock.
+    private mutating func updateGate(at time: TimeInterval, into outputs: inout [SessionOutput]) {
+        let outOfSync = awaitingBoard || tracker.syncState.isOutOfSync
+        let action = gate.update(
+            isOutOfSync: outOfSync, clockIsRunning: clock.isRunning, currentActiveColor: position.sideToMove)
+        switch action {
+        case .none: break
+        case .pauseClock:
+            if clock.pause(at: time) { outputs.append(clockUpdate(.pause, .gate, at: time)) }
+        case .resumeClock(let color):
+            if !tracker.isGameOver, clock.resume(color, at: time) {
+                outputs.append(clockUpdate(.resume(color), .gate, at: time))
+            }
+        }
+        if gate.shouldFireHaptic {
+            gate.acknowledgeHaptic()
+            if case .outOfSync(let squares) = tracker.syncState { outputs.append(.alert(mismatched: squares)) }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import BoardKit
+import Chess
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The identity path: each snapshot is the whole board, so it is compared with the game
+/// position, the results of the legal moves, recent positions (takebacks), the results
+/// of illegal moves, and the states a move passes through.
+extension GameTracker {
+    mutating func observeIdentity(_ physical: PackedBoard, at time: TimeInterval, into outputs: inout [TrackerOutput]) {
+        // Boards stream the same frame again and again: only time can change its meaning.
+        if let lastPhysical, physical == lastPhysical {
+            outputs += tick(at: time)
+            return
+        }
+        lastPhysical = physical
+        let frame = orient(physical, into: &outputs)
+        lastFrame = frame
+        if let suppressed, frame != suppressed { self.suppressed = nil }
+        apply(classifyIdentity(frame, at: time, into: &outputs), at: time, into: &outputs)
+    }
+
+    /// Maps a physical frame to game coordinates, detecting the orientation when asked to.
+    private mutating func orient(_ physical: PackedBoard, into outputs: inout [TrackerOutput]) -> PackedBoard {
+        if let orientation { return orientation == .whiteNear ? physical : physical.rotated }
+        func known(_ board: PackedBoard) -> Bool {
+            board == analysis.board || board == Self.startBoard || analysis.legal.contains { $0.result == board }
+        }
+        if known(physical) {
+            orientation = .whiteNear
+            outputs.append(.orientationDetected(.whiteNear))
+            return physical
+        }
+        let rotated = physical.rotated
+        if known(rotated) {
+            orientation = .blackNear
+            outputs.append(.orientationDetected(.blackNear))
+            return rotated
+        }
+        return physical
+    }
+
+    /// Judges a frame (game coordinates), committing moves and takebacks it shows.
+    mutating func classifyIdentity(
+        _ frame: PackedBoard, at time: TimeInterval, into outputs: inout [TrackerOutput]
+    ) -> Verdict {
+        if let pending {
+            if frame == analysis.legal.first(where: { $0.move == pending.move })?.result {
+                return .inProgress
+            }
+            if let alternative = pending.alternatives.first(where: { $0.result == frame }) {
+                commit(alternative.move, at: time, into: &outputs)
+                return frame == analysis.board ? .inSync : classifyIdentity(frame, at: time, into: &outputs)
+            }
+            let difference = frame.differences(from: analysis.board)
+            if difference != 0, pending.alternatives.contains(where: { $0.isIntermediate(frame, difference: difference) }) {
+                return .inProgress
+            }
+            self.pending = nil
+            if difference != 0 {
+                commit(pending.move, at: pending.time, into: &outputs)
+            }
+        }
+        if frame == analysis.board { return .inSync }
+        if frame == suppressed { return .unexplained(frame.differences(from: analysis.board)) }
+        if let candidate = analysis.legal.first(where: { $0.result == frame }) {
+            if let castling = candidate.castlingCompletion, let completion = analysis.candidate(for: castling),
+                options.castlingWait > 0
+            {
+                pending = PendingCommit(
+                    move: candidate.move, alternatives: [completion], time: time, deadline: time + options.castlingWait)
+                return .inProgress
+            }
+            commit(candidate.move, at: time, into: &outputs)
+            return .inSync
+        }
+        if let depth = takebackDepth(of: frame) {
+            performTakeback(plies: depth, into: &outputs)
+            return .inSync
+        }
+        if frame == Self.startBoard, startPositionMeansNewGame() {
+            startNewGameFromBoard(at: time, into: &outputs)
+            return .inSync
+        }
+        let difference = frame.differences(from: analysis.board)
+        // No state a legal move passes through is the result of an illegal move (that
+        // has a piece on a square no legal move fills from there), so the cheap check
+        // goes first and normal play never generates the illegal moves.
+        if analysis.legal.contains(where: { $0.isIntermediate(frame, difference: difference) }) {
+            return .inProgress
+        }
+        if let illegal = illegalCandidates().first(where: { $0.result == frame }) {
+            alertIllegal(.board(frame), move: illegal.move, reason: .leavesKingInCheck, into: &outputs)
+            return .outOfSync(difference)
+        }
+        if let previousAnalysis, let lastMove = game.moves.last?.move,
+            let corrected = previousAnalysis.legal.first(where: { $0.result == frame && $0.move != lastMove }),
+            !recent.isEmpty
+        {
+            // The last move was changed before the opponent moved: a slide that passed a
+            // legal square, or a change of mind.
+            performTakeback(plies: 1, into: &outputs)
+            commit(corrected.move, at: time, into: &outputs)
+            return .inSync
+        }
+        return .unexplained(difference)
+    }
+
+    /// Reports an illegal move once per distinct observation.
+    mutating func alertIllegal(
+        _ key: IllegalKey, move: Move, reason: IllegalMove.Reason, into outputs: inout [TrackerOutput]
+    ) {
+        guard alertedIllegal != key else { return }
+        alertedIllegal = key
+        let record = IllegalMove(
+            move: move.boardMove, reason: reason, color: game.position.sideToMove, fen: game.position.fen)
+        outputs.append(.illegalMove(record))
+    }
+}
+
+extension PackedBoard {
+    /// The same placement seen from the other side (a1 ↔ h8).
+    var rotated: PackedBoard {
+        var result = PackedBoard()
+        for square in 0..<64 {
+            result.setCode(code(at: square), at: 63 - square)
+        }
+        return result
+    }
+}

@@ -1,0 +1,230 @@
+import BoardKit
+import Chess
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The occupancy path: the board only says which squares hold a piece, so a move is
+/// inferred from which squares were touched (lifted or placed) since the board last
+/// matched the game, and from the occupancy that results.
+///
+/// A legal move is recognised when the occupancy equals its result and every square it
+/// changes was touched; that covers every real-world order (the captured piece lifted
+/// before or after the capturing piece, king or rook first when castling, the
+/// en-passant pawn removed at any time). A capture is told from a mere lift by the
+/// touched target square; two captures that fit are told apart by the square placed last.
+extension GameTracker {
+    mutating func observeLift(_ square: Square, at time: TimeInterval, into outputs: inout [TrackerOutput]) {
+        let bit = UInt64(1) << UInt64(square.rawValue)
+        observed = (observed ?? analysis.occupancy) & ~bit
+        touch(bit)
+        judgeOccupancy(at: time, into: &outputs)
+    }
+
+    mutating func observePlace(
+        _ square: Square, piece: Piece?, at time: TimeInterval, into outputs: inout [TrackerOutput]
+    ) {
+        let bit = UInt64(1) << UInt64(square.rawValue)
+        observed = (observed ?? analysis.occupancy) | bit
+        touch(bit)
+        lastPlaced = square
+        let mover = game.position.sideToMove
+        if let piece, piece.color == mover, [.knight, .bishop, .rook, .queen].contains(piece.kind),
+            square.rank == (mover == .white ? 7 : 0)
+        {
+            pick = piece.kind
+        }
+        judgeOccupancy(at: time, into: &outputs)
+    }
+
+    mutating func observeOccupancy(_ bits: UInt64, at time: TimeInterval, into outputs: inout [TrackerOutput]) {
+        let before = observed ?? analysis.occupancy
+        if observed != nil, bits == before {
+            outputs += tick(at: time)
+            return
+        }
+        let filled = bits & ~before
+        touch((before & ~bits) | filled)
+        if filled.nonzeroBitCount == 1 { lastPlaced = Square(rawValue: filled.trailingZeroBitCount) }
+        observed = bits
+        judgeOccupancy(at: time, into: &outputs)
+    }
+
+    mutating func observePick(_ kind: PieceKind, at time: TimeInterval, into outputs: inout [TrackerOutput]) {
+        guard [.knight, .bishop, .rook, .queen].contains(kind) else { return }
+        pick = kind
+        switch inputPath {
+        case .identity: break
+        case .occupancy: apply(classifyOccupancy(at: time, into: &outputs), at: time, into: &outputs)
+        case .reportedMoves:
+            if let pending, let chosen = pending.alternatives.first(where: { $0.move.promotion == kind }) {
+                self.pending = nil
+                commit(chosen.move, at: pending.time, into: &outputs)
+            }
+            apply(reportedVerdict(), at: time, into: &outputs)
+        }
+    }
+
+    private mutating func touch(_ bits: UInt64) {
+        touched |= bits
+        if pending != nil { touchedSincePending |= bits }
+    }
+
+    private mutating func judgeOccupancy(at time: TimeInterval, into outputs: inout [TrackerOutput]) {
+        if inputPath == .reportedMoves {
+            resolveReportedPending(into: &outputs)
+            if observed == analysis.occupancy { reportedMismatch = 0 }
+            apply(reportedVerdict(), at: time, into: &outputs)
+        } else {
+            apply(classifyOccupancy(at: time, into: &outputs), at: time, into: &outputs)
+        }
+    }
+
+    /// Judges the observed occupancy, committing the moves and takebacks it shows.
+    mutating func classifyOccupancy(at time: TimeInterval, into outputs: inout [TrackerOutput]) -> Verdict {
+        guard let occupancy = observed else { return .inSync }
+        if pending != nil, let verdict = resolveOccupancyPending(occupancy, at: time, into: &outputs) {
+            return verdict
+        }
+        let expected = analysis.occupancy
+        if occupancy == expected {
+            // A pick stays: boards may report it before the promoting move.
+            touched = 0
+            lastPlaced = nil
+            return .inSync
+        }
+        if let suppressed {
+            // The host took back the move the board still shows.
+            if suppressed.occupancy == occupancy { return .unexplained(occupancy ^ expected) }
+            self.suppressed = nil
+        }
+        let matches = analysis.legal.filter { $0.resultOccupancy == occupancy && $0.changed & ~touched == 0 }
+        if !matches.isEmpty {
+            guard let group = choose(matches) else { return .inProgress }
+            let move: Move
+            if group[0].isPromotion {
+                if let pick, let picked = group.first(where: { $0.move.promotion == pick }) {
+                    move = picked.move
+                } else if options.promotionPickWait > 0 {
+                    startPending(group, default: options.validPromotionDefault, at: time)
+                    return .inProgress
+                } else {
+                    move = group.first { $0.move.promotion == options.validPromotionDefault }?.move ?? group[0].move
+                }
+            } else if let castling = group[0].castlingCompletion, options.castlingWait > 0,
+                let completion = analysis.candidate(for: castling)
+            {
+                pending = PendingCommit(
+                    move: group[0].move, alternatives: [completion], time: time, deadline: time + options.castlingWait)
+                touchedSincePending = 0
+                return .inProgress
+            } else {
+                move = group[0].move
+            }
+            commit(move, at: time, into: &outputs)
+            touched = 0
+            lastPlaced = nil
+            return classifyOccupancy(at: time, into: &outputs)
+        }
+        for depth in 1...max(1, recent.count) where depth <= recent.count {
+            let earlier = recent[recent.count - depth].board
+            if earlier.occupancy == occupancy, earlier.differences(from: analysis.board) & ~touched == 0 {
+                performTakeback(plies: depth, into: &outputs)
+                return .inSync
+            }
+        }
+        if occupancy == Self.startBoard.occupancy, startPositionMeansNewGame() {
+            startNewGameFromBoard(at: time, into: &outputs)
+            return .inSync
+        }
+        let difference = occupancy ^ expected
+        // A state some legal move passes through goes first (cheap, and normal play then
+        // never generates the illegal moves). Occupancy alone cannot always tell an
+        // illegal move from half a legal one; the legal reading wins.
+        if analysis.legal.contains(where: { difference & ~$0.changed == 0 }) {
+            return .inProgress
+        }
+        if let illegal = illegalCandidates().first(where: {
+            $0.resultOccupancy == occupancy && $0.changed & ~touched == 0
+        }) {
+            alertIllegal(.occupancy(occupancy, illegal.move), move: illegal.move, reason: .leavesKingInCheck, into: &outputs)
+            return .outOfSync(difference)
+        }
+        if let previousAnalysis, let lastMove = game.moves.last?.move, !recent.isEmpty {
+            let lastChanged = previousAnalysis.candidate(for: lastMove)?.changed ?? 0
+            if let corrected = previousAnalysis.legal.first(where: {
+                $0.resultOccupancy == occupancy && $0.changed & ~(touched | lastChanged) == 0 && $0.move != lastMove
+            }) {
+                performTakeback(plies: 1, into: &outputs)
+                commit(corrected.move, at: time, into: &outputs)
+                touched = 0
+                lastPlaced = nil
+                return .inSync
+            }
+        }
+        return .unexplained(difference)
+    }
+
+    /// The move (as a group of promotion choices) the touched squares mean, or `nil` when
+    /// several fit equally.
+    private func choose(_ matches: [MoveCandidate]) -> [MoveCandidate]? {
+        var groups: [[MoveCandidate]] = []
+        for match in matches {
+            if let index = groups.firstIndex(where: { $0[0].move.from == match.move.from && $0[0].move.to == match.move.to }) {
+                groups[index].append(match)
+            } else {
+                groups.append([match])
+            }
+        }
+        if groups.count == 1 { return groups[0] }
+        let placedLast = groups.filter { $0[0].move.to == lastPlaced }
+        return placedLast.count == 1 ? placedLast[0] : nil
+    }
+
+    private mutating func startPending(_ group: [MoveCandidate], default kind: PieceKind, at time: TimeInterval) {
+        let move = group.first { $0.move.promotion == kind }?.move ?? group[0].move
+        pending = PendingCommit(move: move, alternatives: group, time: time, deadline: time + options.promotionPickWait)
+        touchedSincePending = 0
+    }
+
+    /// Settles a pending move against the occupancy; returns a verdict while it still waits.
+    private mutating func resolveOccupancyPending(
+        _ occupancy: UInt64, at time: TimeInterval, into outputs: inout [TrackerOutput]
+    ) -> Verdict? {
+        guard let pending, let first = pending.alternatives.first else {
+            self.pending = nil
+            return nil
+        }
+        if first.isPromotion {
+            if let pick, let picked = pending.alternatives.first(where: { $0.move.promotion == pick }) {
+                self.pending = nil
+                commit(picked.move, at: pending.time, into: &outputs)
+                afterPendingCommit(picked.move)
+                return nil
+            }
+            let target = UInt64(1) << UInt64(first.move.to.rawValue)
+            if (occupancy ^ first.resultOccupancy) & ~target == 0 { return .inProgress }
+        } else {
+            if occupancy == first.resultOccupancy, first.changed & ~touched == 0 {
+                self.pending = nil
+                commit(first.move, at: time, into: &outputs)
+                touched = 0
+                lastPlaced = nil
+                return nil
+            }
+            let difference = occupancy ^ analysis.occupancy
+            if difference != 0, difference & ~first.changed == 0 { return .inProgress }
+            if difference == 0 {
+                self.pending = nil
+                return nil
+            }
+        }
+        self.pending = nil
+        commit(pending.move, at: pending.time, into: &outputs)
+        afterPendingCommit(pending.move)
+        return nil
+    }
+}

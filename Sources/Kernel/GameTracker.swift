@@ -1,0 +1,215 @@
+import BoardKit
+import Chess
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Follows one board's game from its ``BoardEvent``s: commits moves, reports the sync
+/// state, takebacks, illegal moves and the end of the game. A pure value: time is passed
+/// in with every call, and nothing happens between calls except what ``tick(at:)`` does
+/// (call it at ``nextDeadline``).
+///
+/// The input path (``TrackerInputPath``) decides which events can commit a move:
+/// identity snapshots, occupancy events (lift, place, occupancy snapshots) or reported
+/// moves. Events of the other kinds are used for the sync state only, or ignored.
+public struct GameTracker: Sendable {
+    /// The path that decides moves.
+    public let inputPath: TrackerInputPath
+    /// The options.
+    public internal(set) var options: TrackerOptions
+    /// The game so far.
+    public internal(set) var game: Game
+    /// The board's sync state as last reported.
+    public internal(set) var syncState: SyncState = .inSync
+    /// The orientation in force: configured, detected, or `nil` while an `auto` setting
+    /// has not seen enough yet (squares are then taken as White near).
+    public internal(set) var orientation: BoardOrientation?
+
+    var analysis: PositionAnalysis
+    /// The analysis of the position before the last move (for a corrected move), if known.
+    var previousAnalysis: PositionAnalysis?
+    var illegalCache: [MoveCandidate]?
+    /// The positions before each of the last few moves, oldest first, with their placements.
+    var recent: [(position: Position, board: PackedBoard)] = []
+    var grace: DesyncGrace
+    var pending: PendingCommit?
+    /// The mismatch of the unexplained observation the grace is running for.
+    var unexplainedMismatch: UInt64 = 0
+    /// The illegal observation already alerted, so that it is alerted once.
+    var alertedIllegal: IllegalKey?
+
+    // Identity path.
+    /// The last frame as the board sent it (physical coordinates).
+    var lastPhysical: PackedBoard?
+    /// The last frame in game coordinates.
+    var lastFrame: PackedBoard?
+    /// A placement the host took back: showing it again is not the move again.
+    var suppressed: PackedBoard?
+
+    // Occupancy path (the reported path keeps occupancy for its sync state too).
+    var observed: UInt64?
+    var touched: UInt64 = 0
+    var touchedSincePending: UInt64 = 0
+    var lastPlaced: Square?
+    var pick: PieceKind?
+
+    // Reported path.
+    var reportedMismatch: UInt64 = 0
+
+    /// A tracker for `game`, reading events the way `inputPath` says. `orientation` is
+    /// one detected earlier (restored state); a fixed setting in `options` wins over it.
+    public init(
+        game: Game, inputPath: TrackerInputPath, options: TrackerOptions = TrackerOptions(),
+        orientation: BoardOrientation? = nil
+    ) {
+        self.inputPath = inputPath
+        self.options = options
+        self.game = game
+        self.orientation = options.orientation.fixed ?? orientation
+        grace = DesyncGrace(duration: options.desyncGrace)
+        analysis = PositionAnalysis(game.position, gameOver: game.result != .ongoing)
+        rebuildRecent()
+    }
+
+    /// A tracker for a new game from `startPosition`, reading events as `capabilities` say.
+    public init(
+        startPosition: Position = .starting, capabilities: BoardCapabilities, options: TrackerOptions = TrackerOptions()
+    ) {
+        self.init(
+            game: Game(startPosition: startPosition), inputPath: TrackerInputPath(capabilities: capabilities),
+            options: options)
+    }
+
+    /// The position of the game now.
+    public var position: Position { game.position }
+
+    /// Whether the game has ended (moves are no longer committed).
+    public var isGameOver: Bool { game.result != .ongoing }
+
+    /// When ``tick(at:)`` has something to do (a grace period or a pending commit
+    /// expiring), or `nil`.
+    public var nextDeadline: TimeInterval? {
+        let graceDeadline = syncState.isOutOfSync ? nil : grace.deadline
+        switch (pending?.deadline, graceDeadline) {
+        case (let a?, let b?): return min(a, b)
+        case (let a?, nil): return a
+        case (nil, let b?): return b
+        case (nil, nil): return nil
+        }
+    }
+
+    /// Feeds one board event observed at `time`; returns what happened, in order.
+    public mutating func handle(_ event: BoardEvent, at time: TimeInterval) -> [TrackerOutput] {
+        var outputs: [TrackerOutput] = []
+        switch event {
+        case .pieces(let snapshot):
+            switch inputPath {
+            case .identity: observeIdentity(PackedBoard(snapshot), at: time, into: &outputs)
+            case .occupancy, .reportedMoves:
+                observeOccupancy(map(snapshot.occupancy).bits, at: time, into: &outputs)
+            }
+        case .occupancy(let map):
+            guard inputPath != .identity else { break }
+            observeOccupancy(self.map(map).bits, at: time, into: &outputs)
+        case .pieceLifted(let square):
+            guard inputPath != .identity else { break }
+            observeLift(map(square), at: time, into: &outputs)
+        case .piecePlaced(let square, let piece):
+            guard inputPath != .identity else { break }
+            observePlace(map(square), piece: piece, at: time, into: &outputs)
+        case .promotionPicked(let kind):
+            observePick(kind, at: time, into: &outputs)
+        case .moveReported(let move):
+            guard inputPath == .reportedMoves else { break }
+            observeReport(map(move), at: time, into: &outputs)
+        case .connected:
+            if options.orientation == .auto { orientation = nil }
+            observed = nil
+            touched = 0
+            lastFrame = nil
+            lastPhysical = nil
+        case .disconnected:
+            touched = 0
+            lastPlaced = nil
+        case .ready, .battery, .button, .version, .raw:
+            break
+        }
+        return outputs
+    }
+
+    /// Lets time pass to `time`: commits a pending move whose wait is over and turns an
+    /// unexplained difference whose grace is over into ``SyncState/outOfSync(mismatched:)``.
+    public mutating func tick(at time: TimeInterval) -> [TrackerOutput] {
+        var outputs: [TrackerOutput] = []
+        if let pending, time >= pending.deadline {
+            self.pending = nil
+            commit(pending.move, at: pending.time, into: &outputs)
+            afterPendingCommit(pending.move)
+            reclassify(at: time, into: &outputs)
+        }
+        if !syncState.isOutOfSync, grace.isExpired(at: time) {
+            setSync(.outOfSync(mismatched: unexplainedMismatch.squares), into: &outputs)
+        }
+        return outputs
+    }
+
+    // MARK: Commands
+
+    /// Replaces the game (a new game, or a restored one) and judges the board against it.
+    public mutating func newGame(_ game: Game, at time: TimeInterval) -> [TrackerOutput] {
+        self.game = game
+        resetForNewPosition()
+        rebuildRecent()
+        var outputs: [TrackerOutput] = []
+        reclassify(at: time, into: &outputs)
+        return outputs
+    }
+
+    /// Starts a new game from `fen`, keeping the tags.
+    public mutating func setPosition(fen: String, at time: TimeInterval) throws(FENError) -> [TrackerOutput] {
+        let position = try Position(fen: fen)
+        var newGame = Game(startPosition: position)
+        newGame.tags = game.tags
+        return self.newGame(newGame, at: time)
+    }
+
+    /// Takes back the last `plies` moves (a host command). The board then still shows the
+    /// later position; showing it is not taken as the same move played again.
+    public mutating func takeBack(plies: Int = 1, at time: TimeInterval) -> [TrackerOutput] {
+        var outputs: [TrackerOutput] = []
+        guard plies > 0, !game.moves.isEmpty else { return outputs }
+        let shown = analysis.board
+        performTakeback(plies: plies, into: &outputs)
+        suppressed = shown
+        touched = 0
+        reclassify(at: time, into: &outputs)
+        return outputs
+    }
+
+    /// Ends the game with `end` (resignation, agreement, time forfeit, adjudication).
+    public mutating func endGame(_ end: GameEnd) -> [TrackerOutput] {
+        guard end.result != .ongoing else { return [] }
+        game.result = end.result
+        pending = nil
+        analysis = PositionAnalysis(game.position, gameOver: true)
+        illegalCache = nil
+        return [.gameEnded(end)]
+    }
+
+    /// Records the mover's remaining clock time for the move at `ply` (1-based, as in
+    /// ``CommittedMove/ply``); ignored when out of range.
+    public mutating func setClock(_ clock: TimeInterval?, forPly ply: Int) {
+        game.setClock(clock, forPly: ply - 1)
+    }
+
+    /// Changes the options (the input path stays). An orientation change applies to
+    /// the next event.
+    public mutating func update(options: TrackerOptions) {
+        self.options = options
+        grace.duration = options.desyncGrace
+        if let fixed = options.orientation.fixed { orientation = fixed }
+    }
+}

@@ -1,1 +1,0 @@
-// The Kernel module; see DESIGN.md §1.

@@ -1,0 +1,86 @@
+import BoardKit
+import Chess
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Everything a ``GameSession`` needs to continue after a restart, as `Codable` data:
+/// the game (tags, start position, moves with clock stamps, result), the clock (paused
+/// at the moment of saving), and how the board was being read.
+///
+/// Timestamps of different runs need not share a time base: the clock is restored
+/// paused and only resumes once the board shows the game position again.
+public struct SessionSnapshot: Codable, Sendable, Equatable {
+    /// The format version (1).
+    public var version: Int
+    /// The game.
+    public var game: Game
+    /// The clock, paused at ``savedAt``.
+    public var clock: GameClock
+    /// Whether the clock was running when the snapshot was taken.
+    public var clockWasRunning: Bool
+    /// When the clock starts by itself.
+    public var clockStart: ClockStartPolicy
+    /// How the board's events are read.
+    public var inputPath: TrackerInputPath
+    /// The tracker options.
+    public var options: TrackerOptions
+    /// The orientation detected or configured, if any.
+    public var orientation: BoardOrientation?
+    /// When the snapshot was taken, on the saving run's time base.
+    public var savedAt: TimeInterval
+
+    /// Creates a snapshot.
+    public init(
+        game: Game, clock: GameClock, clockWasRunning: Bool, clockStart: ClockStartPolicy,
+        inputPath: TrackerInputPath, options: TrackerOptions, orientation: BoardOrientation?, savedAt: TimeInterval
+    ) {
+        version = 1
+        self.game = game
+        self.clock = clock
+        self.clockWasRunning = clockWasRunning
+        self.clockStart = clockStart
+        self.inputPath = inputPath
+        self.options = options
+        self.orientation = orientation
+        self.savedAt = savedAt
+    }
+}
+
+extension GameSession {
+    /// The session's state at `time`, to persist. The session itself is not changed.
+    public func snapshot(at time: TimeInterval) -> SessionSnapshot {
+        var frozen = clock
+        // A clock the gate paused counts as running: it resumes once the board is back.
+        let running = frozen.pause(at: time) || (gate.isDesynced && gate.clockWasRunningBeforeDesync)
+        return SessionSnapshot(
+            game: game, clock: frozen, clockWasRunning: running,
+            clockStart: clockStart, inputPath: tracker.inputPath, options: tracker.options,
+            orientation: tracker.orientation, savedAt: time)
+    }
+
+    /// Restores a session at `time` (on the new run's time base). The clock stays paused;
+    /// when it was running, the gate resumes it for the side to move as soon as the board
+    /// shows the game position (or a move from it) — the reconciliation with what the
+    /// board shows after the restart runs through the ordinary tracker paths: in sync,
+    /// a move made meanwhile, a takeback, or out of sync after the grace period.
+    public init(restoring snapshot: SessionSnapshot, at time: TimeInterval) {
+        self.init(
+            game: snapshot.game, timeControl: snapshot.clock.timeControl, inputPath: snapshot.inputPath,
+            options: snapshot.options, clockStart: snapshot.clockStart)
+        tracker = GameTracker(
+            game: snapshot.game, inputPath: snapshot.inputPath, options: snapshot.options,
+            orientation: snapshot.orientation)
+        clock = snapshot.clock
+        clock.pause(at: time)
+        if snapshot.clockWasRunning, !tracker.isGameOver {
+            awaitingBoard = true
+            // Prime the gate as if it had paused a running clock on a desync.
+            _ = gate.update(isOutOfSync: true, clockIsRunning: true, currentActiveColor: position.sideToMove)
+            gate.acknowledgeHaptic()
+        }
+    }
+}

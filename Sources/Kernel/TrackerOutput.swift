@@ -1,0 +1,169 @@
+import BoardKit
+import Chess
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A move the tracker added to the game.
+public struct CommittedMove: Hashable, Sendable, Codable {
+    /// The move.
+    public var move: Move
+    /// UCI notation (`e7e8q`).
+    public var uci: String
+    /// Standard algebraic notation (`e8=Q+`).
+    public var san: String
+    /// The position after the move, as FEN.
+    public var fen: String
+    /// The move's ply in the game: 1 for White's first move.
+    public var ply: Int
+    /// The side that made it.
+    public var color: PieceColor
+    /// When the board showed (or reported) it.
+    public var timestamp: TimeInterval
+    /// The mover's remaining time after the move, when a session clock stamped it.
+    public var clock: TimeInterval?
+
+    /// Creates a record.
+    public init(
+        move: Move, san: String, fen: String, ply: Int, color: PieceColor, timestamp: TimeInterval,
+        clock: TimeInterval? = nil
+    ) {
+        self.move = move
+        self.uci = move.uci
+        self.san = san
+        self.fen = fen
+        self.ply = ply
+        self.color = color
+        self.timestamp = timestamp
+        self.clock = clock
+    }
+}
+
+/// The board went back to an earlier position of the game (or a host command did).
+public struct Takeback: Hashable, Sendable, Codable {
+    /// How many plies were taken back.
+    public var plies: Int
+    /// The moves taken back, in UCI, latest first.
+    public var undone: [String]
+    /// The game's ply count after the takeback.
+    public var ply: Int
+    /// The position after the takeback, as FEN.
+    public var fen: String
+
+    /// Creates a record.
+    public init(plies: Int, undone: [String], ply: Int, fen: String) {
+        self.plies = plies
+        self.undone = undone
+        self.ply = ply
+        self.fen = fen
+    }
+}
+
+/// The board shows (or reports) a move the rules forbid: an arbiter alert. The game
+/// does not advance.
+public struct IllegalMove: Hashable, Sendable, Codable {
+    /// Why the move is rejected.
+    public enum Reason: String, Hashable, Sendable, Codable {
+        /// A move of the right shape that leaves (or puts) the mover's king in check.
+        case leavesKingInCheck = "leaves_king_in_check"
+        /// A reported move that no piece of the side to move can make.
+        case notAMove = "not_a_move"
+        /// A move made after the game ended.
+        case gameOver = "game_over"
+    }
+
+    /// The move, in game coordinates.
+    public var move: BoardMove
+    /// Why it is rejected.
+    public var reason: Reason
+    /// The side that made it (the side to move).
+    public var color: PieceColor
+    /// The position it was made from, as FEN.
+    public var fen: String
+
+    /// Creates a record.
+    public init(move: BoardMove, reason: Reason, color: PieceColor, fen: String) {
+        self.move = move
+        self.reason = reason
+        self.color = color
+        self.fen = fen
+    }
+}
+
+/// Why a game ended.
+public enum GameEndReason: Hashable, Sendable, Codable {
+    /// `winner` checkmated the other side.
+    case checkmate(winner: PieceColor)
+    /// The side to move has no legal move and is not in check.
+    case stalemate
+    /// Neither side can checkmate.
+    case insufficientMaterial
+    /// 75 moves without capture or pawn move.
+    case seventyFiveMoveRule
+    /// The same position occurred five times.
+    case fivefoldRepetition
+    /// A claimed draw: 50 moves without capture or pawn move.
+    case fiftyMoveRule
+    /// A claimed draw: the same position occurred three times.
+    case threefoldRepetition
+    /// `loser` ran out of time.
+    case timeForfeit(loser: PieceColor)
+    /// `loser` resigned.
+    case resignation(loser: PieceColor)
+    /// The players agreed a draw.
+    case agreement
+    /// Set by a host command with no further reason.
+    case adjudication
+
+    /// A stable name for logs and payloads (`checkmate`, `time_forfeit`, …).
+    public var name: String {
+        switch self {
+        case .checkmate: "checkmate"
+        case .stalemate: "stalemate"
+        case .insufficientMaterial: "insufficient_material"
+        case .seventyFiveMoveRule: "seventy_five_move_rule"
+        case .fivefoldRepetition: "fivefold_repetition"
+        case .fiftyMoveRule: "fifty_move_rule"
+        case .threefoldRepetition: "threefold_repetition"
+        case .timeForfeit: "time_forfeit"
+        case .resignation: "resignation"
+        case .agreement: "agreement"
+        case .adjudication: "adjudication"
+        }
+    }
+}
+
+/// The end of a game.
+public struct GameEnd: Hashable, Sendable, Codable {
+    /// The result.
+    public var result: GameResult
+    /// Why.
+    public var reason: GameEndReason
+
+    /// Creates a record.
+    public init(result: GameResult, reason: GameEndReason) {
+        self.result = result
+        self.reason = reason
+    }
+}
+
+/// Something a ``GameTracker`` reports, for the bridge to publish.
+public enum TrackerOutput: Hashable, Sendable {
+    /// A move was added to the game.
+    case move(CommittedMove)
+    /// The board's sync state changed (also when the mismatched squares change).
+    case syncChanged(SyncState)
+    /// Plies were taken back.
+    case takeback(Takeback)
+    /// The board shows or reports a move the rules forbid.
+    case illegalMove(IllegalMove)
+    /// The game ended.
+    case gameEnded(GameEnd)
+    /// The board was found to stand the other way round (or confirmed the usual way).
+    case orientationDetected(BoardOrientation)
+    /// The board was set up in the starting position and a new game began.
+    case newGame(fen: String)
+}

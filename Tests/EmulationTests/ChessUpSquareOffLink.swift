@@ -1,7 +1,10 @@
 import Adapters
 import BoardKit
+import Chess
 import Emulation
 import Foundation
+import Kernel
+import TestSupport
 
 /// An emulated board wired to its adapter the way the bridge's transport wires a real one:
 /// notifications go into `feed(bytes:)`, pending responses are written back at once (when
@@ -95,5 +98,80 @@ struct ChessUpSquareOffLink<Personality: BoardPersonality, Adapter: BoardAdapter
             deliver(personality.tick(at: time))
         }
         time = end
+    }
+}
+
+/// The outcome of a random game played by hand through a link and a ``GameTracker``.
+struct ChessUpSquareOffRoundTrip {
+    /// The moves played on the board (UCI).
+    var played: [String] = []
+    /// The moves the tracker committed (UCI).
+    var tracked: [String] = []
+    /// Every tracker output.
+    var outputs: [TrackerOutput] = []
+    /// How many castlings, en-passant captures and promotions were played.
+    var castlings = 0
+    var enPassants = 0
+    var promotions = 0
+}
+
+extension ChessUpSquareOffLink {
+    /// Plays a random legal game (seeded) by hand on the emulated board, with every board
+    /// event run through a ``GameTracker`` built from the adapter's capabilities. Promotions
+    /// other than a queen are only chosen when `underpromotes` (an occupancy board cannot
+    /// tell which piece was put down).
+    mutating func playRandomGame(seed: UInt64, maxPlies: Int, underpromotes: Bool) -> ChessUpSquareOffRoundTrip {
+        var generator = SeededGenerator(seed: seed)
+        var tracker = GameTracker(
+            capabilities: adapter.capabilities, options: TrackerOptions(orientation: .whiteNear))
+        var result = ChessUpSquareOffRoundTrip()
+        var consumed = 0
+        func feedTracker(_ link: inout Self) {
+            while consumed < link.events.count {
+                result.outputs += tracker.handle(link.events[consumed], at: link.time)
+                consumed += 1
+            }
+            if let deadline = tracker.nextDeadline, deadline <= link.time {
+                result.outputs += tracker.tick(at: link.time)
+            }
+        }
+        connect()
+        feedTracker(&self)
+        var position = Position.starting
+        for _ in 0..<maxPlies {
+            var moves = position.legalMoves()
+            if !underpromotes { moves.removeAll { $0.promotion != nil && $0.promotion != .queen } }
+            // Castling, en passant and promotion are taken whenever they are legal (three
+            // times in four), so that the corpus exercises them.
+            let special = moves.filter { candidate in
+                let piece = position[candidate.from]
+                return candidate.promotion != nil
+                    || (piece?.kind == .king && abs(candidate.to.file - candidate.from.file) == 2)
+                    || (piece?.kind == .pawn && candidate.from.file != candidate.to.file
+                        && position[candidate.to] == nil)
+            }
+            if !special.isEmpty, Int.random(in: 0..<4, using: &generator) > 0 { moves = special }
+            guard !tracker.isGameOver, let move = moves.randomElement(using: &generator) else { break }
+            let mover = position[move.from]
+            if mover?.kind == .king, abs(move.to.file - move.from.file) == 2 { result.castlings += 1 }
+            if mover?.kind == .pawn, move.from.file != move.to.file, position[move.to] == nil { result.enPassants += 1 }
+            if move.promotion != nil { result.promotions += 1 }
+            let actions = HumanMoves.actions(
+                for: move.boardMove, on: personality.board, style: .random, using: &generator)
+            for action in actions {
+                perform([action])
+                feedTracker(&self)
+            }
+            position.apply(move)
+            result.played.append(move.uci)
+            advance(by: 0.3)
+            feedTracker(&self)
+        }
+        for _ in 0..<12 {
+            advance(by: 0.25)
+            feedTracker(&self)
+        }
+        result.tracked = tracker.game.moves.map(\.move.uci)
+        return result
     }
 }

@@ -14,7 +14,7 @@ import BoardKit
 /// Every `A3` must be answered with `21` and every `97` with `23` — also retransmissions —
 /// or the board floods the link until it drops; ``takePendingResponses()`` hands those acks
 /// out. Retransmissions are acked but produce no second event; the rule is documented on
-/// the internal `ChessUpRetransmissionFilter`: a move identical to one of the last three
+/// the internal `ChessUpRetransmissionFilter`: a move identical to one of the last two
 /// distinct reported moves is a retransmission (a legal game cannot repeat a move sooner),
 /// and an undo (`BD`), a position load (`B1`), a `67` state frame that contradicts the
 /// move, or ``reset()`` lift that memory.

@@ -4,22 +4,26 @@ import BoardKit
 ///
 /// The board retransmits every `A3` frame until the host's `21` arrives, and every
 /// unacknowledged frame takes part in the retransmission wave, so a retransmission may come
-/// after one or two newer moves (`m1 m2 m1`). The rule:
+/// after a newer move (`m1 m2 m1`). The rule:
 ///
-/// - An `A3` frame byte-identical to one of the last ``windowSize`` distinct reported moves
-///   is a retransmission: acknowledged again, but no new event.
-/// - A real repetition of a move cannot fall inside that window in a legal game: to play the
-///   same from → to again, a piece of the same side must come back to `from`, which takes the
-///   opponent's move, the return move and the opponent's next move in between (three
-///   distinct frames, pushing the first one out of a three-frame window).
+/// - An `A3` frame byte-identical to one of the last ``windowSize`` (two) distinct reported
+///   moves is a retransmission: acknowledged again, but no new event.
+/// - A real repetition of a from → to pair cannot fall inside that window in a legal game.
+///   After White plays s → t, a piece must come back to s before s → t can be played again:
+///   by Black, that takes Black's move onto s and White's reply in between (two frames, so
+///   the first one has left a two-frame window); by White, it takes three frames.
 /// - Repetitions that the rule cannot see coming are announced by the board: an undo (`BD`)
 ///   or a completed position load (`B1`) empties the window, and so does a new link.
 /// - A `67` state frame keeps only the moves the reported position agrees with (`from` empty,
 ///   `to` occupied): after a new game (the handshake's `B9` + `67`) `e2e4` counts again,
 ///   while a late retransmission of a move just played is still recognised.
+///
+/// The price: a retransmission that arrives after two or more newer moves (the host left
+/// several frames unacknowledged for seconds) is reported again; the game kernel rejects it
+/// as an illegal move.
 struct ChessUpRetransmissionFilter: Sendable {
     /// How many distinct recent moves are remembered.
-    static let windowSize = 3
+    static let windowSize = 2
 
     private(set) var recent: [BoardMove] = []
 

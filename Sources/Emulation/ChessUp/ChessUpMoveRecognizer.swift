@@ -27,16 +27,18 @@ enum ChessUpMoveRecognizer {
         case possibleCastlingRookMove(BoardMove)
     }
 
-    /// Recognises the move that turns `game` into the `physical` board; `placedNow` is the
-    /// square of the placement that triggers the check, `nil` after a lift.
+    /// Recognises the move that turns `game` (whose occupancy is `gameOccupancy`) into the
+    /// `physical` board (`physicalOccupancy`); `placedNow` is the square of the placement
+    /// that triggers the check, `nil` after a lift.
     static func recognise(
-        game: ChessUpGame, physical: BoardSnapshot, placedNow: Square?, lifted: Set<Square>,
-        defaultPromotion: PieceKind
+        game: ChessUpGame, gameOccupancy: OccupancyMap, physical: BoardSnapshot, physicalOccupancy: OccupancyMap,
+        placedNow: Square?, lifted: Set<Square>, defaultPromotion: PieceKind
     ) -> Recognition {
-        let before = game.pieces.occupancy.bits
-        let after = physical.occupancy.bits
-        let emptied = OccupancyMap(bits: before & ~after).squares
-        let filled = OccupancyMap(bits: after & ~before).squares
+        let emptiedBits = gameOccupancy.bits & ~physicalOccupancy.bits
+        let filledBits = physicalOccupancy.bits & ~gameOccupancy.bits
+        guard emptiedBits.nonzeroBitCount <= 2, filledBits.nonzeroBitCount <= 2, emptiedBits != 0 else { return .none }
+        let emptied = squares(emptiedBits)
+        let filled = squares(filledBits)
 
         func completed(from: Square, to: Square) -> BoardMove {
             var move = BoardMove(from: from, to: to)
@@ -87,5 +89,16 @@ enum ChessUpMoveRecognizer {
         default:
             return .none
         }
+    }
+
+    /// The squares whose bits are set, ascending.
+    private static func squares(_ bits: UInt64) -> [Square] {
+        var result: [Square] = []
+        var remaining = bits
+        while remaining != 0 {
+            if let square = Square(rawValue: remaining.trailingZeroBitCount) { result.append(square) }
+            remaining &= remaining - 1
+        }
+        return result
     }
 }

@@ -87,7 +87,7 @@ extension ChessUpPersonality {
             replies.append(occupancyFrame())
             return 1
         case ChessUpWire.startPositionOpcode:
-            let inStart = board.occupancy == OccupancyMap.startingPosition
+            let inStart = occupancy == OccupancyMap.startingPosition
             replies.append(Data([ChessUpWire.startPositionOpcode, inStart ? 1 : 0]))
             return 1
         case 0x64:

@@ -80,6 +80,8 @@ public struct ChessUpPersonality: BoardPersonality {
     public var profile: BoardProfile { ChessUpAdapter.profile }
     /// What is physically on the board (pieces in a hand are not).
     public private(set) var board: BoardSnapshot
+    /// The occupancy of ``board``, kept up to date (the sensors' view).
+    private(set) var occupancy: OccupancyMap
     /// Protocol violations counted so far.
     public internal(set) var violations = ProtocolViolations()
     /// Whether the board was set up with Black on the near side (every wire square rotates).
@@ -108,7 +110,10 @@ public struct ChessUpPersonality: BoardPersonality {
     /// How many `A3` / `97` frames wait for their ack.
     public var unacknowledgedFrameCount: Int { outstanding.count }
 
-    var game = ChessUpGame.standard
+    var game = ChessUpGame.standard {
+        didSet { gameOccupancy = game.pieces.occupancy }
+    }
+    private var gameOccupancy = ChessUpGame.standard.pieces.occupancy
     var outstanding: [Outstanding] = []
     private var retransmissionsSinceAck = 0
     private var lifted: Set<Square> = []
@@ -122,6 +127,7 @@ public struct ChessUpPersonality: BoardPersonality {
     ) {
         self.name = name
         self.board = board
+        occupancy = board.occupancy
         self.isFlipped = isFlipped
         self.options = options
     }
@@ -150,7 +156,7 @@ public struct ChessUpPersonality: BoardPersonality {
     public mutating func tick(at time: TimeInterval) -> [Data] {
         var frames: [Data] = []
         if let deferred = deferredRookMove, time - deferred.since >= options.castlingGrace,
-            board.occupancy == deferred.occupancy
+            occupancy == deferred.occupancy
         {
             deferredRookMove = nil
             frames += commit(deferred.move, at: time)
@@ -170,13 +176,14 @@ public struct ChessUpPersonality: BoardPersonality {
     /// A person acts on the board.
     public mutating func perform(_ action: PhysicalAction, at time: TimeInterval) -> [Data] {
         var frames: [Data] = []
-        let occupancyBefore = board.occupancy
+        let occupancyBefore = occupancy
         var placedNow: Square?
         var liftedNow: Square?
         switch action {
         case .lift(let square), .knockOver(let square):
             guard let piece = board[square] else { return [] }
             board[square] = nil
+            occupancy.remove(square)
             lifted.insert(square)
             liftedNow = square
             if options.sendsTouchEvents {
@@ -185,6 +192,7 @@ public struct ChessUpPersonality: BoardPersonality {
             }
         case .place(let piece, let square):
             board[square] = piece
+            occupancy.insert(square)
             placedNow = square
             if options.sendsTouchEvents { frames.append(Data([ChessUpWire.releaseOpcode])) }
         case .setBattery(let percent, let charging):
@@ -195,14 +203,14 @@ public struct ChessUpPersonality: BoardPersonality {
         case .pressButton:
             return []
         }
-        if streamsOccupancy, board.occupancy != occupancyBefore { frames.append(occupancyFrame()) }
+        if streamsOccupancy, occupancy != occupancyBefore { frames.append(occupancyFrame()) }
         frames += recogniseMove(at: time, placedNow: placedNow, liftedNow: liftedNow)
         return isLinkUp ? frames : []
     }
 
     /// The `FD FD` frame of the physical occupancy, in wire orientation.
     func occupancyFrame() -> Data {
-        ChessUpWire.occupancyFrame(isFlipped ? board.occupancy.rotated : board.occupancy)
+        ChessUpWire.occupancyFrame(isFlipped ? occupancy.rotated : occupancy)
     }
 
     /// The wire index of `square`.
@@ -244,8 +252,7 @@ public struct ChessUpPersonality: BoardPersonality {
             }
             var kingLifted = deferred.occupancy
             if let king = game.castling(kingSide: deferred.move.from.file == 7)?.king { kingLifted.remove(king.from) }
-            let now = board.occupancy
-            if now == deferred.occupancy || now == kingLifted { return [] }
+            if occupancy == deferred.occupancy || occupancy == kingLifted { return [] }
             deferredRookMove = nil
             var frames = commit(deferred.move, at: time)
             // The action that ended the wait belongs to the next move.
@@ -260,14 +267,15 @@ public struct ChessUpPersonality: BoardPersonality {
         case .move(let move):
             return commit(move, at: time)
         case .possibleCastlingRookMove(let move):
-            deferredRookMove = (move, board.occupancy, time)
+            deferredRookMove = (move, occupancy, time)
             return []
         }
     }
 
     private func recognise(placedNow: Square?) -> ChessUpMoveRecognizer.Recognition {
         ChessUpMoveRecognizer.recognise(
-            game: game, physical: board, placedNow: placedNow, lifted: lifted,
+            game: game, gameOccupancy: gameOccupancy, physical: board, physicalOccupancy: occupancy,
+            placedNow: placedNow, lifted: lifted,
             defaultPromotion: options.defaultPromotion)
     }
 

@@ -81,6 +81,21 @@ import Testing
         #expect(ChessUpAdapter().capabilities == [.occupancySensing, .reportsMoves])
     }
 
+    @Test func encodesLoadPositionGoldenVector() throws {
+        let expected = try bytes(
+            "66 2F 72 6E 62 71 6B 62 6E 72 2F 70 70 70 70 70 70 70 70 2F 38 2F 38 2F 38 2F 38 2F"
+                + " 50 50 50 50 50 50 50 50 2F 52 4E 42 51 4B 42 4E 52 20 77 20 4B 51 6B 71 20 2D 20 00 01")
+        #expect(expected.count == 57)
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        #expect(ChessUpWire.loadPositionFrame(fen: start) == expected)
+        #expect(ChessUpWire.loadPositionFrame(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -") == expected)
+        let later = try #require(
+            ChessUpWire.loadPositionFrame(fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 300"))
+        #expect(Array(later.suffix(6)) == Array(" e6 ".utf8) + [0, 255])
+        #expect(ChessUpWire.loadPositionFrame(fen: "not a fen") == nil)
+        #expect(ChessUpWire.loadPositionFrame(fen: "8/8/8/8/8/8/8/8 x - - 0 1") == nil)
+    }
+
     @Test func decodesOccupancyBitmap() throws {
         var expected = OccupancyMap.startingPosition
         expected.remove(.e2)

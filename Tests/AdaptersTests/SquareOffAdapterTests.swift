@@ -145,6 +145,14 @@ import Testing
         #expect(decode("e2u", variant: .pro) == [])
     }
 
+    @Test func neoMotorRoutesMatchTheCapture() {
+        #expect(SquareOffWire.neoMotorRoute(from: .c7, to: .c6) == "2,6:2,4.92|")
+        #expect(SquareOffWire.neoMotorRoute(from: .g8, to: .f6) == "6,7:5.5,6.5:5.5,5.5:4.92,4.92|")
+        #expect(SquareOffWire.neoMotorRoute(from: .d2, to: .d4) == "3,1:3,3.08|")
+        #expect(SquareOffWire.neoMotorRoute(from: .b1, to: .a1) == "1,0:-0.08,0|")
+        #expect(SquareOffWire.neoMotorRoute(from: .b1, to: .d2) == "1,0:1.5,0.5:2.5,0.5:3.08,1.08|")
+    }
+
     @Test func resetForgetsReadinessAndBuffer() {
         var adapter = SquareOffAdapter()
         _ = adapter.feed(bytes: Data(("30#" + Self.startString + "*0#e2").utf8))

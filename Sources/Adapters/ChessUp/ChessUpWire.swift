@@ -175,6 +175,29 @@ public enum ChessUpWire {
         return OccupancyMap(bits: bits)
     }
 
+    /// The `66` load-position frame for a FEN (reference §2.4, BoardKit form): `66`, ASCII
+    /// `/` + placement, side, castling and en-passant fields + a space, then the halfmove
+    /// clock and fullmove number as raw bytes (clamped to 0…255; 0 and 1 when the FEN stops
+    /// after four fields). `nil` when `fen` is not a well-formed FEN. The board answers `B1`.
+    /// No ``BoardCommand`` maps to it; send it as ``BoardCommand/custom(_:)``.
+    public static func loadPositionFrame(fen: String) -> Data? {
+        let fields = fen.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count == 4 || fields.count == 6, BoardSnapshot(fenPlacement: fields[0]) != nil,
+            fields[1] == "w" || fields[1] == "b",
+            fields[2] == "-" || fields[2].allSatisfy({ "KQkq".contains($0) }),
+            fields[3] == "-" || Square(fields[3]) != nil
+        else { return nil }
+        var halfmove = 0
+        var fullmove = 1
+        if fields.count == 6 {
+            guard let half = Int(fields[4]), let full = Int(fields[5]), half >= 0, full >= 0 else { return nil }
+            (halfmove, fullmove) = (half, full)
+        }
+        let text = "/" + fields[0...3].joined(separator: " ") + " "
+        return Data([loadPositionOpcode]) + Data(text.utf8)
+            + Data([UInt8(clamping: halfmove), UInt8(clamping: fullmove)])
+    }
+
     /// The `B2` board-info frame for `model`, padded with spaces (or cut) to 16 characters;
     /// characters outside printable ASCII become `?`.
     public static func boardInfoFrame(model: String) -> Data {

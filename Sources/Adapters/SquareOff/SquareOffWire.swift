@@ -81,6 +81,46 @@ public enum SquareOffWire {
         return map
     }
 
+    /// The Square Off Neo motor route for a move from `from` to `to` (reference §3.4):
+    /// waypoints `x,y` (a1 = 0,0, h8 = 7,7) joined by `:` and ended by `|`. A straight or
+    /// diagonal move goes directly; a knight move travels along square corners. The last
+    /// point overshoots by 0.08 in the direction of travel on every axis that changes.
+    ///
+    /// The Neo takes routes on its own write characteristic (`f9664d70-…`), not on the Nordic
+    /// UART one the adapter writes to, so ``SquareOffAdapter`` does not encode moves for the
+    /// Neo; this helper is for a transport that can address that characteristic. Routes
+    /// around pieces in the way are not planned.
+    public static func neoMotorRoute(from: Square, to: Square) -> String {
+        let fileStep = (to.file - from.file).signum()
+        let rankStep = (to.rank - from.rank).signum()
+        var points: [(Double, Double)] = [(Double(from.file), Double(from.rank))]
+        let isKnightMove =
+            (abs(to.file - from.file) == 1 && abs(to.rank - from.rank) == 2)
+            || (abs(to.file - from.file) == 2 && abs(to.rank - from.rank) == 1)
+        var approach = (Double(fileStep), Double(rankStep))
+        if isKnightMove {
+            let corner = (Double(from.file) + Double(fileStep) / 2, Double(from.rank) + Double(rankStep) / 2)
+            let longFile = abs(to.file - from.file) == 2
+            let turn =
+                longFile
+                ? (corner.0 + Double(fileStep), corner.1) : (corner.0, corner.1 + Double(rankStep))
+            points += [corner, turn]
+            approach = (Double(fileStep), Double(rankStep))
+        }
+        points.append((Double(to.file) + 0.08 * approach.0, Double(to.rank) + 0.08 * approach.1))
+        return points.map { number($0.0) + "," + number($0.1) }.joined(separator: ":") + "|"
+    }
+
+    /// `3`, `5.5`, `4.92`: at most two decimals, no trailing zeros.
+    private static func number(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        let whole = hundredths / 100
+        let fraction = abs(hundredths % 100)
+        guard fraction != 0 else { return String(whole) }
+        let digits = fraction % 10 == 0 ? String(fraction / 10) : (fraction < 10 ? "0" : "") + String(fraction)
+        return (hundredths < 0 && whole == 0 ? "-" : "") + String(whole) + "." + digits
+    }
+
     /// A battery level in percent from a reported number: values up to 100 are percent;
     /// 1000…5000 are read as cell millivolts (the Neo sends `3752.50`) and mapped linearly
     /// from 3300 mV (0 %) to 4200 mV (100 %) — an inference, the units are not documented.

@@ -1,0 +1,88 @@
+import BoardKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Per-board choices an adapter needs beyond its family.
+public struct AdapterOptions: Hashable, Sendable {
+    /// The advertised name, which picks a model variant (Chessnut Move, Square Off Neo).
+    public var advertisedName: String?
+    /// The DGT Pegasus developer key (6 bytes); `nil` uses ``PegasusAdapter/defaultDeveloperKey``.
+    public var developerKey: Data?
+
+    /// Options for a board advertising `advertisedName`.
+    public init(advertisedName: String? = nil, developerKey: Data? = nil) {
+        self.advertisedName = advertisedName
+        self.developerKey = developerKey
+    }
+}
+
+/// An adapter could not be made from the given options.
+public enum AdapterFactoryError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The Pegasus developer key is not 6 bytes long.
+    case invalidDeveloperKey(length: Int)
+
+    /// A readable message that never echoes the key.
+    public var description: String {
+        switch self {
+        case .invalidDeveloperKey(let length):
+            "the Pegasus developer key must be 6 bytes, got \(length)"
+        }
+    }
+}
+
+/// Maps a ``BoardFamily`` onto its adapter and its BLE profile: the one place that
+/// knows every family, so the transport, the bridge and the CLI never switch on it.
+public enum AdapterFactory {
+    /// The profile of `family`, picking the variant the advertised name announces.
+    public static func profile(for family: BoardFamily, advertisedName: String? = nil) -> BoardProfile {
+        switch family {
+        case .chessnut: ChessnutAdapter.profile
+        case .chessUp: ChessUpAdapter.profile
+        case .squareOff:
+            SquareOffAdapter.profile(for: advertisedName.map(SquareOffAdapter.variant(forAdvertisedName:)) ?? .pro)
+        case .dgtPegasus: PegasusAdapter.profile
+        case .millennium: MillenniumAdapter.profile
+        }
+    }
+
+    /// A fresh adapter for a new link to a board of `family`.
+    public static func makeAdapter(
+        for family: BoardFamily, options: AdapterOptions = AdapterOptions()
+    ) throws(AdapterFactoryError) -> any BoardAdapter {
+        switch family {
+        case .chessnut:
+            return ChessnutAdapter(model: options.advertisedName.map(ChessnutAdapter.Model.init) ?? .classic)
+        case .chessUp:
+            return ChessUpAdapter()
+        case .squareOff:
+            return SquareOffAdapter(
+                variant: options.advertisedName.map(SquareOffAdapter.variant(forAdvertisedName:)) ?? .pro)
+        case .dgtPegasus:
+            do {
+                return try PegasusAdapter(developerKey: options.developerKey ?? PegasusAdapter.defaultDeveloperKey)
+            } catch {
+                switch error {
+                case .invalidDeveloperKeyLength(let length): throw .invalidDeveloperKey(length: length)
+                }
+            }
+        case .millennium:
+            return MillenniumAdapter()
+        }
+    }
+
+    /// The family an advertisement belongs to, by name first, then by service UUID;
+    /// `nil` when no family recognises it.
+    public static func family(advertisedName: String?, serviceUUIDs: [String]) -> BoardFamily? {
+        if let advertisedName {
+            for family in BoardFamily.allCases
+            where profile(for: family, advertisedName: advertisedName).matches(name: advertisedName, serviceUUIDs: []) {
+                return family
+            }
+        }
+        return BoardFamily.allCases.first { profile(for: $0).matches(name: nil, serviceUUIDs: serviceUUIDs) }
+    }
+}

@@ -1,0 +1,29 @@
+import Adapters
+import BoardKit
+
+/// Makes the emulated firmware of any family: the one place the simulator and the
+/// tests turn a ``BoardFamily`` into a ``BoardPersonality``.
+public enum PersonalityFactory {
+    /// A personality of `family` advertising `name`, with `board` physically set up
+    /// (`isFlipped`: Black at the near side).
+    public static func makePersonality(
+        family: BoardFamily, name: String, board: BoardSnapshot = .startingPosition, isFlipped: Bool = false
+    ) -> any BoardPersonality {
+        switch family {
+        case .chessnut:
+            ChessnutPersonality(
+                name: name, board: board, isFlipped: isFlipped,
+                options: .init(model: .init(advertisedName: name)))
+        case .chessUp:
+            ChessUpPersonality(name: name, board: board, isFlipped: isFlipped)
+        case .squareOff:
+            SquareOffPersonality(
+                name: name, board: board, isFlipped: isFlipped,
+                options: .init(variant: SquareOffAdapter.variant(forAdvertisedName: name)))
+        case .dgtPegasus:
+            PegasusPersonality(name: name, board: board, isFlipped: isFlipped)
+        case .millennium:
+            MillenniumPersonality(name: name, board: board, isFlipped: isFlipped)
+        }
+    }
+}

@@ -57,7 +57,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["BoardKit"]),
+        .target(name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation"]),
         .testTarget(name: "BoardKitTests", dependencies: ["BoardKit"]),
         .testTarget(name: "ChessTests", dependencies: ["Chess", "TestSupport"]),
         .testTarget(name: "KernelTests", dependencies: ["Kernel", "Chess", "BoardKit", "TestSupport"]),

@@ -6,8 +6,11 @@ import Foundation
 
 /// A child process that a test starts and always stops, by PID.
 ///
-/// Output (stdout and stderr together) goes to a log file, so a chatty child never
-/// blocks on a full pipe; ``output`` reads it back for assertions and failure reports.
+/// Started with `posix_spawn` and an EMPTY signal mask with default dispositions: the
+/// test runner's threads block some signals, and a child inheriting that mask would
+/// ignore SIGTERM (so graceful-shutdown tests would be impossible). Output (stdout and
+/// stderr together) goes to a log file, so a chatty child never blocks on a full pipe;
+/// ``output`` reads it back for assertions and failure reports.
 public final class ManagedProcess: @unchecked Sendable {
     /// The executable's path.
     public let executable: String
@@ -15,7 +18,10 @@ public final class ManagedProcess: @unchecked Sendable {
     public let arguments: [String]
     /// Where stdout and stderr are written.
     public let logURL: URL
-    private let process = Process()
+    private let environment: [String: String]
+    private let lock = NSLock()
+    private var childPID: pid_t = 0
+    private var exitStatus: Int32?
 
     /// Prepares (does not start) a process. `environment` entries are added to this
     /// process's environment.
@@ -25,28 +31,51 @@ public final class ManagedProcess: @unchecked Sendable {
         let name = URL(fileURLWithPath: executable).lastPathComponent
         logURL = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).log")
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env.merge(environment) { _, new in new }
-        process.environment = env
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { _, new in new }
+        self.environment = merged
     }
 
-    /// Starts the process with stdin closed and output sent to ``logURL``.
+    /// Starts the process with stdin from /dev/null and output sent to ``logURL``.
     public func start() throws {
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: logURL)
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logURL.path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw SpawnError(executable: executable, reason: String(cString: strerror(result)))
+        }
+        lock.withLock { childPID = pid }
     }
 
     /// The child's PID (0 before ``start()``).
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { lock.withLock { childPID } }
 
     /// Whether the child is still running.
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { reap(blocking: false) == nil && pid != 0 }
 
     /// Everything the child has written so far.
     public var output: String {
@@ -55,30 +84,32 @@ public final class ManagedProcess: @unchecked Sendable {
 
     /// Sends `signal` to the child.
     public func send(signal: Int32) {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, signal)
+        guard isRunning else { return }
+        kill(pid, signal)
     }
 
-    /// Stops the child: SIGTERM, then SIGKILL after `grace` seconds. Returns its exit status.
+    /// Stops the child: SIGTERM, then SIGKILL after `grace` seconds. Returns its exit
+    /// status (128 + signal number when a signal ended it).
     @discardableResult
     public func stop(grace: TimeInterval = 5) -> Int32 {
         guard pid != 0 else { return 0 }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(grace)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if isRunning {
+            kill(pid, SIGTERM)
+            if waitForExit(timeout: grace) == nil {
+                kill(pid, SIGKILL)
+            }
         }
-        process.waitUntilExit()
-        return process.terminationStatus
+        return reap(blocking: true) ?? 0
     }
 
     /// Waits up to `timeout` seconds for the child to exit; returns its status or `nil`.
     public func waitForExit(timeout: TimeInterval) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        guard !process.isRunning else { return nil }
-        return process.terminationStatus
+        while Date() < deadline {
+            if let status = reap(blocking: false) { return status }
+            usleep(10_000)
+        }
+        return reap(blocking: false)
     }
 
     /// Polls ``output`` until it contains `text` or `timeout` passes.
@@ -86,13 +117,37 @@ public final class ManagedProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if output.contains(text) { return true }
-            if !process.isRunning { return output.contains(text) }
+            if !isRunning { return output.contains(text) }
             usleep(20_000)
         }
         return false
     }
 
-    deinit {
-        if process.isRunning { stop(grace: 1) }
+    /// The exit status once the child has ended (reaping it), else `nil`.
+    private func reap(blocking: Bool) -> Int32? {
+        lock.withLock {
+            if let exitStatus { return exitStatus }
+            guard childPID != 0 else { return nil }
+            var status: Int32 = 0
+            let result = waitpid(childPID, &status, blocking ? 0 : WNOHANG)
+            guard result == childPID else { return nil }
+            let low = status & 0x7F
+            exitStatus = low == 0 ? (status >> 8) & 0xFF : 128 + low
+            return exitStatus
+        }
     }
+
+    deinit {
+        if isRunning { stop(grace: 1) }
+    }
+}
+
+/// A child process could not be started.
+public struct SpawnError: Error, CustomStringConvertible {
+    /// The program.
+    public let executable: String
+    /// `strerror` of the failure.
+    public let reason: String
+    /// A readable message.
+    public var description: String { "cannot start \(executable): \(reason)" }
 }

@@ -153,10 +153,15 @@ extension GameTracker {
             alertIllegal(.occupancy(occupancy, illegal.move), move: illegal.move, reason: .leavesKingInCheck, into: &outputs)
             return .outOfSync(difference)
         }
-        if let previousAnalysis, let lastMove = game.moves.last?.move, !recent.isEmpty {
+        // The piece just moved was lifted again and put elsewhere (a slide, or a change
+        // of mind): the last move is corrected. Only the same piece counts: occupancy
+        // cannot tell another piece of the same side moved there instead from a knock.
+        let landed = game.moves.last.map { UInt64(1) << UInt64($0.move.to.rawValue) } ?? 0
+        if let previousAnalysis, let lastMove = game.moves.last?.move, !recent.isEmpty, touched & landed != 0 {
             let lastChanged = previousAnalysis.candidate(for: lastMove)?.changed ?? 0
             if let corrected = previousAnalysis.legal.first(where: {
-                $0.resultOccupancy == occupancy && $0.changed & ~(touched | lastChanged) == 0 && $0.move != lastMove
+                $0.move.from == lastMove.from && $0.move != lastMove && $0.resultOccupancy == occupancy
+                    && $0.changed & ~(touched | lastChanged) == 0
             }) {
                 performTakeback(plies: 1, into: &outputs)
                 commit(corrected.move, at: time, into: &outputs)

@@ -1,1 +1,0 @@
-// The Chess module; see DESIGN.md §1.

@@ -135,7 +135,9 @@ public struct GameSession: Sendable {
     }
 
     /// Sets the remaining times (either may be left as it is).
-    public mutating func adjustClock(white: TimeInterval?, black: TimeInterval?, at time: TimeInterval)
+    public mutating func adjustClock(
+        white: TimeInterval?, black: TimeInterval?, at time: TimeInterval
+    )
         -> [SessionOutput]
     {
         var outputs = checkFlag(at: time)
@@ -166,7 +168,9 @@ public struct GameSession: Sendable {
 
     // MARK: Internals
 
-    private func clockUpdate(_ action: ClockUpdate.Action, _ cause: ClockUpdate.Cause, at time: TimeInterval)
+    private func clockUpdate(
+        _ action: ClockUpdate.Action, _ cause: ClockUpdate.Cause, at time: TimeInterval
+    )
         -> SessionOutput
     {
         .clock(
@@ -187,7 +191,9 @@ public struct GameSession: Sendable {
     }
 
     /// Applies what the tracker reported to the clock, and passes it on.
-    private mutating func absorb(_ reported: [TrackerOutput], at time: TimeInterval, into outputs: inout [SessionOutput]) {
+    private mutating func absorb(
+        _ reported: [TrackerOutput], at time: TimeInterval, into outputs: inout [SessionOutput]
+    ) {
         for output in reported {
             switch output {
             case .move(var move):

@@ -141,7 +141,9 @@ extension GameTracker {
         }
         let previous = analysis
         recent.append((before, previous.board))
-        if recent.count > max(0, options.maxTakebackPlies) { recent.removeFirst(recent.count - options.maxTakebackPlies) }
+        if recent.count > max(0, options.maxTakebackPlies) {
+            recent.removeFirst(recent.count - options.maxTakebackPlies)
+        }
         suppressed = nil
         illegalCache = nil
         pending = nil

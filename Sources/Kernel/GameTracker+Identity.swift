@@ -57,7 +57,9 @@ extension GameTracker {
                 return frame == analysis.board ? .inSync : classifyIdentity(frame, at: time, into: &outputs)
             }
             let difference = frame.differences(from: analysis.board)
-            if difference != 0, pending.alternatives.contains(where: { $0.isIntermediate(frame, difference: difference) }) {
+            if difference != 0,
+                pending.alternatives.contains(where: { $0.isIntermediate(frame, difference: difference) })
+            {
                 return .inProgress
             }
             self.pending = nil

@@ -150,7 +150,8 @@ extension GameTracker {
         if let illegal = illegalCandidates().first(where: {
             $0.resultOccupancy == occupancy && $0.changed & ~touched == 0
         }) {
-            alertIllegal(.occupancy(occupancy, illegal.move), move: illegal.move, reason: .leavesKingInCheck, into: &outputs)
+            alertIllegal(
+                .occupancy(occupancy, illegal.move), move: illegal.move, reason: .leavesKingInCheck, into: &outputs)
             return .outOfSync(difference)
         }
         // The piece just moved was lifted again and put elsewhere (a slide, or a change
@@ -178,7 +179,9 @@ extension GameTracker {
     private func choose(_ matches: [MoveCandidate]) -> [MoveCandidate]? {
         var groups: [[MoveCandidate]] = []
         for match in matches {
-            if let index = groups.firstIndex(where: { $0[0].move.from == match.move.from && $0[0].move.to == match.move.to }) {
+            if let index = groups.firstIndex(where: {
+                $0[0].move.from == match.move.from && $0[0].move.to == match.move.to
+            }) {
                 groups[index].append(match)
             } else {
                 groups.append([match])

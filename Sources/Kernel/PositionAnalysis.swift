@@ -82,7 +82,9 @@ struct MoveCandidate: Sendable {
         while bits != 0 {
             let square = bits.trailingZeroBitCount
             let code = board.code(at: square)
-            if code != 0, code != result.code(at: square), !(isPromotion && square == move.to.rawValue && code == pawnCode) {
+            if code != 0, code != result.code(at: square),
+                !(isPromotion && square == move.to.rawValue && code == pawnCode)
+            {
                 return false
             }
             bits &= bits - 1

@@ -33,7 +33,9 @@ import Testing
                     time += 2.5
                     let expired = session.tick(at: time)
                     let mismatch = [square, target].compactMap { $0 }.sorted()
-                    #expect(expired.first == .tracker(.syncChanged(.outOfSync(mismatched: mismatch))), "game \(index) ply \(ply)")
+                    #expect(
+                        expired.first == .tracker(.syncChanged(.outOfSync(mismatched: mismatch))),
+                        "game \(index) ply \(ply)")
                     #expect(expired.clockUpdates.map(\.action) == [.pause], "game \(index) ply \(ply)")
                     #expect(expired.contains(.alert(mismatched: mismatch)), "game \(index) ply \(ply)")
                     if rng.next() % 3 == 0 {
@@ -57,10 +59,14 @@ import Testing
                         time += 0.1
                         back += session.handle(event, at: time)
                     }
-                    #expect(back.last == .clock(ClockUpdate(
-                        action: .resume(reference.position.sideToMove), cause: .gate,
-                        white: session.clock.remaining(for: .white, at: time),
-                        black: session.clock.remaining(for: .black, at: time), time: time)), "game \(index) ply \(ply)")
+                    #expect(
+                        back.last
+                            == .clock(
+                                ClockUpdate(
+                                    action: .resume(reference.position.sideToMove), cause: .gate,
+                                    white: session.clock.remaining(for: .white, at: time),
+                                    black: session.clock.remaining(for: .black, at: time), time: time)),
+                        "game \(index) ply \(ply)")
                     #expect(back.contains(.tracker(.syncChanged(.inSync))), "game \(index) ply \(ply)")
                     #expect(back.trackerMoves.count == (moveMadeDuringDesync ? 1 : 0), "game \(index) ply \(ply)")
                     outputs += expired + back

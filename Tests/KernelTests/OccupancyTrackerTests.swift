@@ -165,7 +165,8 @@ import Testing
             tracker.handle(.piecePlaced(.d5, piece: nil), at: 2)
                 == [
                     .illegalMove(
-                        IllegalMove(move: BoardMove(from: .c3, to: .d5), reason: .leavesKingInCheck, color: .white, fen: fen)),
+                        IllegalMove(
+                            move: BoardMove(from: .c3, to: .d5), reason: .leavesKingInCheck, color: .white, fen: fen)),
                     .syncChanged(.outOfSync(mismatched: [.c3, .d5])),
                 ])
         _ = tracker.handle(.pieceLifted(.d5), at: 3)

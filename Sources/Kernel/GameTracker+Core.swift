@@ -141,9 +141,8 @@ extension GameTracker {
         }
         let previous = analysis
         recent.append((before, previous.board))
-        if recent.count > max(0, options.maxTakebackPlies) {
-            recent.removeFirst(recent.count - options.maxTakebackPlies)
-        }
+        let keep = max(0, options.maxTakebackPlies)
+        if recent.count > keep { recent.removeFirst(recent.count - keep) }
         suppressed = nil
         illegalCache = nil
         pending = nil

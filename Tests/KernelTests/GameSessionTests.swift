@@ -166,6 +166,24 @@ import Testing
         #expect(restored.clock.remaining(for: .black, at: 1011) == 282)
     }
 
+    @Test func lostLinkPausesTheClockUntilTheBoardIsBack() {
+        var session = session()
+        var board = PhysicalBoard(path: .identity)
+        _ = session.handle(board.snapshotEvent, at: 0)
+        _ = play("e2e4", on: &session, board: &board, at: 1)
+        let lost = session.handle(.disconnected(error: "link lost"), at: 5)
+        #expect(lost == [.clock(ClockUpdate(action: .pause, cause: .gate, white: 302, black: 296, time: 5))])
+        #expect(session.handle(.connected, at: 30).isEmpty)
+        #expect(session.handle(.ready, at: 31).isEmpty)
+        // Black moved while the link was down.
+        let move = session.position.legalMove(uci: "e7e5")!
+        for step in steps(for: move, in: session.position, variant: 0) { _ = board.perform(step) }
+        let back = session.handle(board.snapshotEvent, at: 32)
+        #expect(back.trackerMoves.map(\.uci) == ["e7e5"])
+        #expect(back.clockUpdates.map(\.action) == [.resume(.white)])
+        #expect(session.clock.remaining(for: .black, at: 40) == 298)
+    }
+
     @Test func restoreOfAStoppedClockDoesNotResume() throws {
         let session = session(path: .reportedMoves)
         let saved = session.snapshot(at: 5)

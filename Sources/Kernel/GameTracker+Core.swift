@@ -147,9 +147,10 @@ extension GameTracker {
         illegalCache = nil
         pending = nil
         pick = nil
-        let end = automaticEnd()
-        if let end { game.result = end.result }
-        analysis = PositionAnalysis(game.position, gameOver: isGameOver)
+        // Game keeps its result for automatic endings; the reason is only looked up then.
+        let end = isGameOver ? automaticEnd() : nil
+        let placed = previous.candidate(for: move)?.result
+        analysis = PositionAnalysis(game.position, gameOver: isGameOver, board: placed)
         previousAnalysis = previous
         let record = game.moves.last
         let committed = CommittedMove(

@@ -104,10 +104,11 @@ struct PositionAnalysis: Sendable {
     /// Its legal moves (none once the game is over).
     let legal: [MoveCandidate]
 
-    /// Analyses `position`; `gameOver` leaves the legal moves empty.
-    init(_ position: Position, gameOver: Bool = false) {
+    /// Analyses `position`; `gameOver` leaves the legal moves empty. `board` is its
+    /// placement when already known (the result of the move that led here).
+    init(_ position: Position, gameOver: Bool = false, board known: PackedBoard? = nil) {
         self.position = position
-        let board = PackedBoard(position: position)
+        let board = known ?? PackedBoard(position: position)
         self.board = board
         occupancy = board.occupancy
         guard !gameOver else {

@@ -184,6 +184,32 @@ import Testing
         #expect(session.clock.remaining(for: .black, at: 40) == 298)
     }
 
+    @Test func twoPliesMadeWhileTheLinkWasDownAreCaughtUp() {
+        var session = session()
+        var board = PhysicalBoard(path: .identity)
+        _ = session.handle(board.snapshotEvent, at: 0)
+        _ = play("e2e4", on: &session, board: &board, at: 1)
+        _ = session.handle(.disconnected(error: nil), at: 2)
+        _ = session.handle(.connected, at: 20)
+        var reference = session.game
+        for uci in ["c7c5", "g1f3"] {
+            let move = reference.position.legalMove(uci: uci)!
+            for step in steps(for: move, in: reference.position, variant: 0) { _ = board.perform(step) }
+            try? reference.play(move)
+        }
+        let back = session.handle(board.snapshotEvent, at: 21)
+        #expect(back.trackerMoves.map(\.uci) == ["c7c5", "g1f3"])
+        #expect(back.clockUpdates.map(\.action) == [.resume(.black)])
+        #expect(session.syncState == .inSync)
+        // Only the first frame after a new link is searched that deep.
+        for uci in ["d7d6", "d2d4"] {
+            let move = reference.position.legalMove(uci: uci)!
+            for step in steps(for: move, in: reference.position, variant: 0) { _ = board.perform(step) }
+            try? reference.play(move)
+        }
+        #expect(session.handle(board.snapshotEvent, at: 22).trackerMoves.isEmpty)
+    }
+
     @Test func restoreOfAStoppedClockDoesNotResume() throws {
         let session = session(path: .reportedMoves)
         let saved = session.snapshot(at: 5)

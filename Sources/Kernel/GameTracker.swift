@@ -216,5 +216,6 @@ public struct GameTracker: Sendable {
         self.options = options
         grace.duration = options.desyncGrace
         if let fixed = options.orientation.fixed { orientation = fixed }
+        rebuildRecent()
     }
 }

@@ -71,9 +71,14 @@ let package = Package(
             name: "BlueZTests",
             dependencies: ["BlueZ", "FakeBlueZ", "DBus", "Adapters", "BoardKit", "TestSupport"]
         ),
+        .testTarget(
+            name: "FakeBlueZTests",
+            dependencies: ["FakeBlueZ", "DBus", "Emulation", "Adapters", "BoardKit", "TestSupport"]
+        ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
-        .testTarget(name: "ConfigTests", dependencies: ["Config", "BoardKit"]),
-        .testTarget(name: "BridgeTests", dependencies: ["Bridge", "Kernel", "Chess", "BoardKit", "TestSupport"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "BoardKit", "TestSupport"]),
+        .testTarget(
+            name: "BridgeTests", dependencies: ["Bridge", "Config", "Kernel", "Chess", "BoardKit", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

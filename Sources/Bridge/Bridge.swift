@@ -1,1 +1,0 @@
-// The Bridge module; see DESIGN.md §1.

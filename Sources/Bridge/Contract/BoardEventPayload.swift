@@ -1,0 +1,87 @@
+import BoardKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Something that happened on a board, published on `<base>/<board>/event` (never
+/// retained) as `{"event_type":"…", …details…, "timestamp":"…"}`. Home Assistant's
+/// `event` entity lists every `eventType` and shows the other keys as attributes.
+public enum BoardEventPayload: Equatable, Sendable {
+    /// A move was committed (the same details as the `move` topic).
+    case move(MovePayload)
+    /// The board stopped matching the game; `squares` differ.
+    case outOfSync(squares: [Square])
+    /// The board matches the game again.
+    case inSync
+    /// The board shows a position reached by an illegal move (an arbiter alert):
+    /// `uci` when the move can be named, the differing `squares`, the game position `fen`.
+    case illegalMove(uci: String?, squares: [Square], fen: String?)
+    /// The board went back `plies` half-moves; `fen` is the position now.
+    case takeback(plies: Int, fen: String)
+    /// A new game started from `fen`.
+    case gameStart(fen: String)
+    /// The game ended: `result` in PGN notation, `termination` such as `checkmate`,
+    /// `stalemate`, `flag`, `command`.
+    case gameEnd(result: String, termination: String?)
+    /// A board button was pressed.
+    case button(name: String)
+    /// An alert for the arbiter (the sync gate's one-shot signal, a board error):
+    /// `reason` names it, `squares` where relevant.
+    case alert(reason: String, squares: [Square])
+    /// The battery fell below the warning level.
+    case batteryLow(percent: Int)
+
+    /// Every `event_type` value, for the Home Assistant `event` entity.
+    public static let eventTypes = [
+        "move", "out_of_sync", "in_sync", "illegal_move", "takeback", "game_start", "game_end", "button",
+        "alert", "battery_low",
+    ]
+
+    /// The `event_type` value.
+    public var eventType: String {
+        switch self {
+        case .move: "move"
+        case .outOfSync: "out_of_sync"
+        case .inSync: "in_sync"
+        case .illegalMove: "illegal_move"
+        case .takeback: "takeback"
+        case .gameStart: "game_start"
+        case .gameEnd: "game_end"
+        case .button: "button"
+        case .alert: "alert"
+        case .batteryLow: "battery_low"
+        }
+    }
+
+    /// The JSON object, stamped with `timestamp` (a `move` carries its own timestamp).
+    public func json(timestamp: Date) -> JSONValue {
+        var members: [(String, JSONValue)] = [("event_type", .string(eventType))]
+        switch self {
+        case .move(let move):
+            return .object(JSONObject(uniqueKeysWithValues: members + move.members))
+        case .outOfSync(let squares):
+            members.append(("squares", .squares(squares)))
+        case .inSync:
+            break
+        case .illegalMove(let uci, let squares, let fen):
+            members += [("uci", JSONValue(uci)), ("squares", .squares(squares)), ("fen", JSONValue(fen))]
+        case .takeback(let plies, let fen):
+            members += [("plies", JSONValue(plies)), ("fen", .string(fen))]
+        case .gameStart(let fen):
+            members.append(("fen", .string(fen)))
+        case .gameEnd(let result, let termination):
+            members += [("result", .string(result)), ("termination", JSONValue(termination))]
+        case .button(let name):
+            members.append(("name", .string(name)))
+        case .alert(let reason, let squares):
+            members += [("reason", .string(reason)), ("squares", .squares(squares))]
+        case .batteryLow(let percent):
+            members.append(("percent", JSONValue(percent)))
+        }
+        members.append(("timestamp", .string(ISO8601Timestamp.string(from: timestamp))))
+        return .object(JSONObject(uniqueKeysWithValues: members))
+    }
+}

@@ -1,0 +1,215 @@
+import BoardKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Everything the retained full state of a board (`<base>/<board>`) carries. The JSON
+/// always has every key (unknown values are `null`, nested objects are always present),
+/// so Home Assistant templates such as `{{ value_json.clock.white }}` never fail:
+///
+/// ```json
+/// {"board":"board-07","name":"Board 7","family":"chessnut","model":"Chessnut Air",
+///  "address":"F4:12:FA:00:11:22","adapter":"hci0",
+///  "connection":{"state":"connected","attempt":null,"max_attempts":null},
+///  "fen":"…","turn":"black","ply":3,"move_number":2,
+///  "last_move":{"uci":"g1f3","san":"Nf3"},
+///  "sync":{"state":"in_sync","squares":[]},
+///  "clock":{"white":5312,"black":5390,"running":"black","paused":false},
+///  "battery":{"percent":81,"charging":false},
+///  "game":{"event":null,"site":null,"round":"3","board":"7","white":"Doe, J","black":"Roe, R"},
+///  "result":"*","updated":"2026-05-01T14:03:11.204Z"}
+/// ```
+public struct BoardStatePayload: Equatable, Sendable {
+    /// The last committed move.
+    public struct LastMove: Equatable, Sendable {
+        /// UCI, `g1f3`.
+        public var uci: String
+        /// SAN, `Nf3`, when known.
+        public var san: String?
+
+        /// Creates a last move.
+        public init(uci: String, san: String?) {
+            self.uci = uci
+            self.san = san
+        }
+    }
+
+    /// Whether the physical board shows the game position.
+    public enum SyncState: String, CaseIterable, Equatable, Sendable {
+        /// The board shows the game position.
+        case inSync = "in_sync"
+        /// The difference is a move being made (a partial legal move).
+        case moveInProgress = "move_in_progress"
+        /// The board differs from the game beyond the grace period.
+        case outOfSync = "out_of_sync"
+    }
+
+    /// The game clock.
+    public struct Clock: Equatable, Sendable {
+        /// White's remaining seconds.
+        public var white: Double
+        /// Black's remaining seconds.
+        public var black: Double
+        /// The side whose clock runs, or `nil` when none does.
+        public var running: PieceColor?
+        /// Whether the clock is paused (out of sync, or by command).
+        public var paused: Bool
+
+        /// Creates a clock reading.
+        public init(white: Double, black: Double, running: PieceColor?, paused: Bool) {
+            self.white = white
+            self.black = black
+            self.running = running
+            self.paused = paused
+        }
+    }
+
+    /// The board's battery.
+    public struct Battery: Equatable, Sendable {
+        /// Charge in percent.
+        public var percent: Int?
+        /// Whether it is charging, when the board says.
+        public var charging: Bool?
+
+        /// Creates a battery reading.
+        public init(percent: Int?, charging: Bool?) {
+            self.percent = percent
+            self.charging = charging
+        }
+    }
+
+    /// The board id.
+    public var board: String
+    /// The display name.
+    public var name: String?
+    /// The board family.
+    public var family: BoardFamily?
+    /// The model name.
+    public var model: String?
+    /// The Bluetooth address.
+    public var address: String?
+    /// The Bluetooth adapter serving it (`hci0`).
+    public var adapter: String?
+    /// The connection state (see `ConnectionPayload.stateName(_:)`).
+    public var connection: String
+    /// The current reconnect attempt, while reconnecting.
+    public var reconnectAttempt: Int?
+    /// The most reconnect attempts before giving up, when limited.
+    public var reconnectMaxAttempts: Int?
+    /// The game position.
+    public var fen: String?
+    /// The side to move.
+    public var turn: PieceColor?
+    /// Half-moves played.
+    public var ply: Int
+    /// The full-move number of the side to move.
+    public var moveNumber: Int
+    /// The last committed move.
+    public var lastMove: LastMove?
+    /// The sync state.
+    public var sync: SyncState
+    /// The squares that differ from the game position (empty when in sync).
+    public var syncSquares: [Square]
+    /// The clock, when the game is timed.
+    public var clock: Clock?
+    /// The battery, when the board reports one.
+    public var battery: Battery?
+    /// The game's tags (`extra` tags are not part of the state).
+    public var tags: GameCommand.Tags
+    /// The game result in PGN notation (`*` while playing).
+    public var result: String
+    /// When this state was produced.
+    public var updated: Date
+
+    /// Creates a state; optional parts default to unknown.
+    public init(
+        board: String, name: String? = nil, family: BoardFamily? = nil, model: String? = nil,
+        address: String? = nil, adapter: String? = nil, connection: String,
+        reconnectAttempt: Int? = nil, reconnectMaxAttempts: Int? = nil, fen: String? = nil,
+        turn: PieceColor? = nil, ply: Int = 0, moveNumber: Int = 1, lastMove: LastMove? = nil,
+        sync: SyncState = .inSync, syncSquares: [Square] = [], clock: Clock? = nil, battery: Battery? = nil,
+        tags: GameCommand.Tags = GameCommand.Tags(), result: String = "*", updated: Date
+    ) {
+        self.board = board
+        self.name = name
+        self.family = family
+        self.model = model
+        self.address = address
+        self.adapter = adapter
+        self.connection = connection
+        self.reconnectAttempt = reconnectAttempt
+        self.reconnectMaxAttempts = reconnectMaxAttempts
+        self.fen = fen
+        self.turn = turn
+        self.ply = ply
+        self.moveNumber = moveNumber
+        self.lastMove = lastMove
+        self.sync = sync
+        self.syncSquares = syncSquares
+        self.clock = clock
+        self.battery = battery
+        self.tags = tags
+        self.result = result
+        self.updated = updated
+    }
+
+    /// The JSON object, keys in the documented order.
+    public var json: JSONValue {
+        [
+            "board": .string(board),
+            "name": JSONValue(name),
+            "family": JSONValue(family?.rawValue),
+            "model": JSONValue(model),
+            "address": JSONValue(address),
+            "adapter": JSONValue(adapter),
+            "connection": [
+                "state": .string(connection),
+                "attempt": JSONValue(reconnectAttempt),
+                "max_attempts": JSONValue(reconnectMaxAttempts),
+            ],
+            "fen": JSONValue(fen),
+            "turn": JSONValue(turn?.rawValue),
+            "ply": JSONValue(ply),
+            "move_number": JSONValue(moveNumber),
+            "last_move": ["uci": JSONValue(lastMove?.uci), "san": JSONValue(lastMove?.san)],
+            "sync": ["state": .string(sync.rawValue), "squares": .squares(syncSquares)],
+            "clock": [
+                "white": .seconds(clock?.white),
+                "black": .seconds(clock?.black),
+                "running": JSONValue(clock?.running?.rawValue),
+                "paused": .bool(clock?.paused ?? false),
+            ],
+            "battery": ["percent": JSONValue(battery?.percent), "charging": JSONValue(battery?.charging)],
+            "game": tags.json,
+            "result": .string(result),
+            "updated": .string(ISO8601Timestamp.string(from: updated)),
+        ]
+    }
+}
+
+extension GameCommand.Tags {
+    /// The six published tags, always all present.
+    var json: JSONValue {
+        [
+            "event": JSONValue(event), "site": JSONValue(site), "round": JSONValue(round),
+            "board": JSONValue(board), "white": JSONValue(white), "black": JSONValue(black),
+        ]
+    }
+}
+
+extension JSONValue {
+    /// Seconds rounded to milliseconds (so `5312.4` does not print as `5312.400000000001`),
+    /// or `null`.
+    static func seconds(_ value: Double?) -> JSONValue {
+        guard let value, value.isFinite else { return .null }
+        return .number((value * 1000).rounded() / 1000)
+    }
+
+    /// Square names in order.
+    static func squares(_ squares: [Square]) -> JSONValue {
+        .array(squares.map { .string($0.name) })
+    }
+}

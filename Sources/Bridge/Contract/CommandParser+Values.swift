@@ -1,0 +1,202 @@
+import BoardKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The value parsers, one per command. Each throws the first problem it finds.
+extension CommandParser {
+    func leds(_ value: JSONValue) throws(CommandError) -> BoardCommand {
+        switch value {
+        case .string("clear"):
+            return .clearIndications
+        case .string(let text):
+            return .indicate(squares: try squareList(text, field: "leds"), style: .highlight)
+        case .array(let elements):
+            let squares = try self.squares(elements, field: "leds")
+            return squares.isEmpty ? .clearIndications : .indicate(squares: squares, style: .highlight)
+        case .object(let object):
+            try checkFields(object, allowed: ["squares", "style"], command: "leds")
+            guard let squaresValue = object["squares"] else { throw .missingField(command: "leds", field: "squares") }
+            let squares: [Square]
+            switch squaresValue {
+            case .array(let elements): squares = try self.squares(elements, field: "leds.squares")
+            case .string(let text): squares = try squareList(text, field: "leds.squares")
+            default:
+                throw .badValueType(
+                    field: "leds.squares", expected: "a list of squares", found: squaresValue.kindDescription)
+            }
+            let style: IndicationStyle =
+                try object["style"].map { value throws(CommandError) in
+                    try choice(value, field: "leds.style")
+                } ?? .highlight
+            return squares.isEmpty ? .clearIndications : .indicate(squares: squares, style: style)
+        default:
+            throw .badValueType(
+                field: "leds", expected: "\"clear\", a list of squares or {\"squares\":[…],\"style\":…}",
+                found: value.kindDescription)
+        }
+    }
+
+    func request(_ value: JSONValue) throws(CommandError) -> BoardCommand {
+        switch value {
+        case .null, .string("state"): return .requestState
+        case .string("battery"): return .requestBattery
+        case .string(let text):
+            throw .badValue(field: "request", value: "\"\(text)\"", reason: "expected \"state\" or \"battery\"")
+        default:
+            throw .badValueType(field: "request", expected: "\"state\" or \"battery\"", found: value.kindDescription)
+        }
+    }
+
+    func session(_ value: JSONValue) throws(CommandError) -> BoardCommand {
+        switch value {
+        case .null, .string("start"): return .startSession
+        case .string(let text): throw .badValue(field: "session", value: "\"\(text)\"", reason: "expected \"start\"")
+        default: throw .badValueType(field: "session", expected: "\"start\"", found: value.kindDescription)
+        }
+    }
+
+    func move(_ value: JSONValue) throws(CommandError) -> BoardCommand {
+        guard case .string(let text) = value else {
+            throw .badValueType(field: "move", expected: "a move in UCI notation", found: value.kindDescription)
+        }
+        guard let move = BoardMove(uci: text) else { throw .badUCI(text) }
+        return .executeMove(uci: move.uci)
+    }
+
+    func raw(_ value: JSONValue) throws(CommandError) -> BoardCommand {
+        guard case .string(let text) = value else {
+            throw .badValueType(field: "raw", expected: "hex bytes such as \"a1b2\"", found: value.kindDescription)
+        }
+        let digits = Array(text.utf8.filter { !Self.isWhitespace($0) })
+        let shown = "\"\(text.prefix(40))\(text.count > 40 ? "…" : "")\""
+        guard !digits.isEmpty else { throw .badValue(field: "raw", value: shown, reason: "no bytes") }
+        guard digits.count % 2 == 0 else {
+            throw .badValue(field: "raw", value: shown, reason: "odd number of hex digits")
+        }
+        guard digits.count / 2 <= Self.maximumRawBytes else {
+            throw .badValue(field: "raw", value: shown, reason: "more than \(Self.maximumRawBytes) bytes")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index + 1 < digits.count {
+            guard let high = Self.hexDigit(digits[index]), let low = Self.hexDigit(digits[index + 1]) else {
+                throw .badValue(field: "raw", value: shown, reason: "not hexadecimal")
+            }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return .custom(Data(bytes))
+    }
+
+    func newGame(_ value: JSONValue) throws(CommandError) -> GameCommand {
+        let object: JSONObject
+        switch value {
+        case .null: return .newGame(GameCommand.NewGame())
+        case .object(let value): object = value
+        default:
+            throw .badValueType(
+                field: "new_game", expected: "an object such as {\"white\":…}", found: value.kindDescription)
+        }
+        let fields = ["white", "black", "event", "site", "round", "board", "time_control", "fen", "tags"]
+        try checkFields(object, allowed: fields, command: "new_game")
+        var game = GameCommand.NewGame()
+        game.tags.white = try tagText(object["white"], field: "new_game.white")
+        game.tags.black = try tagText(object["black"], field: "new_game.black")
+        game.tags.event = try tagText(object["event"], field: "new_game.event")
+        game.tags.site = try tagText(object["site"], field: "new_game.site")
+        game.tags.round = try tagText(object["round"], field: "new_game.round", numberAllowed: true)
+        game.tags.board = try tagText(object["board"], field: "new_game.board", numberAllowed: true)
+        if let control = object["time_control"], !control.isNull {
+            guard case .string(let text) = control else {
+                throw .badValueType(
+                    field: "new_game.time_control", expected: "PGN TimeControl text such as \"5400+30\"",
+                    found: control.kindDescription)
+            }
+            if let reason = timeControlProblem(text) { throw .badTimeControl(text, reason: reason) }
+            game.timeControl = text
+        }
+        if let fen = object["fen"], !fen.isNull { game.fen = try self.fen(fen, field: "new_game.fen") }
+        if let tags = object["tags"], !tags.isNull { game.tags.extra = try extraTags(tags) }
+        return .newGame(game)
+    }
+
+    func fen(_ value: JSONValue, field: String) throws(CommandError) -> String {
+        guard case .string(let text) = value else {
+            throw .badValueType(field: field, expected: "a FEN string", found: value.kindDescription)
+        }
+        let fen = text.trimmingASCIIWhitespace()
+        if let reason = NotationCheck.fenProblem(fen) { throw .badFEN(String(fen.prefix(140)), reason: reason) }
+        return fen
+    }
+
+    func takeback(_ value: JSONValue) throws(CommandError) -> GameCommand {
+        if value.isNull { return .takeback(plies: 1) }
+        guard case .number(let number) = value else {
+            throw .badValueType(field: "takeback", expected: "a number of plies", found: value.kindDescription)
+        }
+        guard let plies = value.intValue, (1...Self.maximumTakebackPlies).contains(plies) else {
+            throw .badValue(
+                field: "takeback", value: JSONValue.numberText(number),
+                reason: "expected a whole number of plies from 1 to \(Self.maximumTakebackPlies)")
+        }
+        return .takeback(plies: plies)
+    }
+
+    func clock(_ value: JSONValue) throws(CommandError) -> GameCommand {
+        let object: JSONObject
+        switch value {
+        case .string(let action): object = ["action": .string(action)]
+        case .object(let value): object = value
+        default:
+            throw .badValueType(
+                field: "clock", expected: "\"pause\", \"resume\" or {\"action\":\"adjust\",…}",
+                found: value.kindDescription)
+        }
+        try checkFields(object, allowed: ["action", "white", "black"], command: "clock")
+        guard let action = object["action"] else { throw .missingField(command: "clock", field: "action") }
+        let times = (white: object["white"], black: object["black"])
+        switch action {
+        case .string("pause"), .string("resume"):
+            if let extra = ["white", "black"].first(where: { object[$0] != nil }) {
+                throw .badValue(
+                    field: "clock.\(extra)", value: object[extra]?.encodedString() ?? "",
+                    reason: "times are set with the action \"adjust\"")
+            }
+            return action == .string("pause") ? .pauseClock : .resumeClock
+        case .string("adjust"):
+            guard times.white != nil || times.black != nil else {
+                throw .missingField(command: "clock", field: "white or black")
+            }
+            return .adjustClock(
+                white: try seconds(times.white, field: "clock.white"),
+                black: try seconds(times.black, field: "clock.black"))
+        case .string(let text):
+            throw .badValue(
+                field: "clock.action", value: "\"\(text)\"", reason: "expected \"pause\", \"resume\" or \"adjust\"")
+        default:
+            throw .badValueType(
+                field: "clock.action", expected: "\"pause\", \"resume\" or \"adjust\"", found: action.kindDescription)
+        }
+    }
+
+    /// One of a string enum's raw values.
+    func choice<Choice: RawRepresentable & CaseIterable>(
+        _ value: JSONValue, field: String
+    ) throws(CommandError)
+        -> Choice where Choice.RawValue == String
+    {
+        let names = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        guard case .string(let text) = value else {
+            throw .badValueType(field: field, expected: "one of \(names)", found: value.kindDescription)
+        }
+        guard let choice = Choice(rawValue: text) else {
+            throw .badValue(field: field, value: "\"\(text)\"", reason: "expected one of \(names)")
+        }
+        return choice
+    }
+}

@@ -1,0 +1,53 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// UTC timestamps for payloads, `2026-05-01T14:03:11.204Z`: computed from the date's
+/// seconds since 1970 with the proleptic Gregorian calendar, so no locale, time zone or
+/// formatter is involved and the text is the same everywhere.
+public enum ISO8601Timestamp {
+    /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (rounded to the nearest millisecond). Dates outside years
+    /// 0…9999 are clamped to the nearest representable instant.
+    public static func string(from date: Date) -> String {
+        let millisecondsPerDay: Int64 = 86_400_000
+        let lowest = -62_167_219_200_000.0  // 0000-01-01T00:00:00Z
+        let highest = 253_402_300_799_999.0  // 9999-12-31T23:59:59.999Z
+        let raw = (date.timeIntervalSince1970 * 1000).rounded()
+        let milliseconds = Int64(raw.isNaN ? 0 : min(max(raw, lowest), highest))
+        var days = milliseconds / millisecondsPerDay
+        var remainder = milliseconds % millisecondsPerDay
+        if remainder < 0 {
+            remainder += millisecondsPerDay
+            days -= 1
+        }
+        let (year, month, day) = civilDate(daysSince1970: days)
+        let hour = remainder / 3_600_000
+        let minute = remainder / 60_000 % 60
+        let second = remainder / 1000 % 60
+        let millisecond = remainder % 1000
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(hour, 2) + ":" + pad(minute, 2)
+            + ":" + pad(second, 2) + "." + pad(millisecond, 3) + "Z"
+    }
+
+    /// Year, month, day of a day count from 1970-01-01 (the "days from civil" inverse,
+    /// counting in 400-year eras of 146 097 days).
+    private static func civilDate(daysSince1970 days: Int64) -> (Int64, Int64, Int64) {
+        let shifted = days + 719_468  // days since 0000-03-01
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153  // 0 = March
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+}

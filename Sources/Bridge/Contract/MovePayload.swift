@@ -1,0 +1,64 @@
+import BoardKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A committed move (`<base>/<board>/move`, and the `move` event):
+/// `{"uci":"g1f3","san":"Nf3","ply":3,"move_number":2,"color":"white","fen":"…",
+/// "clock":{"white":5312,"black":5390},"timestamp":"…"}`.
+public struct MovePayload: Equatable, Sendable {
+    /// UCI, `g1f3`.
+    public var uci: String
+    /// SAN, `Nf3`.
+    public var san: String
+    /// The ply of this move (1 = White's first move).
+    public var ply: Int
+    /// The full-move number this move belongs to (1 for both `1. e4` and `1... e5`).
+    public var moveNumber: Int
+    /// The side that moved.
+    public var color: PieceColor
+    /// The position after the move.
+    public var fen: String
+    /// White's remaining seconds after the move, when timed.
+    public var whiteClock: Double?
+    /// Black's remaining seconds after the move, when timed.
+    public var blackClock: Double?
+    /// When the move was committed.
+    public var timestamp: Date
+
+    /// Creates a payload.
+    public init(
+        uci: String, san: String, ply: Int, moveNumber: Int, color: PieceColor, fen: String,
+        whiteClock: Double? = nil, blackClock: Double? = nil, timestamp: Date
+    ) {
+        self.uci = uci
+        self.san = san
+        self.ply = ply
+        self.moveNumber = moveNumber
+        self.color = color
+        self.fen = fen
+        self.whiteClock = whiteClock
+        self.blackClock = blackClock
+        self.timestamp = timestamp
+    }
+
+    /// The members, in order (shared with the `move` event).
+    var members: [(String, JSONValue)] {
+        [
+            ("uci", .string(uci)),
+            ("san", .string(san)),
+            ("ply", JSONValue(ply)),
+            ("move_number", JSONValue(moveNumber)),
+            ("color", .string(color.rawValue)),
+            ("fen", .string(fen)),
+            ("clock", ["white": .seconds(whiteClock), "black": .seconds(blackClock)]),
+            ("timestamp", .string(ISO8601Timestamp.string(from: timestamp))),
+        ]
+    }
+
+    /// The JSON object.
+    public var json: JSONValue { .object(JSONObject(uniqueKeysWithValues: members)) }
+}

@@ -1,0 +1,116 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A failure to read or write persisted state, with the path and the system's reason.
+public struct StateStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file involved.
+    public var path: String
+    /// What failed (`open`, `write`, `fsync`, `rename`, `read`).
+    public var operation: String
+    /// `strerror` of the failing call.
+    public var reason: String
+
+    /// A readable message.
+    public var description: String { "\(operation) \(path): \(reason)" }
+}
+
+/// Persists one small file per board under the state directory, crash-safely:
+/// write a temporary file, `fsync` it, `rename(2)` it over the old one, `fsync` the
+/// directory. A reader therefore sees either the old or the new content, never a mix.
+public struct StateStore: Sendable {
+    /// The directory files are kept in.
+    public let directory: String
+
+    /// A store in `directory` (created with mode 0750 if missing).
+    public init(directory: String) throws(StateStoreError) {
+        self.directory = directory
+        var isDirectory = stat()
+        if stat(directory, &isDirectory) != 0 {
+            if mkdir(directory, 0o750) != 0 && errno != EEXIST {
+                throw StateStoreError(path: directory, operation: "mkdir", reason: Self.lastError())
+            }
+        }
+    }
+
+    /// The path of the file named `name` (a board id; topic-safe names are file-safe).
+    public func path(for name: String) -> String {
+        directory + "/" + name + ".json"
+    }
+
+    /// Atomically replaces the file `name` with `data`.
+    public func write(_ data: Data, as name: String) throws(StateStoreError) {
+        let finalPath = path(for: name)
+        let temporaryPath = finalPath + ".tmp"
+        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { throw StateStoreError(path: temporaryPath, operation: "open", reason: Self.lastError()) }
+        var failure: StateStoreError?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = StateStoreError(path: temporaryPath, operation: "write", reason: Self.lastError())
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil && fsync(fd) != 0 {
+            failure = StateStoreError(path: temporaryPath, operation: "fsync", reason: Self.lastError())
+        }
+        close(fd)
+        if let failure {
+            unlink(temporaryPath)
+            throw failure
+        }
+        guard rename(temporaryPath, finalPath) == 0 else {
+            let error = StateStoreError(path: finalPath, operation: "rename", reason: Self.lastError())
+            unlink(temporaryPath)
+            throw error
+        }
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            _ = fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    /// The content of file `name`, or `nil` when there is none.
+    public func read(_ name: String) throws(StateStoreError) -> Data? {
+        let filePath = path(for: name)
+        let fd = open(filePath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw StateStoreError(path: filePath, operation: "open", reason: Self.lastError())
+        }
+        defer { close(fd) }
+        var result = Data()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StateStoreError(path: filePath, operation: "read", reason: Self.lastError())
+            }
+            if count == 0 { break }
+            result.append(contentsOf: buffer[0..<count])
+        }
+        return result
+    }
+
+    /// Removes file `name` if present.
+    public func remove(_ name: String) {
+        unlink(path(for: name))
+    }
+
+    private static func lastError() -> String {
+        String(cString: strerror(errno))
+    }
+}

@@ -1,1 +1,0 @@
-// The BridgeCLI module; see DESIGN.md §1.

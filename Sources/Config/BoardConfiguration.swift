@@ -1,0 +1,87 @@
+import BoardKit
+
+/// How the bridge finds a board: by its address, or by a pattern on its advertised name.
+public enum BoardMatch: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// The Bluetooth address, upper case (`AA:BB:CC:DD:EE:FF`).
+    case address(String)
+    /// A glob on the advertised name (`Chessnut*`).
+    case namePattern(GlobPattern)
+
+    /// `address AA:…` or `name_pattern "…"`.
+    public var description: String {
+        switch self {
+        case .address(let address): "address \(address)"
+        case .namePattern(let pattern): "name_pattern \"\(pattern)\""
+        }
+    }
+}
+
+/// Which side of the board is at the near edge (where the cable or logo is).
+public enum BoardOrientation: String, Sendable, Equatable, Hashable, CaseIterable {
+    /// Detect from the first full position (boards that can tell pieces apart).
+    case auto
+    /// White sits at the near side (the board's own a1 is White's a1).
+    case white
+    /// Black sits at the near side (the board is turned around).
+    case black
+}
+
+/// One entry of `boards`: a physical board the bridge connects to and publishes.
+public struct BoardConfiguration: Sendable, Equatable {
+    /// The id used in topics (`<base>/<id>/…`): letters, digits, `-`, `_`; unique.
+    public var id: String
+    /// A readable name (default: the id).
+    public var name: String
+    /// How to find the board.
+    public var match: BoardMatch
+    /// Which protocol the board speaks.
+    public var family: BoardFamily
+    /// The BlueZ adapter to use; `nil` means the first of `bluetooth.adapters`.
+    public var adapter: String?
+    /// Which side is near (default auto).
+    public var orientation: BoardOrientation
+    /// The clock setting for games on this board; `nil` means none configured.
+    public var timeControl: TimeControl?
+    /// PGN tags for games on this board, keyed by PGN tag name (`Event`, `WhiteElo`).
+    public var tags: [String: String]
+    /// Accept raw byte commands on the `set` topic (default false).
+    public var allowRawCommands: Bool
+    /// A DGT Pegasus developer key (six bytes as 12 lower-case hex digits); `nil` uses
+    /// the adapter's default key.
+    public var developerKey: Secret?
+    /// The reconnect schedule (the global `reconnect`, with this board's overrides).
+    public var reconnect: BoardReconnectPolicy
+
+    /// Creates a board entry.
+    public init(
+        id: String, name: String? = nil, match: BoardMatch, family: BoardFamily, adapter: String? = nil,
+        orientation: BoardOrientation = .auto, timeControl: TimeControl? = nil, tags: [String: String] = [:],
+        allowRawCommands: Bool = false, developerKey: Secret? = nil,
+        reconnect: BoardReconnectPolicy = BoardReconnectPolicy()
+    ) {
+        self.id = id
+        self.name = name ?? id
+        self.match = match
+        self.family = family
+        self.adapter = adapter
+        self.orientation = orientation
+        self.timeControl = timeControl
+        self.tags = tags
+        self.allowRawCommands = allowRawCommands
+        self.developerKey = developerKey
+        self.reconnect = reconnect
+    }
+
+    /// The developer key's six bytes, or `nil` when none is configured.
+    public func developerKeyBytes() -> [UInt8]? {
+        guard let hex = developerKey?.reveal() else { return nil }
+        return Self.keyBytes(hex)
+    }
+
+    /// Six bytes from 12 hex digits, optionally separated by spaces, `:` or `-`.
+    static func keyBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.filter { $0 != " " && $0 != ":" && $0 != "-" })
+        guard digits.count == 12, digits.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
+        return stride(from: 0, to: 12, by: 2).compactMap { UInt8(String(digits[$0...$0 + 1]), radix: 16) }
+    }
+}

@@ -1,1 +1,0 @@
-// The Config module; see DESIGN.md §1.

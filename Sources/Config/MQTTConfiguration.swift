@@ -1,0 +1,165 @@
+/// The MQTT protocol version the bridge speaks.
+public enum MQTTProtocolVersion: String, Sendable, Equatable, Hashable, CaseIterable {
+    /// MQTT 3.1.1.
+    case v311 = "3.1.1"
+    /// MQTT 5.
+    case v5 = "5"
+}
+
+/// The broker's address, parsed from `mqtt.url` (`mqtt://host:port` or `mqtts://host:port`).
+public struct MQTTEndpoint: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// The host name or address (IPv6 without brackets).
+    public var host: String
+    /// The TCP port (default 1883, or 8883 for `mqtts`).
+    public var port: Int
+    /// Whether the connection uses TLS (`mqtts://`).
+    public var usesTLS: Bool
+
+    /// Creates an endpoint.
+    public init(host: String = "127.0.0.1", port: Int = 1883, usesTLS: Bool = false) {
+        self.host = host
+        self.port = port
+        self.usesTLS = usesTLS
+    }
+
+    /// Parses `mqtt://host[:port]` or `mqtts://host[:port]` (IPv6 in brackets), or says why not.
+    public static func parse(_ url: String) -> Result<MQTTEndpoint, MQTTEndpointError> {
+        let usesTLS: Bool
+        let rest: Substring
+        if url.hasPrefix("mqtt://") {
+            usesTLS = false
+            rest = url.dropFirst("mqtt://".count)
+        } else if url.hasPrefix("mqtts://") {
+            usesTLS = true
+            rest = url.dropFirst("mqtts://".count)
+        } else {
+            return .failure(MQTTEndpointError("expected a URL starting with mqtt:// or mqtts://"))
+        }
+        let authority = rest.hasSuffix("/") ? rest.dropLast() : rest
+        if authority.contains("/") || authority.contains("@") || authority.contains("?") {
+            return .failure(MQTTEndpointError("expected only a host and an optional port (no path or user)"))
+        }
+        var host: Substring
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else {
+                return .failure(MQTTEndpointError("unclosed \"[\" in the host"))
+            }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return .failure(MQTTEndpointError("expected \":port\" after \"]\"")) }
+                portText = after.dropFirst()
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        } else {
+            host = authority
+        }
+        guard !host.isEmpty else { return .failure(MQTTEndpointError("the host is missing")) }
+        var port = usesTLS ? 8883 : 1883
+        if let portText {
+            guard let value = Int(portText), portText.allSatisfy(\.isNumber), (1...65_535).contains(value) else {
+                return .failure(MQTTEndpointError("the port must be a number from 1 to 65535"))
+            }
+            port = value
+        }
+        return .success(MQTTEndpoint(host: String(host), port: port, usesTLS: usesTLS))
+    }
+
+    /// `mqtt://host:port` or `mqtts://host:port`.
+    public var description: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "\(usesTLS ? "mqtts" : "mqtt")://\(shownHost):\(port)"
+    }
+}
+
+/// Why a text is not a broker URL.
+public struct MQTTEndpointError: Error, Sendable, Equatable {
+    /// What is wrong.
+    public let reason: String
+
+    /// Creates an error.
+    public init(_ reason: String) { self.reason = reason }
+}
+
+/// TLS files for `mqtts://` (paths resolved against the configuration file's folder).
+public struct MQTTTLSConfiguration: Sendable, Equatable, Hashable {
+    /// The CA bundle that signs the broker's certificate; `nil` uses the system's.
+    public var caFile: String?
+    /// The client certificate, for brokers that require one (with ``keyFile``).
+    public var certFile: String?
+    /// The client certificate's private key (with ``certFile``).
+    public var keyFile: String?
+    /// Accept any broker certificate and host name. For testing only.
+    public var insecure: Bool
+
+    /// Creates TLS settings.
+    public init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, insecure: Bool = false) {
+        self.caFile = caFile
+        self.certFile = certFile
+        self.keyFile = keyFile
+        self.insecure = insecure
+    }
+}
+
+/// The waits between attempts to reach the broker again (doubling from min to max).
+public struct MQTTReconnectConfiguration: Sendable, Equatable, Hashable {
+    /// The first wait, in seconds (default 1).
+    public var minDelay: Double
+    /// The longest wait, in seconds (default 60).
+    public var maxDelay: Double
+
+    /// Creates a reconnect schedule.
+    public init(minDelay: Double = 1, maxDelay: Double = 60) {
+        self.minDelay = minDelay
+        self.maxDelay = maxDelay
+    }
+}
+
+/// The `mqtt` section: how the bridge reaches its broker.
+public struct MQTTConfiguration: Sendable, Equatable, Hashable {
+    /// The `url` as written (default `mqtt://127.0.0.1:1883`).
+    public var url: String
+    /// The parsed ``url``.
+    public var endpoint: MQTTEndpoint
+    /// The client id; `nil` lets the bridge use `boardbridge-<node>`.
+    public var clientID: String?
+    /// Keepalive interval in seconds (default 60, 5…65535).
+    public var keepalive: Int
+    /// Protocol version (default 5).
+    public var protocolVersion: MQTTProtocolVersion
+    /// User name, if the broker wants one.
+    public var username: String?
+    /// Password (from `password`, `password_file` or `password_env`).
+    public var password: Secret?
+    /// TLS files, used with `mqtts://`.
+    public var tls: MQTTTLSConfiguration
+    /// Messages kept while the broker is unreachable (default 10000).
+    public var queueLimit: Int
+    /// The largest command payload accepted on a `set` topic, in bytes (default 65536).
+    public var maxCommandBytes: Int
+    /// Broker reconnect waits.
+    public var reconnect: MQTTReconnectConfiguration
+
+    /// The defaults, or the given values.
+    public init(
+        url: String = "mqtt://127.0.0.1:1883", endpoint: MQTTEndpoint = MQTTEndpoint(), clientID: String? = nil,
+        keepalive: Int = 60, protocolVersion: MQTTProtocolVersion = .v5, username: String? = nil,
+        password: Secret? = nil, tls: MQTTTLSConfiguration = MQTTTLSConfiguration(), queueLimit: Int = 10_000,
+        maxCommandBytes: Int = 65_536, reconnect: MQTTReconnectConfiguration = MQTTReconnectConfiguration()
+    ) {
+        self.url = url
+        self.endpoint = endpoint
+        self.clientID = clientID
+        self.keepalive = keepalive
+        self.protocolVersion = protocolVersion
+        self.username = username
+        self.password = password
+        self.tls = tls
+        self.queueLimit = queueLimit
+        self.maxCommandBytes = maxCommandBytes
+        self.reconnect = reconnect
+    }
+}

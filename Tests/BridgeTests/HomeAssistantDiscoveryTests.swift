@@ -1,0 +1,272 @@
+import BoardKit
+import Testing
+
+@testable import Bridge
+
+@Suite struct HomeAssistantDiscoveryTests {
+    let topics = try! Topics(node: "hall-a")
+    var bridge: BridgeDescriptor {
+        BridgeDescriptor(topics: topics, version: "0.1.0", supportURL: "https://example.invalid/boardbridge")
+    }
+    let board7 = BoardDescriptor(
+        id: "board-07", name: "Board 7", family: .chessnut, model: "Chessnut Air", suggestedArea: "Hall A")
+    let board8 = BoardDescriptor(id: "board-08", family: .squareOff)
+
+    func discovery(_ mode: HomeAssistantDiscovery.Mode = .perComponent) -> HomeAssistantDiscovery {
+        try! HomeAssistantDiscovery(mode: mode, topics: topics)
+    }
+
+    func config(_ message: OutgoingMessage) throws -> JSONObject {
+        try #require(try JSONValue(parsing: message.payload).objectValue)
+    }
+
+    func component(of message: OutgoingMessage) -> String {
+        String(message.topic.split(separator: "/")[1])
+    }
+
+    @Test func boardMessagesAreRetainedPerComponentTopics() throws {
+        let messages = discovery().discoveryMessages(for: board7, bridge: bridge)
+        #expect(messages.count == 16)
+        #expect(messages.allSatisfy { $0.retain && $0.qos == 1 && !$0.payload.isEmpty })
+        let topicsByComponent = Dictionary(grouping: messages.map(\.topic), by: { String($0.split(separator: "/")[1]) })
+        #expect(topicsByComponent["binary_sensor"]?.count == 2)
+        #expect(topicsByComponent["sensor"]?.count == 7)
+        #expect(topicsByComponent["event"]?.count == 1)
+        #expect(topicsByComponent["button"]?.count == 3)
+        #expect(topicsByComponent["device_automation"]?.count == 3)
+        #expect(messages.first?.topic == "homeassistant/binary_sensor/boardbridge_board_board-07/connectivity/config")
+        #expect(Set(messages.map(\.topic)).count == messages.count)
+        for message in messages {
+            let levels = message.topic.split(separator: "/")
+            #expect(levels.count == 5 && levels[0] == "homeassistant" && levels[4] == "config")
+            #expect(
+                levels[2...3].allSatisfy {
+                    $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+                })
+        }
+    }
+
+    @Test func requiredKeysPerComponent() throws {
+        let required: [String: [String]] = [
+            "binary_sensor": ["state_topic"], "sensor": ["state_topic"], "button": ["command_topic"],
+            "event": ["state_topic", "event_types"],
+            "device_automation": ["automation_type", "topic", "type", "subtype", "payload"],
+        ]
+        for message in discovery().discoveryMessages(for: board7, bridge: bridge) {
+            let object = try config(message)
+            let component = component(of: message)
+            for key in try #require(required[component]) {
+                #expect(object[key] != nil, "\(message.topic) lacks \(key)")
+            }
+            #expect(object["device"]?["identifiers"] == ["boardbridge_board_board-07"])
+            #expect(object["origin"]?["name"] == "BoardBridge")
+            if component == "device_automation" {
+                #expect(object["automation_type"] == "trigger")
+                #expect(object["unique_id"] == nil)
+            } else {
+                #expect(object["unique_id"]?.stringValue?.hasPrefix("boardbridge_board_board-07_") == true)
+                #expect(object["name"]?.stringValue?.isEmpty == false)
+            }
+        }
+    }
+
+    @Test func uniqueIDsAreUniqueAcrossBoardsAndBridge() throws {
+        let messages =
+            discovery().discoveryMessages(for: board7, bridge: bridge)
+            + discovery().discoveryMessages(for: board8, bridge: bridge) + discovery().bridgeDiscoveryMessages(bridge)
+        let ids = try messages.compactMap { try config($0)["unique_id"]?.stringValue }
+        #expect(ids.count == 13 + 13 + 1)
+        #expect(Set(ids).count == ids.count)
+        #expect(Set(messages.map(\.topic)).count == messages.count)
+    }
+
+    @Test func deviceBlocksLinkToTheBridge() throws {
+        let sensor = try #require(
+            discovery().discoveryMessages(for: board7, bridge: bridge).first { $0.topic.hasSuffix("/fen/config") })
+        #expect(
+            try config(sensor)["device"]
+                == [
+                    "identifiers": ["boardbridge_board_board-07"], "name": "Board 7", "manufacturer": "Chessnut",
+                    "model": "Chessnut Air", "via_device": "boardbridge_bridge_hall-a", "suggested_area": "Hall A",
+                ])
+        let other = try #require(discovery().discoveryMessages(for: board8, bridge: bridge).first)
+        #expect(
+            try config(other)["device"]
+                == [
+                    "identifiers": ["boardbridge_board_board-08"], "name": "board-08", "manufacturer": "Square Off",
+                    "model": "Square Off", "via_device": "boardbridge_bridge_hall-a",
+                ])
+        let bridgeSensor = try #require(discovery().bridgeDiscoveryMessages(bridge).first)
+        #expect(
+            try config(bridgeSensor)["device"]
+                == [
+                    "identifiers": ["boardbridge_bridge_hall-a"], "name": "BoardBridge hall-a",
+                    "manufacturer": "BoardBridge", "model": "BoardBridge", "sw_version": "0.1.0",
+                ])
+    }
+
+    @Test func availabilityListsBridgeAndBoardWithModeAll() throws {
+        let bridgeEntry: JSONValue = [
+            "topic": "boardbridge/bridge/hall-a/state", "value_template": "{{ value_json.state }}",
+        ]
+        let boardEntry: JSONValue = [
+            "topic": "boardbridge/board-07/availability", "value_template": "{{ value_json.state }}",
+        ]
+        for message in discovery().discoveryMessages(for: board7, bridge: bridge) {
+            let object = try config(message)
+            switch (component(of: message), message.topic.contains("/connectivity/")) {
+            case ("device_automation", _):
+                #expect(object["availability"] == nil)
+            case (_, true):
+                #expect(object["availability"] == [bridgeEntry])
+                #expect(object["availability_mode"] == "all")
+            default:
+                #expect(object["availability"] == [bridgeEntry, boardEntry])
+                #expect(object["availability_mode"] == "all")
+            }
+        }
+    }
+
+    @Test func goldenFENSensor() throws {
+        let sensor = try #require(
+            discovery().discoveryMessages(for: board7, bridge: bridge).first { $0.topic.hasSuffix("/fen/config") })
+        #expect(sensor.topic == "homeassistant/sensor/boardbridge_board_board-07/fen/config")
+        #expect(
+            sensor.payloadText
+                == #"{"name":"Position","unique_id":"boardbridge_board_board-07_fen","state_topic":"boardbridge/board-07","#
+                + #""value_template":"{{ value_json.fen }}","icon":"mdi:chess-pawn","#
+                + #""availability":[{"topic":"boardbridge/bridge/hall-a/state","value_template":"{{ value_json.state }}"},"#
+                + #"{"topic":"boardbridge/board-07/availability","value_template":"{{ value_json.state }}"}],"#
+                + #""availability_mode":"all","#
+                + #""device":{"identifiers":["boardbridge_board_board-07"],"name":"Board 7","manufacturer":"Chessnut","#
+                + #""model":"Chessnut Air","via_device":"boardbridge_bridge_hall-a","suggested_area":"Hall A"},"#
+                + #""origin":{"name":"BoardBridge","sw_version":"0.1.0","support_url":"https://example.invalid/boardbridge"}}"#
+        )
+    }
+
+    @Test func entitiesReadTheContract() throws {
+        let messages = discovery().discoveryMessages(for: board7, bridge: bridge)
+        func entity(_ suffix: String) throws -> JSONObject {
+            try config(try #require(messages.first { $0.topic.hasSuffix("/\(suffix)/config") }))
+        }
+        let clock = try entity("clock_white")
+        #expect(clock["device_class"] == "duration")
+        #expect(clock["unit_of_measurement"] == "s")
+        #expect(clock["value_template"] == "{{ value_json.clock.white }}")
+        #expect(try entity("clock_black")["value_template"] == "{{ value_json.clock.black }}")
+        let battery = try entity("battery")
+        #expect(battery["device_class"] == "battery")
+        #expect(battery["unit_of_measurement"] == "%")
+        #expect(try entity("turn")["options"] == ["white", "black"])
+        #expect(try entity("last_move")["value_template"] == "{{ value_json.last_move.san }}")
+        #expect(try entity("connectivity")["device_class"] == "connectivity")
+        #expect(try entity("connectivity")["state_topic"] == "boardbridge/board-07/availability")
+        #expect(try entity("out_of_sync")["device_class"] == "problem")
+        let event = try entity("board_event")
+        #expect(event["state_topic"] == "boardbridge/board-07/event")
+        #expect(event["event_types"] == .array(BoardEventPayload.eventTypes.map(JSONValue.string)))
+        let paused = try entity("clock_paused")
+        #expect(paused["topic"] == "boardbridge/board-07/clock")
+        #expect(paused["payload"] == "pause")
+        #expect(paused["value_template"] == "{{ value_json.action }}")
+        #expect(try entity("clock_resumed")["payload"] == "resume")
+        let outOfSync = try entity("out_of_sync_trigger")
+        #expect(outOfSync["topic"] == "boardbridge/board-07/event")
+        #expect(outOfSync["payload"] == "out_of_sync")
+    }
+
+    /// What the buttons send must be a command this bridge accepts.
+    @Test func buttonPayloadsParseAsCommands() throws {
+        let parser = CommandParser()
+        var commands: [BridgeCommand] = []
+        for message in discovery().discoveryMessages(for: board7, bridge: bridge)
+        where component(of: message) == "button" {
+            let object = try config(message)
+            #expect(object["command_topic"] == "boardbridge/board-07/set")
+            #expect(
+                topics.parse(try #require(object["command_topic"]?.stringValue))
+                    == .boardCommand(board: "board-07", name: nil))
+            let press = try #require(object["payload_press"]?.stringValue)
+            commands.append(try #require(parser.parse(Array(press.utf8)).command))
+        }
+        #expect(commands == [.board(.requestState), .game(.newGame(.init())), .board(.clearIndications)])
+    }
+
+    /// The device triggers match what the publisher sends.
+    @Test func triggersMatchPublishedPayloads() throws {
+        let builder = MessageBuilder(topics: topics)
+        let messages = discovery().discoveryMessages(for: board7, bridge: bridge)
+        let paused = try config(try #require(messages.first { $0.topic.hasSuffix("/clock_paused/config") }))
+        let published = builder.clock(
+            board: "board-07", ClockPayload(action: .pause, color: .white, white: 1, black: 1, timestamp: .init()))
+        #expect(paused["topic"]?.stringValue == published.topic)
+        #expect(try JSONValue(parsing: published.payload)["action"] == paused["payload"])
+        let sync = try config(try #require(messages.first { $0.topic.hasSuffix("/out_of_sync_trigger/config") }))
+        let event = builder.event(board: "board-07", .outOfSync(squares: [.e4]), timestamp: .init())
+        #expect(sync["topic"]?.stringValue == event.topic)
+        #expect(try JSONValue(parsing: event.payload)["event_type"] == sync["payload"])
+    }
+
+    @Test func bridgeDevice() throws {
+        let messages = discovery().bridgeDiscoveryMessages(bridge)
+        #expect(messages.count == 1)
+        let message = try #require(messages.first)
+        #expect(message.topic == "homeassistant/binary_sensor/boardbridge_bridge_hall-a/connection_state/config")
+        #expect(message.retain && message.qos == 1)
+        let object = try config(message)
+        #expect(object["state_topic"] == "boardbridge/bridge/hall-a/state")
+        #expect(object["device_class"] == "connectivity")
+        #expect(object["unique_id"] == "boardbridge_bridge_hall-a_connection_state")
+        #expect(object["availability"] == nil)
+    }
+
+    @Test func removalMessagesAreEmptyAndRetained() {
+        let announced = discovery().discoveryMessages(for: board7, bridge: bridge)
+        let removal = discovery().removalMessages(for: board7, bridge: bridge)
+        #expect(removal.map(\.topic) == announced.map(\.topic))
+        #expect(removal.allSatisfy { $0.payload.isEmpty && $0.retain && $0.qos == 1 })
+        let bridgeRemoval = discovery().bridgeRemovalMessages(bridge)
+        #expect(bridgeRemoval.map(\.topic) == discovery().bridgeDiscoveryMessages(bridge).map(\.topic))
+        #expect(bridgeRemoval.allSatisfy { $0.payload.isEmpty && $0.retain })
+    }
+
+    @Test func deviceModeSendsOneMessage() throws {
+        let messages = discovery(.device).discoveryMessages(for: board7, bridge: bridge)
+        #expect(messages.count == 1)
+        let message = try #require(messages.first)
+        #expect(message.topic == "homeassistant/device/boardbridge_board_board-07/config")
+        #expect(message.retain && message.qos == 1)
+        let object = try config(message)
+        #expect(object["device"]?["identifiers"] == ["boardbridge_board_board-07"])
+        #expect(object["origin"]?["name"] == "BoardBridge")
+        let components = try #require(object["components"]?.objectValue)
+        #expect(components.count == 16)
+        #expect(components["fen"]?["platform"] == "sensor")
+        #expect(components["fen"]?["unique_id"] == "boardbridge_board_board-07_fen")
+        #expect(components["clock_paused"]?["platform"] == "device_automation")
+        #expect(components["fen"]?["device"] == nil)
+        let removal = discovery(.device).removalMessages(for: board7, bridge: bridge)
+        #expect(removal == [OutgoingMessage.clearRetained("homeassistant/device/boardbridge_board_board-07/config")])
+    }
+
+    @Test func prefixAndStatus() throws {
+        let custom = try HomeAssistantDiscovery(prefix: "ha", topics: topics)
+        #expect(custom.statusTopic == "ha/status")
+        #expect(custom.discoveryMessages(for: board7, bridge: bridge).allSatisfy { $0.topic.hasPrefix("ha/") })
+        #expect(throws: TopicError.discoveryPrefixIsBase("boardbridge")) {
+            try HomeAssistantDiscovery(prefix: "boardbridge", topics: topics)
+        }
+        #expect(throws: TopicError.invalidCharacter("discovery prefix", "ha/#", "#")) {
+            try HomeAssistantDiscovery(prefix: "ha/#", topics: topics)
+        }
+        #expect(HomeAssistantDiscovery.isOnline(statusPayload: Array("online\n".utf8)))
+        #expect(!HomeAssistantDiscovery.isOnline(statusPayload: Array("offline".utf8)))
+    }
+
+    @Test func multiLevelBaseMakesSafeIDs() throws {
+        let site = try Topics(base: "club/boards", node: "n1")
+        let siteBridge = BridgeDescriptor(topics: site, version: "1")
+        #expect(HomeAssistantDiscovery.deviceID(board: board7, bridge: siteBridge) == "club_boards_board_board-07")
+        #expect(HomeAssistantDiscovery.bridgeDeviceID(siteBridge) == "club_boards_bridge_n1")
+    }
+}

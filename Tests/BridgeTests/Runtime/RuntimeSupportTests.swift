@@ -1,0 +1,97 @@
+import Config
+import Foundation
+import Testing
+
+@testable import Bridge
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+private final class CollectingSink: LogSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+    var lines: [String] { lock.withLock { stored } }
+    func write(line: String) { lock.withLock { stored.append(line) } }
+}
+
+@Suite struct LoggerTests {
+    @Test func textLinesCarryTheJournaldPriority() {
+        let sink = CollectingSink()
+        let logger = Logger(label: "board-01", level: .info, sink: sink)
+        logger.warning("link lost", [("attempt", "2")])
+        logger.debug("not shown")
+        #expect(sink.lines == ["<4>board-01: link lost attempt=2"])
+    }
+
+    @Test func jsonLinesAreEscaped() {
+        let sink = CollectingSink()
+        let logger = Logger(label: "mqtt", level: .debug, format: .json, sink: sink)
+        logger.info("said \"hi\"\n", [("topic", "a/b")])
+        #expect(sink.lines == [#"{"level":"info","label":"mqtt","message":"said \"hi\"\n","topic":"a/b"}"#])
+    }
+
+    @Test func levelsMapToSyslogPriorities() {
+        #expect(LogLevel.allCases.map(\.syslogPriority) == [7, 6, 5, 4, 3])
+    }
+}
+
+@Suite struct StateStoreTests {
+    @Test func writesAtomicallyAndReadsBack() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try StateStore(directory: directory)
+        #expect(try store.read("board-01") == nil)
+        try store.write(Data("first".utf8), as: "board-01")
+        try store.write(Data("second".utf8), as: "board-01")
+        #expect(try store.read("board-01") == Data("second".utf8))
+        #expect(!FileManager.default.fileExists(atPath: store.path(for: "board-01") + ".tmp"))
+        store.remove("board-01")
+        #expect(try store.read("board-01") == nil)
+    }
+
+    @Test func reportsAnUnwritableDirectory() {
+        #expect(throws: StateStoreError.self) {
+            let store = try StateStore(directory: "/proc/boardbridge-cannot-exist")
+            try store.write(Data("x".utf8), as: "b")
+        }
+    }
+}
+
+@Suite struct SystemdNotifierTests {
+    @Test func disabledWithoutNotifySocket() {
+        let notifier = SystemdNotifier(environment: [:])
+        #expect(!notifier.isEnabled)
+        #expect(!notifier.notify("READY=1"))
+    }
+
+    @Test func sendsDatagramsToTheNotifySocket() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "notify-\(UUID().uuidString.prefix(8))"
+        ).path
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(bound == 0)
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "30000000"])
+        #expect(notifier.watchdogInterval == 30)
+        #expect(notifier.notify("READY=1\nSTATUS=ok"))
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        #expect(count > 0)
+        #expect(String(decoding: buffer[0..<max(0, count)], as: UTF8.self) == "READY=1\nSTATUS=ok")
+    }
+}

@@ -1,0 +1,90 @@
+import BridgeCLI
+import Foundation
+import TestSupport
+import Testing
+
+/// Exit codes and streams of the real `boardbridge` executable (built by `swift build`).
+@Suite struct BoardBridgeBinaryTests {
+    struct Outcome {
+        let status: Int32
+        let output: String
+        let error: String
+    }
+
+    /// Runs the binary to completion with stdout and stderr in separate files, stdin closed.
+    /// The child exits by itself (every command here is one-shot); it is waited for by PID.
+    func run(_ arguments: [String], in directory: URL? = nil) throws -> Outcome {
+        let binary = try TestTools.product("boardbridge")
+        let scratch = try TestTools.temporaryDirectory("boardbridge-cli")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("out")
+        let errURL = scratch.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory ?? scratch
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        try process.run()
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus,
+            output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+            error: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+    }
+
+    @Test func helpExitsZero() throws {
+        let outcome = try run(["--help"])
+        #expect(outcome.status == 0)
+        #expect(outcome.output == BoardBridgeCLI.helpText)
+        #expect(outcome.error.isEmpty)
+    }
+
+    @Test func versionExitsZero() throws {
+        let outcome = try run(["--version"])
+        #expect(outcome.status == 0)
+        #expect(outcome.output == BoardBridgeCLI.versionText + "\n")
+    }
+
+    @Test func usageErrorExits64() throws {
+        let outcome = try run(["--no-such-option"])
+        #expect(outcome.status == 64)
+        #expect(outcome.error.contains(#"unknown option "--no-such-option""#))
+        #expect(outcome.error.contains("boardbridge --help"))
+        #expect(outcome.output.isEmpty)
+    }
+
+    @Test func checkConfigOnTheShippedFileExitsZero() throws {
+        let outcome = try run(["check-config", "--config", shippedConfig])
+        #expect(outcome.status == 0)
+        #expect(outcome.output.hasPrefix("configuration OK: 5 boards"))
+    }
+
+    @Test func checkConfigFindsConfigYamlInTheWorkingDirectory() throws {
+        let repository = URL(fileURLWithPath: shippedConfig).deletingLastPathComponent()
+        let outcome = try run(["check-config"], in: repository)
+        #expect(outcome.status == 0)
+        #expect(outcome.output == "configuration OK: 5 boards (config.yaml)\n")
+    }
+
+    @Test func checkConfigOnABadFileExits78WithLocations() throws {
+        let directory = try TestTools.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("config.yaml").path
+        let yaml = """
+            boards:
+              - id: b1
+                address: "AA:BB:CC:DD:EE:01"
+                family: foo
+            """
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        let outcome = try run(["check-config", "--config", path])
+        #expect(outcome.status == 78)
+        #expect(outcome.error.contains("boards[0].family: unknown family \"foo\""))
+        #expect(outcome.error.contains("(\(path):4:13)"))
+        #expect(outcome.output.isEmpty)
+    }
+}

@@ -1,0 +1,82 @@
+import Config
+import Testing
+
+@Suite struct ValueRulesTests {
+    @Test(arguments: [
+        ("300+2", TimeControl.periods([TimeControlPeriod(moves: nil, seconds: 300, increment: 2)])),
+        ("5400+30", .periods([TimeControlPeriod(moves: nil, seconds: 5400, increment: 30)])),
+        (
+            "40/5400+30:1800+30",
+            .periods([
+                TimeControlPeriod(moves: 40, seconds: 5400, increment: 30),
+                TimeControlPeriod(moves: nil, seconds: 1800, increment: 30),
+            ])
+        ),
+        ("40/9000", .periods([TimeControlPeriod(moves: 40, seconds: 9000)])),
+        ("-", .untimed), ("?", .unknown), ("*180", .sandclock(seconds: 180)),
+    ])
+    func validTimeControlsParseAndPrintBack(text: String, expected: TimeControl) throws {
+        let parsed = try TimeControl.parse(text).get()
+        #expect(parsed == expected)
+        #expect(parsed.description == text)
+    }
+
+    @Test(arguments: [
+        "", "+2", "300+", "0", "40/", "/300", "300:", "abc", "5400:40/1800", "-5", "*", "300+2+1", "0/300",
+    ])
+    func invalidTimeControlsAreRefused(text: String) {
+        #expect(throws: TimeControlError.self) { try TimeControl.parse(text).get() }
+    }
+
+    @Test func globPatterns() throws {
+        let chessnut = try #require(GlobPattern("Chessnut*"))
+        #expect(chessnut.matches("Chessnut Air"))
+        #expect(chessnut.matches("Chessnut"))
+        #expect(!chessnut.matches("chessnut Air"))
+        let dgt = try #require(GlobPattern("DGT_Pegasus_[0-9][0-9]?*"))
+        #expect(dgt.matches("DGT_Pegasus_12345"))
+        #expect(!dgt.matches("DGT_Pegasus_1"))
+        let negated = try #require(GlobPattern("[!x]*"))
+        #expect(negated.matches("abc") && !negated.matches("xyz"))
+        #expect(GlobPattern("*a*b*c*")?.matches("xxaxxbxxcxx") == true)
+        #expect(GlobPattern("*a*b*c*")?.matches("xxaxxcxxbxx") == false)
+        #expect(GlobPattern("") == nil)
+        #expect(GlobPattern("[abc") == nil)
+    }
+
+    @Test func topicRules() {
+        #expect(TopicRules.problem(in: "boardbridge", singleLevel: false) == nil)
+        #expect(TopicRules.problem(in: "club/hall-1/boards", singleLevel: false) == nil)
+        for bad in ["", "a/+/b", "a/#", "/a", "a/", "a//b", "$SYS/x", "a\0b"] {
+            #expect(TopicRules.problem(in: bad, singleLevel: false) != nil, "accepted \(bad)")
+        }
+        #expect(TopicRules.problem(in: "a/b", singleLevel: true) != nil)
+        #expect(TopicRules.boardIDProblem(in: "board_7-b") == nil)
+        #expect(TopicRules.boardIDProblem(in: "board 7") != nil)
+        #expect(TopicRules.boardIDProblem(in: "bridge") != nil)
+    }
+
+    @Test func brokerURLs() throws {
+        #expect(try MQTTEndpoint.parse("mqtt://broker").get() == MQTTEndpoint(host: "broker", port: 1883))
+        #expect(
+            try MQTTEndpoint.parse("mqtts://broker:9000/").get()
+                == MQTTEndpoint(host: "broker", port: 9000, usesTLS: true))
+        #expect(try MQTTEndpoint.parse("mqtt://[::1]:1884").get() == MQTTEndpoint(host: "::1", port: 1884))
+        for bad in ["broker:1883", "mqtt://", "mqtt://b:0", "mqtt://b:99999", "mqtt://b:x", "mqtt://u@b", "mqtt://b/t"]
+        {
+            #expect(throws: MQTTEndpointError.self) { try MQTTEndpoint.parse(bad).get() }
+        }
+    }
+
+    @Test func redactedValueIsDeterministicJSON() throws {
+        let config = try ConfigLoader.parse(
+            yamlText:
+                "boards:\n  - id: b1\n    name: \"Say \\\"hi\\\"\"\n    name_pattern: \"X*\"\n    family: chessnut\n")
+        let json = config.redactedDescription
+        #expect(json == config.redactedDescription)
+        #expect(json.hasPrefix(#"{"base_topic":"boardbridge","bluetooth":{"#))
+        #expect(json.contains(#""name":"Say \"hi\"""#))
+        #expect(json.contains(#""name_pattern":"X*""#))
+        #expect(json.contains(#""password":null"#))
+    }
+}

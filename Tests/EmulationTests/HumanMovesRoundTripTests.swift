@@ -1,0 +1,152 @@
+import Adapters
+import BoardKit
+import Chess
+import Emulation
+import Foundation
+import Kernel
+import TestSupport
+import Testing
+
+/// Random legal games played by hand on each emulated board: physical actions →
+/// notifications → adapter → events → GameTracker, which must recover every move.
+@Suite struct HumanMovesRoundTripTests {
+    static let gameCount = 100
+
+    /// A seeded random legal game that often castles, takes en passant and promotes.
+    static func randomGame(seed: UInt64, underpromotions: Bool, maxPlies: Int = 100) -> [Move] {
+        var generator = SeededGenerator(seed: seed)
+        var game = Game()
+        var moves: [Move] = []
+        while moves.count < maxPlies, game.result == .ongoing {
+            let position = game.position
+            var legal = position.legalMoves()
+            if !underpromotions { legal.removeAll { $0.promotion != nil && $0.promotion != .queen } }
+            guard !legal.isEmpty else { break }
+            let special = legal.filter { move in
+                guard let mover = position[move.from] else { return false }
+                if move.promotion != nil { return true }
+                if mover.kind == .king, abs(move.to.file - move.from.file) == 2 { return true }
+                return mover.kind == .pawn && move.from.file != move.to.file && position[move.to] == nil
+            }
+            let pawnMoves = legal.filter { position[$0.from]?.kind == .pawn }
+            let homeRank = position.sideToMove == .white ? 0 : 7
+            let development = legal.filter {
+                $0.from.rank == homeRank && [.knight, .bishop, .queen].contains(position[$0.from]?.kind)
+            }
+            let roll = Int.random(in: 0..<10, using: &generator)
+            let pool: [Move]
+            if !special.isEmpty, roll < 6 {
+                pool = special
+            } else if !development.isEmpty, roll < 8, moves.count < 30 {
+                pool = development
+            } else if !pawnMoves.isEmpty, roll < 8 {
+                pool = pawnMoves
+            } else {
+                pool = legal
+            }
+            guard let move = pool.randomElement(using: &generator) else { break }
+            do { try game.play(move) } catch { break }
+            moves.append(move)
+        }
+        return moves
+    }
+
+    /// Plays `moves` on `link` and returns the tracker after the game.
+    static func replay<A: BoardAdapter, P: BoardPersonality>(
+        _ moves: [Move], on link: inout EmulatedLink<A, P>, options: TrackerOptions, seed: UInt64
+    ) -> (tracker: GameTracker, outputs: [TrackerOutput]) {
+        var tracker = GameTracker(capabilities: link.adapter.capabilities, options: options)
+        var outputs: [TrackerOutput] = []
+        var seen = 0
+        func drain(_ link: EmulatedLink<A, P>) {
+            for event in link.events[seen...] { outputs += tracker.handle(event, at: link.time) }
+            seen = link.events.count
+            outputs += tracker.tick(at: link.time)
+        }
+        link.connect()
+        drain(link)
+        var generator = SeededGenerator(seed: seed)
+        for move in moves {
+            let actions = HumanMoves.actions(
+                for: move.boardMove, on: link.personality.board, style: .random, using: &generator)
+            for action in actions {
+                link.perform(action)
+                drain(link)
+            }
+            link.run(for: 0.3)
+            drain(link)
+        }
+        link.time += 10
+        drain(link)
+        return (tracker, outputs)
+    }
+
+    static func check(_ moves: [Move], _ result: (tracker: GameTracker, outputs: [TrackerOutput]), game: Int) {
+        #expect(result.tracker.game.moves.map(\.move) == moves, "game \(game)")
+        #expect(result.tracker.syncState == .inSync, "game \(game)")
+        for output in result.outputs {
+            switch output {
+            case .takeback, .illegalMove, .newGame: Issue.record("game \(game): unexpected \(output)")
+            default: break
+            }
+        }
+    }
+
+    @Test func theGamesHoldTheSpecialMoves() {
+        var castlings = 0
+        var enPassants = 0
+        var underpromotions = 0
+        var plies = 0
+        for index in 0..<Self.gameCount {
+            var game = Game()
+            for move in Self.randomGame(seed: 0xC4E5 + UInt64(index), underpromotions: true) {
+                let position = game.position
+                let mover = position[move.from]
+                if mover?.kind == .king, abs(move.to.file - move.from.file) == 2 { castlings += 1 }
+                if mover?.kind == .pawn, move.from.file != move.to.file, position[move.to] == nil { enPassants += 1 }
+                if let promotion = move.promotion, promotion != .queen { underpromotions += 1 }
+                try? game.play(move)
+                plies += 1
+            }
+        }
+        #expect(castlings >= 50)
+        #expect(enPassants >= 20)
+        #expect(underpromotions >= 20)
+        #expect(plies >= 50 * Self.gameCount)
+    }
+
+    @Test func chessnutGamesAreRecovered() {
+        for index in 0..<Self.gameCount {
+            let moves = Self.randomGame(seed: 0xC4E5 + UInt64(index), underpromotions: true)
+            let personality = ChessnutPersonality(isFlipped: index % 4 == 3)
+            var link = EmulatedLink(ChessnutAdapter(), personality)
+            let result = Self.replay(moves, on: &link, options: TrackerOptions(), seed: UInt64(index))
+            Self.check(moves, result, game: index)
+            #expect(link.personality.violations.total == 0)
+        }
+    }
+
+    @Test func millenniumGamesAreRecovered() {
+        for index in 0..<Self.gameCount {
+            let moves = Self.randomGame(seed: 0x3111 + UInt64(index), underpromotions: true)
+            let personality = MillenniumPersonality(isFlipped: index % 4 == 2)
+            var link = EmulatedLink(MillenniumAdapter(), personality)
+            let result = Self.replay(moves, on: &link, options: TrackerOptions(), seed: UInt64(index))
+            Self.check(moves, result, game: index)
+            #expect(link.personality.violations.total == 0)
+        }
+    }
+
+    @Test func pegasusGamesAreRecovered() throws {
+        for index in 0..<Self.gameCount {
+            // Occupancy cannot show which piece a pawn became: queens only.
+            let moves = Self.randomGame(seed: 0xD67 + UInt64(index), underpromotions: false)
+            let flipped = index % 4 == 1
+            var link = EmulatedLink(try PegasusAdapter(), PegasusPersonality(isFlipped: flipped))
+            let options = TrackerOptions(orientation: flipped ? .blackNear : .whiteNear)
+            let result = Self.replay(moves, on: &link, options: options, seed: UInt64(index))
+            Self.check(moves, result, game: index)
+            #expect(link.personality.violations.total == 0)
+        }
+    }
+}

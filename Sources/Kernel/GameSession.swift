@@ -61,9 +61,10 @@ public struct GameSession: Sendable {
     /// Feeds one board event observed at `time`.
     public mutating func handle(_ event: BoardEvent, at time: TimeInterval) -> [SessionOutput] {
         var outputs = checkFlag(at: time)
+        var boardSeen = false
         switch event {
         case .pieces, .occupancy, .pieceLifted, .piecePlaced, .moveReported:
-            awaitingBoard = false
+            boardSeen = true
         case .ready where tracker.inputPath == .reportedMoves:
             // Such boards send nothing until the next move: the link itself is the sign.
             awaitingBoard = false
@@ -73,14 +74,29 @@ public struct GameSession: Sendable {
             break
         }
         absorb(tracker.handle(event, at: time), at: time, into: &outputs)
+        settleAwaiting(boardSeen: boardSeen, into: &outputs)
         updateGate(at: time, into: &outputs)
         return outputs
+    }
+
+    /// Ends the wait for the board once it has shown something the tracker explains, or
+    /// once the tracker itself finds it out of sync (then alerting, which the gate,
+    /// already holding the clock, would not).
+    private mutating func settleAwaiting(boardSeen: Bool, into outputs: inout [SessionOutput]) {
+        guard awaitingBoard else { return }
+        if case .outOfSync(let squares) = tracker.syncState {
+            awaitingBoard = false
+            outputs.append(.alert(mismatched: squares))
+        } else if boardSeen, !tracker.isWaitingForGrace {
+            awaitingBoard = false
+        }
     }
 
     /// Lets time pass to `time`: flag fall, grace periods, pending moves.
     public mutating func tick(at time: TimeInterval) -> [SessionOutput] {
         var outputs = checkFlag(at: time)
         absorb(tracker.tick(at: time), at: time, into: &outputs)
+        settleAwaiting(boardSeen: false, into: &outputs)
         updateGate(at: time, into: &outputs)
         return outputs
     }

@@ -87,6 +87,9 @@ public struct GameTracker: Sendable {
             options: options)
     }
 
+    /// Whether an unexplained difference is waiting out its grace period.
+    var isWaitingForGrace: Bool { grace.since != nil && !syncState.isOutOfSync }
+
     /// The position of the game now.
     public var position: Position { game.position }
 

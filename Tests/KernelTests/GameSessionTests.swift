@@ -184,6 +184,22 @@ import Testing
         #expect(session.clock.remaining(for: .black, at: 40) == 298)
     }
 
+    @Test func aBoardBackOutOfSyncKeepsTheClockPausedAndAlerts() {
+        var session = session()
+        var board = PhysicalBoard(path: .identity)
+        _ = session.handle(board.snapshotEvent, at: 0)
+        _ = play("e2e4", on: &session, board: &board, at: 1)
+        _ = session.handle(.disconnected(error: "link lost"), at: 5)
+        _ = session.handle(.connected, at: 30)
+        // A white knight fell over while the link was down.
+        #expect(session.handle(board.perform(.lift(.b1))[0], at: 31) == [.tracker(.syncChanged(.moveInProgress))])
+        #expect(session.clock.state == .paused(.black))
+        #expect(
+            session.tick(at: 33) == [.tracker(.syncChanged(.outOfSync(mismatched: [.b1]))), .alert(mismatched: [.b1])])
+        let back = session.handle(board.perform(.place(Piece(.white, .knight), .b1))[0], at: 40)
+        #expect(back.clockUpdates.map(\.action) == [.resume(.black)])
+    }
+
     @Test func twoPliesMadeWhileTheLinkWasDownAreCaughtUp() {
         var session = session()
         var board = PhysicalBoard(path: .identity)

@@ -39,7 +39,7 @@ let package = Package(
         // MARK: C wrappers
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
-        .target(name: "Config", dependencies: ["CYAML", "BoardKit"]),
+        .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel"]),
 
         // MARK: Platform and product
         .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters"]),
@@ -76,7 +76,7 @@ let package = Package(
             dependencies: ["FakeBlueZ", "DBus", "Emulation", "Adapters", "BoardKit", "TestSupport"]
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
-        .testTarget(name: "ConfigTests", dependencies: ["Config", "BoardKit", "TestSupport"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "BoardKit", "Kernel", "TestSupport"]),
         .testTarget(
             name: "BridgeTests", dependencies: ["Bridge", "Config", "Kernel", "Chess", "BoardKit", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),

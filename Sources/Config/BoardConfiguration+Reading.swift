@@ -1,4 +1,5 @@
 import BoardKit
+import Kernel
 
 extension BoardConfiguration {
     static let keys = [
@@ -92,13 +93,13 @@ extension BoardConfiguration {
                         + "(\(bluetooth.adapters.joined(separator: ", ")))", at: node.mark)
             }
         }
-        let orientation = section.choice("orientation", noun: "orientation", default: BoardOrientation.auto)
+        let orientation = section.choice("orientation", noun: "orientation", default: OrientationChoice.auto)
         var timeControl: TimeControl?
         if let node = section.value("time_control"), let text = reader.string(node, path: section.path("time_control"))
         {
-            switch TimeControl.parse(text) {
-            case .success(let value): timeControl = value
-            case .failure(let error):
+            do {
+                timeControl = try TimeControl(pgn: text)
+            } catch {
                 reader.fail(
                     section.path("time_control"),
                     "invalid time control \(ConfigReader.quote(text)): \(error.reason)", at: node.mark)

@@ -1,4 +1,5 @@
 import BoardKit
+import Kernel
 
 /// How the bridge finds a board: by its address, or by a pattern on its advertised name.
 public enum BoardMatch: Sendable, Equatable, Hashable, CustomStringConvertible {
@@ -17,13 +18,22 @@ public enum BoardMatch: Sendable, Equatable, Hashable, CustomStringConvertible {
 }
 
 /// Which side of the board is at the near edge (where the cable or logo is).
-public enum BoardOrientation: String, Sendable, Equatable, Hashable, CaseIterable {
+public enum OrientationChoice: String, Sendable, Equatable, Hashable, CaseIterable {
     /// Detect from the first full position (boards that can tell pieces apart).
     case auto
     /// White sits at the near side (the board's own a1 is White's a1).
     case white
     /// Black sits at the near side (the board is turned around).
     case black
+
+    /// The kernel's setting for this choice.
+    public var setting: OrientationSetting {
+        switch self {
+        case .auto: .auto
+        case .white: .whiteNear
+        case .black: .blackNear
+        }
+    }
 }
 
 /// One entry of `boards`: a physical board the bridge connects to and publishes.
@@ -39,7 +49,7 @@ public struct BoardConfiguration: Sendable, Equatable {
     /// The BlueZ adapter to use; `nil` means the first of `bluetooth.adapters`.
     public var adapter: String?
     /// Which side is near (default auto).
-    public var orientation: BoardOrientation
+    public var orientation: OrientationChoice
     /// The clock setting for games on this board; `nil` means none configured.
     public var timeControl: TimeControl?
     /// PGN tags for games on this board, keyed by PGN tag name (`Event`, `WhiteElo`).
@@ -55,7 +65,7 @@ public struct BoardConfiguration: Sendable, Equatable {
     /// Creates a board entry.
     public init(
         id: String, name: String? = nil, match: BoardMatch, family: BoardFamily, adapter: String? = nil,
-        orientation: BoardOrientation = .auto, timeControl: TimeControl? = nil, tags: [String: String] = [:],
+        orientation: OrientationChoice = .auto, timeControl: TimeControl? = nil, tags: [String: String] = [:],
         allowRawCommands: Bool = false, developerKey: Secret? = nil,
         reconnect: BoardReconnectPolicy = BoardReconnectPolicy()
     ) {

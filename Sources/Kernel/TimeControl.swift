@@ -174,3 +174,21 @@ public enum TimeControlError: Error, Equatable, Sendable {
     /// A period without a move count is followed by another period.
     case suddenDeathNotLast(String)
 }
+
+extension TimeControlError: CustomStringConvertible {
+    /// Why the text was refused, in words (without the whole text, which callers quote).
+    public var reason: String {
+        switch self {
+        case .empty: "it is empty"
+        case .invalidMoveCount: "the move count before \"/\" must be a positive number"
+        case .invalidSeconds:
+            "expected seconds, optionally \"moves/\" before and \"+increment\" after"
+        case .invalidIncrement: "the increment after \"+\" must be a number of seconds"
+        case .invalidSandclock: "a sandclock is \"*\" and a number of seconds"
+        case .suddenDeathNotLast: "only the last period may be without a move count (\"40/\")"
+        }
+    }
+
+    /// The reason, in words.
+    public var description: String { reason }
+}

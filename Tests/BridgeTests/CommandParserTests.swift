@@ -174,22 +174,23 @@ import Testing
         Invalid(
             payload: #"{"position":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1"}"#,
             message:
-                #"bad FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1": expected 8 ranks separated by /, got 7"#),
+                #"bad FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1": FEN placement "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP" does not have 8 ranks"#
+        ),
         Invalid(
             payload: #"{"position":"rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"}"#,
             message:
-                #"bad FEN "rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1": rank 7 describes 9 squares instead of 8"#
+                #"bad FEN "rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1": FEN rank 7 "ppppppppp" does not have 8 squares"#
         ),
         Invalid(
             payload: "8/8/8/8/8/8/8/8 x - - 0 1", name: "position",
-            message: #"bad FEN "8/8/8/8/8/8/8/8 x - - 0 1": side to move must be w or b, got x"#),
+            message: #"bad FEN "8/8/8/8/8/8/8/8 x - - 0 1": FEN side to move "x" is not w or b"#),
         Invalid(payload: #"{"position":7}"#, message: "position: expected a FEN string, got a number"),
         Invalid(
             payload: #"{"new_game":{"time_control":"40/"}}"#,
-            message: #"bad time control "40/": period "40/": the time must be a positive number of seconds"#),
+            message: #"bad time control "40/": expected seconds, optionally "moves/" before and "+increment" after"#),
         Invalid(
             payload: #"{"new_game":{"time_control":"300:40/60"}}"#,
-            message: #"bad time control "300:40/60": period "300" has no move count but is not the last period"#),
+            message: #"bad time control "300:40/60": only the last period may be without a move count ("40/")"#),
         Invalid(
             payload: #"{"new_game":{"whte":"A"}}"#, message: #"new_game: unknown field "whte" (did you mean "white"?)"#),
         Invalid(payload: #"{"new_game":{"white":1}}"#, message: "new_game.white: expected a string, got a number"),
@@ -207,7 +208,7 @@ import Testing
         ),
         Invalid(
             payload: #"{"new_game":{"fen":"8/8/8/8/8/8/8/9 w - - 0 1"}}"#,
-            message: #"bad FEN "8/8/8/8/8/8/8/9 w - - 0 1": rank 1 holds "9""#),
+            message: #"bad FEN "8/8/8/8/8/8/8/9 w - - 0 1": FEN placement has invalid character "9""#),
         Invalid(
             payload: #"{"takeback":0}"#,
             message: "takeback: bad value 0: expected a whole number of plies from 1 to 1000"),

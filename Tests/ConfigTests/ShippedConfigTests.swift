@@ -1,6 +1,7 @@
 import BoardKit
 import Config
 import Foundation
+import Kernel
 import Testing
 
 @Suite struct ShippedConfigTests {
@@ -30,7 +31,7 @@ import Testing
                     TimeControlPeriod(moves: nil, seconds: 1800, increment: 30),
                 ]))
         let analysis = try #require(config.board(id: "analysis"))
-        #expect(analysis.timeControl == .untimed)
+        #expect(analysis.timeControl == .unlimited)
         #expect(analysis.reconnect == BoardReconnectPolicy(maxAttempts: 10, delays: [2, 4, 8]))
         #expect(config.board(id: "board-3")?.orientation == .white)
     }

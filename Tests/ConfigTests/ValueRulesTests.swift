@@ -2,32 +2,6 @@ import Config
 import Testing
 
 @Suite struct ValueRulesTests {
-    @Test(arguments: [
-        ("300+2", TimeControl.periods([TimeControlPeriod(moves: nil, seconds: 300, increment: 2)])),
-        ("5400+30", .periods([TimeControlPeriod(moves: nil, seconds: 5400, increment: 30)])),
-        (
-            "40/5400+30:1800+30",
-            .periods([
-                TimeControlPeriod(moves: 40, seconds: 5400, increment: 30),
-                TimeControlPeriod(moves: nil, seconds: 1800, increment: 30),
-            ])
-        ),
-        ("40/9000", .periods([TimeControlPeriod(moves: 40, seconds: 9000)])),
-        ("-", .untimed), ("?", .unknown), ("*180", .sandclock(seconds: 180)),
-    ])
-    func validTimeControlsParseAndPrintBack(text: String, expected: TimeControl) throws {
-        let parsed = try TimeControl.parse(text).get()
-        #expect(parsed == expected)
-        #expect(parsed.description == text)
-    }
-
-    @Test(arguments: [
-        "", "+2", "300+", "0", "40/", "/300", "300:", "abc", "5400:40/1800", "-5", "*", "300+2+1", "0/300",
-    ])
-    func invalidTimeControlsAreRefused(text: String) {
-        #expect(throws: TimeControlError.self) { try TimeControl.parse(text).get() }
-    }
-
     @Test func globPatterns() throws {
         let chessnut = try #require(GlobPattern("Chessnut*"))
         #expect(chessnut.matches("Chessnut Air"))

@@ -78,7 +78,9 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "BoardKit", "Kernel", "TestSupport"]),
         .testTarget(
-            name: "BridgeTests", dependencies: ["Bridge", "Config", "Kernel", "Chess", "BoardKit", "TestSupport"]),
+            name: "BridgeTests",
+            dependencies: ["Bridge", "Config", "Kernel", "Chess", "BoardKit", "Emulation", "TestSupport"]
+        ),
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -172,6 +172,11 @@ public struct GameSession: Sendable {
         return outputs
     }
 
+    /// Changes the tracker's options (orientation, grace, promotion default) mid-game.
+    public mutating func update(options: TrackerOptions) {
+        tracker.update(options: options)
+    }
+
     /// Ends the game (resignation, agreement, adjudication, a claimed draw).
     public mutating func endGame(_ end: GameEnd, at time: TimeInterval) -> [SessionOutput] {
         var outputs = checkFlag(at: time)

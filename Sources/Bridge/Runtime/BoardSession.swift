@@ -1,0 +1,480 @@
+import Adapters
+import BoardKit
+import Chess
+import Config
+import Dispatch
+import Kernel
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// One board, end to end: its transport's events go through the game kernel
+/// (``GameSession``: tracker, sync gate, clock) and come out as MQTT messages; commands
+/// from MQTT reach the kernel or, through the transport's paced writer, the board.
+/// The game is persisted after every move and clock change and restored on start.
+///
+/// Main-actor isolated: the bridge's one event loop drives it. A failure (a bad command,
+/// an unwritable state file) stays inside this board's session.
+@MainActor
+public final class BoardSession {
+    /// The board's configuration.
+    public let board: BoardConfiguration
+    /// The link to the board.
+    public let transport: any BoardTransport
+    /// The kernel state (game, clock, sync gate).
+    public private(set) var core: GameSession
+    /// The board's battery as last reported.
+    public private(set) var battery: (percent: Int, charging: Bool?)?
+    /// Reconnect details for the connection topic, set by the owner of the transport.
+    public var connectionDetail = ConnectionDetail()
+
+    private let capabilities: BoardCapabilities
+    private let builder: MessageBuilder
+    private let publisher: any MessagePublishing
+    private let store: StateStore?
+    private let clock: SessionClock
+    private let logger: Logger
+    private var timer: DispatchSourceTimer?
+    private var eventTask: Task<Void, Never>?
+    private var lastMove: BoardStatePayload.LastMove?
+    private var indicatedAlert = false
+    private var lowBatteryReported = false
+
+    /// Reconnect details published on `<base>/<board>/connection`.
+    public struct ConnectionDetail: Equatable, Sendable {
+        /// The policy's attempt limit.
+        public var maxAttempts: Int?
+        /// Seconds until the next attempt.
+        public var nextDelay: Double?
+        /// The last link error.
+        public var lastError: String?
+
+        /// No details yet.
+        public init(maxAttempts: Int? = nil, nextDelay: Double? = nil, lastError: String? = nil) {
+            self.maxAttempts = maxAttempts
+            self.nextDelay = nextDelay
+            self.lastError = lastError
+        }
+    }
+
+    /// A session for `board` over `transport`, restoring its game from `store` when one
+    /// was persisted. `game` supplies the desync grace and promotion default.
+    public init(
+        board: BoardConfiguration, transport: any BoardTransport, game: GameConfiguration,
+        builder: MessageBuilder, publisher: any MessagePublishing, store: StateStore?, clock: SessionClock,
+        logger: Logger
+    ) {
+        self.board = board
+        self.transport = transport
+        self.builder = builder
+        self.publisher = publisher
+        self.store = store
+        self.clock = clock
+        self.logger = logger.labelled(board.id)
+        let adapter = try? AdapterFactory.makeAdapter(for: board.family, options: AdapterOptions(advertisedName: nil))
+        capabilities = adapter?.capabilities ?? [.occupancySensing]
+        let options = TrackerOptions(
+            desyncGrace: game.desyncGrace, promotionDefault: game.promotionDefault.pieceKind,
+            maxTakebackPlies: game.maxTakebackPlies, orientation: board.orientation.setting)
+        let now = clock.now()
+        if let restored = Self.restore(board.id, from: store, at: now, logger: self.logger) {
+            core = restored
+            self.logger.notice(
+                "restored game", [("ply", String(restored.game.moves.count)), ("fen", restored.position.fen)])
+        } else {
+            var tags = PGNTags()
+            for (name, value) in board.tags.sorted(by: { $0.key < $1.key }) { tags[name] = value }
+            core = GameSession(
+                game: Game(tags: tags), timeControl: board.timeControl ?? .unlimited,
+                inputPath: TrackerInputPath(capabilities: capabilities), options: options)
+        }
+        if let last = core.game.moves.last {
+            lastMove = .init(uci: last.move.uci, san: last.san)
+        }
+    }
+
+    private static func restore(
+        _ id: String, from store: StateStore?, at now: Double, logger: Logger
+    ) -> GameSession? {
+        guard let store else { return nil }
+        do {
+            guard let data = try store.read(id) else { return nil }
+            let snapshot = try JSONDecoder().decode(SessionSnapshot.self, from: data)
+            return GameSession(restoring: snapshot, at: now)
+        } catch {
+            logger.error("cannot restore the saved game, starting afresh", [("error", "\(error)")])
+            return nil
+        }
+    }
+
+    /// Starts consuming the transport's events.
+    public func start() {
+        guard eventTask == nil else { return }
+        let events = transport.events
+        eventTask = Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                self.handle(event)
+            }
+        }
+    }
+
+    /// Stops consuming events and timers (the transport is closed by its owner).
+    public func stop() {
+        eventTask?.cancel()
+        eventTask = nil
+        timer?.cancel()
+        timer = nil
+        persist()
+    }
+
+    // MARK: Board → MQTT
+
+    /// Feeds one event from the board (normally called by the event loop of ``start()``).
+    public func handle(_ event: BoardEvent) {
+        let now = clock.now()
+        switch event {
+        case .connected, .disconnected:
+            publishConnection()
+            publisher.publish(builder.availability(board: board.id, online: transport.state == .connected))
+        case .ready:
+            logger.info("board ready")
+        case .battery(let percent, let charging):
+            battery = (percent, charging)
+            if percent <= 15, !lowBatteryReported {
+                lowBatteryReported = true
+                publishEvent(.batteryLow(percent: percent))
+            } else if percent > 20 {
+                lowBatteryReported = false
+            }
+        case .button(let button):
+            publishEvent(.button(name: button.name))
+        case .raw(let bytes):
+            logger.debug("unhandled frame", [("bytes", bytes.map { String($0, radix: 16) }.joined(separator: " "))])
+        default:
+            break
+        }
+        apply(core.handle(event, at: now))
+        if case .battery = event { publishState() }
+    }
+
+    /// Lets time pass (grace periods, pending moves, flag fall).
+    public func tick() {
+        apply(core.tick(at: clock.now()))
+    }
+
+    /// Publishes everything retained about this board: availability, state, connection and
+    /// PGN. Called on start and after every (re)connection to the broker.
+    public func publishRetained() {
+        publisher.publish(builder.availability(board: board.id, online: transport.state == .connected))
+        publishConnection()
+        publishState()
+        publisher.publish(builder.pgn(board: board.id, text: core.game.pgn))
+    }
+
+    /// The transport changed state (connecting, reconnecting, …): publish it.
+    public func transportStateChanged() {
+        publishConnection()
+        publishState()
+    }
+
+    private func apply(_ outputs: [SessionOutput]) {
+        guard !outputs.isEmpty else {
+            scheduleTick()
+            return
+        }
+        var changedGame = false
+        var changedClock = false
+        for output in outputs {
+            switch output {
+            case .tracker(let tracked):
+                changedGame = publish(tracked) || changedGame
+            case .clock(let update):
+                changedClock = true
+                publishClock(update)
+            case .alert(let squares):
+                publishEvent(.alert(reason: "out_of_sync", squares: squares))
+                indicate(squares)
+            }
+        }
+        publishState()
+        if changedGame { publisher.publish(builder.pgn(board: board.id, text: core.game.pgn)) }
+        if changedGame || changedClock { persist() }
+        scheduleTick()
+    }
+
+    /// Publishes one tracker output; returns whether the game record changed.
+    private func publish(_ output: TrackerOutput) -> Bool {
+        switch output {
+        case .move(let move):
+            lastMove = .init(uci: move.uci, san: move.san)
+            let times = core.clock.remainingTimes(at: clock.now())
+            let payload = MovePayload(
+                uci: move.uci, san: move.san, ply: move.ply, moveNumber: (move.ply + 1) / 2, color: move.color,
+                fen: move.fen, whiteClock: times?.white, blackClock: times?.black, timestamp: date(move.timestamp))
+            publisher.publish(builder.move(board: board.id, payload))
+            publishEvent(.move(payload))
+            logger.info("move", [("ply", String(move.ply)), ("san", move.san)])
+            return true
+        case .syncChanged(let state):
+            switch state {
+            case .outOfSync(let squares): publishEvent(.outOfSync(squares: squares))
+            case .inSync:
+                publishEvent(.inSync)
+                clearAlertIndication()
+            case .moveInProgress: break
+            }
+            return false
+        case .takeback(let takeback):
+            lastMove = core.game.moves.last.map { .init(uci: $0.move.uci, san: $0.san) }
+            publishEvent(.takeback(plies: takeback.plies, fen: takeback.fen))
+            return true
+        case .illegalMove(let illegal):
+            publishEvent(
+                .illegalMove(uci: illegal.move.uci, squares: [illegal.move.from, illegal.move.to], fen: illegal.fen))
+            logger.warning("illegal move", [("uci", illegal.move.uci), ("reason", illegal.reason.rawValue)])
+            return false
+        case .gameEnded(let end):
+            publishEvent(.gameEnd(result: end.result.rawValue, termination: end.reason.name))
+            logger.notice("game over", [("result", end.result.rawValue), ("reason", end.reason.name)])
+            return true
+        case .orientationDetected(let orientation):
+            logger.info("orientation detected", [("orientation", orientation.rawValue)])
+            return false
+        case .newGame(let fen):
+            lastMove = nil
+            publishEvent(.gameStart(fen: fen))
+            return true
+        }
+    }
+
+    private func publishClock(_ update: ClockUpdate) {
+        let action: ClockPayload.Action
+        switch update.action {
+        case .pause, .stop, .flag: action = .pause
+        case .start, .resume, .switchSide: action = .resume
+        case .adjust, .reset: return
+        }
+        let reason: String
+        switch (update.action, update.cause) {
+        case (.flag, _): reason = "flag"
+        case (.stop, _): reason = "game_over"
+        case (_, .gate): reason = action == .pause ? "out_of_sync" : "in_sync"
+        case (_, .command): reason = "command"
+        case (_, .game): reason = "move"
+        }
+        let color = update.action.color ?? (action == .pause ? core.position.sideToMove : nil)
+        publisher.publish(
+            builder.clock(
+                board: board.id,
+                ClockPayload(
+                    action: action, color: color, white: update.white, black: update.black, reason: reason,
+                    timestamp: date(update.time))))
+    }
+
+    private func publishEvent(_ event: BoardEventPayload) {
+        publisher.publish(builder.event(board: board.id, event, timestamp: date(clock.now())))
+    }
+
+    private func publishConnection() {
+        let payload = ConnectionPayload(
+            transportState: transport.state, maxAttempts: connectionDetail.maxAttempts,
+            nextDelay: connectionDetail.nextDelay, lastError: connectionDetail.lastError ?? transport.lastError,
+            timestamp: date(clock.now()))
+        publisher.publish(builder.connection(board: board.id, payload))
+    }
+
+    /// The full retained state.
+    public var statePayload: BoardStatePayload {
+        let now = clock.now()
+        let position = core.position
+        var attempt: Int?
+        if case .reconnecting(let value) = transport.state { attempt = value }
+        let sync: BoardStatePayload.SyncState
+        var squares: [Square] = []
+        switch core.syncState {
+        case .inSync: sync = .inSync
+        case .moveInProgress: sync = .moveInProgress
+        case .outOfSync(let mismatched):
+            sync = .outOfSync
+            squares = mismatched
+        }
+        var clockState: BoardStatePayload.Clock?
+        if let times = core.clock.remainingTimes(at: now) {
+            clockState = .init(
+                white: times.white, black: times.black, running: core.clock.isRunning ? core.clock.activeColor : nil,
+                paused: !core.clock.isRunning)
+        }
+        let tags = core.game.tags
+        return BoardStatePayload(
+            board: board.id, name: board.name, family: board.family, model: transport.connectedDeviceName,
+            address: board.address, adapter: board.adapter, connection: ConnectionPayload.stateName(transport.state),
+            reconnectAttempt: attempt, reconnectMaxAttempts: connectionDetail.maxAttempts, fen: position.fen,
+            turn: position.sideToMove, ply: core.game.moves.count, moveNumber: position.fullmoveNumber,
+            lastMove: lastMove, sync: sync, syncSquares: squares, clock: clockState,
+            battery: battery.map { .init(percent: $0.percent, charging: $0.charging) },
+            tags: GameCommand.Tags(
+                event: tags["Event"], site: tags["Site"], round: tags["Round"], board: tags["Board"],
+                white: tags["White"], black: tags["Black"]),
+            result: core.game.result.rawValue, updated: date(now))
+    }
+
+    private func publishState() {
+        publisher.publish(builder.boardState(statePayload))
+    }
+
+    // MARK: Alerts on the board
+
+    private func indicate(_ squares: [Square]) {
+        guard capabilities.contains(.perSquareLEDs), !squares.isEmpty else { return }
+        let orientation = core.tracker.orientation ?? .whiteNear
+        transport.send(.indicate(squares: squares.map { orientation.map($0) }, style: .alert))
+        indicatedAlert = true
+    }
+
+    private func clearAlertIndication() {
+        guard indicatedAlert else { return }
+        indicatedAlert = false
+        transport.send(.clearIndications)
+    }
+
+    // MARK: MQTT → board and game
+
+    /// Applies a parsed command; returns the response data, or an error message (and
+    /// then nothing changed).
+    public func execute(_ command: BridgeCommand) -> Result<JSONValue, CommandFailure> {
+        switch command {
+        case .board(let boardCommand):
+            if case .custom = boardCommand, !board.allowRawCommands {
+                return .failure(CommandFailure("raw commands are not enabled for board \(board.id)"))
+            }
+            guard transport.state == .connected else {
+                return .failure(CommandFailure("board \(board.id) is not connected"))
+            }
+            transport.send(boardCommand)
+            return .success(["sent": true])
+        case .game(let gameCommand):
+            return execute(gameCommand)
+        }
+    }
+
+    private func execute(_ command: GameCommand) -> Result<JSONValue, CommandFailure> {
+        let now = clock.now()
+        switch command {
+        case .newGame(let newGame):
+            var tags = PGNTags()
+            for (name, value) in board.tags.sorted(by: { $0.key < $1.key }) { tags[name] = value }
+            let given = newGame.tags
+            let named: [(String, String?)] = [
+                ("Event", given.event), ("Site", given.site), ("Round", given.round), ("Board", given.board),
+                ("White", given.white), ("Black", given.black),
+            ]
+            for (name, value) in named { if let value { tags[name] = value } }
+            for tag in given.extra { tags[tag.name] = tag.value }
+            var control: TimeControl?
+            if let text = newGame.timeControl {
+                do { control = try TimeControl(pgn: text) } catch {
+                    return .failure(CommandFailure("bad time control \"\(text)\": \(error.reason)"))
+                }
+            }
+            do {
+                apply(try core.newGame(tags: tags, timeControl: control, fen: newGame.fen, at: now))
+            } catch {
+                return .failure(CommandFailure("bad FEN: \(error)"))
+            }
+        case .setPosition(let fen):
+            do { apply(try core.setPosition(fen: fen, at: now)) } catch {
+                return .failure(CommandFailure("bad FEN: \(error)"))
+            }
+        case .takeback(let plies):
+            guard plies <= core.game.moves.count else {
+                return .failure(
+                    CommandFailure("cannot take back \(plies) plies: the game has \(core.game.moves.count)"))
+            }
+            apply(core.takeBack(plies: plies, at: now))
+        case .pauseClock:
+            apply(core.pauseClock(at: now))
+        case .resumeClock:
+            if case .notStarted = core.clock.state {
+                apply(core.startClock(at: now))
+            } else {
+                apply(core.resumeClock(at: now))
+            }
+        case .adjustClock(let white, let black):
+            apply(core.adjustClock(white: white, black: black, at: now))
+        case .setResult(let result):
+            let end: GameEnd
+            switch result {
+            case .whiteWins: end = GameEnd(result: .whiteWins, reason: .adjudication)
+            case .blackWins: end = GameEnd(result: .blackWins, reason: .adjudication)
+            case .draw: end = GameEnd(result: .draw, reason: .agreement)
+            case .ongoing: return .failure(CommandFailure("a game cannot be set back to ongoing; start a new game"))
+            }
+            apply(core.endGame(end, at: now))
+        case .setOrientation(let orientation):
+            var options = core.tracker.options
+            switch orientation {
+            case .auto: options.orientation = .auto
+            case .white: options.orientation = .whiteNear
+            case .black: options.orientation = .blackNear
+            }
+            core.update(options: options)
+            publishState()
+            persist()
+        }
+        return .success(["fen": .string(core.position.fen), "ply": JSONValue(core.game.moves.count)])
+    }
+
+    // MARK: Time and persistence
+
+    private func scheduleTick() {
+        timer?.cancel()
+        timer = nil
+        guard let deadline = core.nextDeadline else { return }
+        let delay = max(0, deadline - clock.now())
+        let source = DispatchSource.makeTimerSource(queue: .main)
+        source.schedule(deadline: .now() + delay)
+        source.setEventHandler { [weak self] in
+            MainActor.assumeIsolated { self?.tick() }
+        }
+        source.resume()
+        timer = source
+    }
+
+    /// Writes the session to the state directory (atomically).
+    public func persist() {
+        guard let store else { return }
+        do {
+            let data = try JSONEncoder().encode(core.snapshot(at: clock.now()))
+            try store.write(data, as: board.id)
+        } catch {
+            logger.error("cannot save the game", [("error", "\(error)")])
+        }
+    }
+
+    private func date(_ seconds: Double) -> Date {
+        Date(timeIntervalSince1970: seconds)
+    }
+}
+
+/// Why a command was refused (answered on the board's response topic).
+public struct CommandFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The message.
+    public var description: String
+
+    /// A failure saying `description`.
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+extension BoardConfiguration {
+    /// The configured address, when the board is matched by address.
+    var address: String? {
+        if case .address(let address) = match { return address }
+        return nil
+    }
+}

@@ -1,0 +1,170 @@
+import BoardKit
+import Chess
+import Config
+import Emulation
+import Foundation
+import Kernel
+import TestSupport
+import Testing
+
+@testable import Bridge
+
+@MainActor
+final class RecordingPublisher: MessagePublishing {
+    private(set) var messages: [OutgoingMessage] = []
+    func publish(_ message: OutgoingMessage) { messages.append(message) }
+    func payloads(on topic: String) -> [JSONValue] {
+        messages.filter { $0.topic == topic }.compactMap { try? JSONValue(parsing: $0.payload) }
+    }
+    func clear() { messages.removeAll() }
+}
+
+final class ManualTime: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Double = 1_800_000_000
+    var now: Double { lock.withLock { value } }
+    func advance(_ seconds: Double) { lock.withLock { value += seconds } }
+}
+
+@MainActor
+struct SessionHarness {
+    let transport: InMemoryBoardTransport
+    let publisher = RecordingPublisher()
+    let session: BoardSession
+    let time = ManualTime()
+    var generator = SeededGenerator(seed: 7)
+
+    init(
+        family: BoardFamily = .chessnut, name: String = "Chessnut Air", timeControl: TimeControl? = nil,
+        store: StateStore? = nil, allowRaw: Bool = false
+    ) throws {
+        transport = InMemoryBoardTransport(family: family, name: name)
+        let board = BoardConfiguration(
+            id: "board-01", name: "Board 1", match: .namePattern(GlobPattern("Chessnut*")!), family: family,
+            timeControl: timeControl, allowRawCommands: allowRaw)
+        let topics = try Topics(base: "boardbridge", node: "hall-a")
+        let clock = SessionClock(now: { [time] in time.now })
+        session = BoardSession(
+            board: board, transport: transport, game: GameConfiguration(desyncGrace: 2),
+            builder: MessageBuilder(topics: topics), publisher: publisher, store: store, clock: clock,
+            logger: Logger(label: "test", level: .error))
+    }
+
+    /// Delivers everything the transport has yielded so far to the session.
+    func pump() async {
+        for _ in 0..<20 { await Task.yield() }
+    }
+
+    mutating func play(_ uci: String) async {
+        let move = BoardMove(uci: uci)!
+        for action in HumanMoves.actions(
+            for: move, on: transport.personality.board, style: .standard, using: &generator)
+        {
+            transport.perform(action)
+        }
+        await pump()
+    }
+}
+
+@Suite(.serialized) @MainActor struct BoardSessionTests {
+    @Test func movesArePublishedWithSANAndFEN() async throws {
+        var harness = try SessionHarness()
+        harness.session.start()
+        harness.transport.establishLink()
+        await harness.pump()
+        await harness.play("e2e4")
+        await harness.play("e7e5")
+        await harness.play("g1f3")
+        let moves = harness.publisher.payloads(on: "boardbridge/board-01/move")
+        #expect(moves.map { $0["san"]?.stringValue } == ["e4", "e5", "Nf3"])
+        #expect(moves.last?["fen"]?.stringValue == "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2")
+        let pgn = harness.publisher.messages.last { $0.topic == "boardbridge/board-01/pgn" }
+        #expect(pgn?.retain == true)
+        #expect(pgn?.payloadText.contains("1. e4 e5 2. Nf3") == true)
+        let state = harness.publisher.payloads(on: "boardbridge/board-01").last
+        #expect(state?["ply"]?.intValue == 3)
+        #expect(harness.publisher.messages.filter { $0.topic.hasSuffix("/move") }.allSatisfy { !$0.retain })
+    }
+
+    @Test func knockedPieceGivesOutOfSyncPauseAlertAndResume() async throws {
+        var harness = try SessionHarness(timeControl: try TimeControl(pgn: "300+2"))
+        harness.session.start()
+        harness.transport.establishLink()
+        await harness.pump()
+        await harness.play("e2e4")  // White's first move starts Black's clock
+        harness.publisher.clear()
+        harness.transport.perform(.knockOver(.a2))
+        await harness.pump()
+        harness.time.advance(3)
+        harness.session.tick()
+        let events = harness.publisher.payloads(on: "boardbridge/board-01/event").map { $0["event_type"]?.stringValue }
+        #expect(events.contains("out_of_sync"))
+        #expect(events.contains("alert"))
+        let clocks = harness.publisher.payloads(on: "boardbridge/board-01/clock")
+        #expect(clocks.first?["action"]?.stringValue == "pause")
+        // The alert lights the mismatched square on the board.
+        #expect(harness.transport.writes.count > 0)
+        harness.publisher.clear()
+        harness.transport.perform(.place(Piece(.white, .pawn), on: .a2))
+        await harness.pump()
+        let resumed = harness.publisher.payloads(on: "boardbridge/board-01/clock")
+        #expect(resumed.first?["action"]?.stringValue == "resume")
+        #expect(resumed.first?["color"]?.stringValue == "black")
+        #expect(
+            harness.publisher.payloads(on: "boardbridge/board-01/event").contains {
+                $0["event_type"]?.stringValue == "in_sync"
+            })
+    }
+
+    @Test func gameSurvivesARestart() async throws {
+        let directory = try TestTools.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try StateStore(directory: directory.path)
+        var first = try SessionHarness(store: store)
+        first.session.start()
+        first.transport.establishLink()
+        await first.pump()
+        await first.play("d2d4")
+        await first.play("d7d5")
+        first.session.stop()
+
+        let second = try SessionHarness(store: store)
+        #expect(second.session.core.game.moves.map(\.san) == ["d4", "d5"])
+        #expect(second.session.core.game.pgn.contains("1. d4 d5"))
+    }
+
+    @Test func commandsChangeTheGameOrAreRefused() async throws {
+        let harness = try SessionHarness()
+        harness.session.start()
+        let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1"
+        #expect(throws: Never.self) { try harness.session.execute(.game(.setPosition(fen: fen))).get() }
+        #expect(harness.session.core.position.fen == fen)
+        let refused = harness.session.execute(.board(.custom(Data([1, 2]))))
+        #expect(refused == .failure(CommandFailure("raw commands are not enabled for board board-01")))
+        let notConnected = harness.session.execute(.board(.requestState))
+        #expect(notConnected == .failure(CommandFailure("board board-01 is not connected")))
+        let takeback = harness.session.execute(.game(.takeback(plies: 3)))
+        #expect(takeback == .failure(CommandFailure("cannot take back 3 plies: the game has 0")))
+        #expect(harness.session.core.position.fen == fen)
+    }
+
+    @Test func connectionChangesArePublishedRetained() async throws {
+        let harness = try SessionHarness()
+        harness.session.start()
+        harness.transport.establishLink()
+        await harness.pump()
+        harness.transport.dropLink(reason: "le-connection-abort-by-local")
+        await harness.pump()
+        harness.transport.markReconnecting(attempt: 1)
+        harness.session.connectionDetail = .init(
+            maxAttempts: 5, nextDelay: 2, lastError: "le-connection-abort-by-local")
+        harness.session.transportStateChanged()
+        let connections = harness.publisher.payloads(on: "boardbridge/board-01/connection")
+        #expect(connections.last?["state"]?.stringValue == "reconnecting")
+        #expect(connections.last?["attempt"]?.intValue == 1)
+        #expect(connections.last?["max_attempts"]?.intValue == 5)
+        let availability = harness.publisher.messages.filter { $0.topic == "boardbridge/board-01/availability" }
+        #expect(availability.last?.payloadText == #"{"state":"offline"}"#)
+        #expect(availability.allSatisfy { $0.retain })
+    }
+}

@@ -52,7 +52,8 @@ extension MQTTClient {
             sessionExpiry: protocolVersion == .v5 && !configuration.cleanSession
                 ? configuration.sessionExpiryInterval : nil)
         DispatchQueue.global(qos: .utility).async { [weak self] in
-            let (rc, error) = MosquittoSetup.connect(transfer.handle, request.host, request.port, request.keepAlive,
+            let (rc, error) = MosquittoSetup.connect(
+                transfer.handle, request.host, request.port, request.keepAlive,
                 sessionExpiry: request.sessionExpiry)
             let client = self
             DispatchQueue.main.async {
@@ -106,6 +107,13 @@ extension MQTTClient {
     private func socketReadable() {
         guard let handle else { return }
         var rc = mosquitto_loop_read(handle.raw, 1)
+        // libmosquitto reads about one packet per call; read on while the socket has bytes
+        // (bounded), instead of paying a Dispatch wake-up per packet.
+        var rounds = 1
+        while rc == MOSQ_ERR_SUCCESS.rawValue, phase == .connected, rounds < 64, hasPendingInput(handle) {
+            rc = mosquitto_loop_read(handle.raw, 1)
+            rounds += 1
+        }
         // Before CONNACK the write side is not watched (a TLS handshake waiting to read would
         // spin on writability), so the CONNECT that follows the handshake goes out here.
         if phase == .handshaking, rc == MOSQ_ERR_SUCCESS.rawValue, handle.wantsWrite {
@@ -123,6 +131,13 @@ extension MQTTClient {
         let rc = mosquitto_loop_write(handle.raw, 1)
         if rc != MOSQ_ERR_SUCCESS.rawValue { pendingFailureCode = rc }
         service()
+    }
+
+    private func hasPendingInput(_ handle: MosquittoHandle) -> Bool {
+        let socket = handle.socket
+        guard socket >= 0 else { return false }
+        var byte: UInt8 = 0
+        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
     }
 
     /// During the handshake libmosquitto can keep a TLS socket that the peer closed (it

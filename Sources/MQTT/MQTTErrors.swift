@@ -35,7 +35,8 @@ public enum MQTTConfigurationError: Error, Hashable, Sendable, CustomStringConve
     /// A sentence for logs and config error reports.
     public var description: String {
         switch self {
-        case .invalidURL(let url): "invalid MQTT server URL \"\(url)\" (expected mqtt://host[:port] or mqtts://host[:port])"
+        case .invalidURL(let url):
+            "invalid MQTT server URL \"\(url)\" (expected mqtt://host[:port] or mqtts://host[:port])"
         case .unsupportedScheme(let scheme): "unsupported URL scheme \"\(scheme)\" (use mqtt or mqtts)"
         case .credentialsInURL(let url):
             "credentials in the server URL \"\(url)\" are not accepted; set username and password separately"

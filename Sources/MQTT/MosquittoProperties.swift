@@ -24,7 +24,8 @@ enum MosquittoProperties {
                 var value: UnsafeMutableRawPointer?
                 var length: UInt16 = 0
                 if mosquitto_property_read_binary(property, identifier, &value, &length, false) != nil {
-                    result.correlationData = value.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) }
+                    result.correlationData =
+                        value.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) }
                         ?? []
                     free(value)
                 }

@@ -50,7 +50,9 @@ enum MosquittoSetup {
         return .success(handle)
     }
 
-    private static func setWill(_ raw: OpaquePointer, _ will: MQTTLastWill, protocolVersion: MQTTProtocolVersion)
+    private static func setWill(
+        _ raw: OpaquePointer, _ will: MQTTLastWill, protocolVersion: MQTTProtocolVersion
+    )
         -> Int32
     {
         let message = will.message

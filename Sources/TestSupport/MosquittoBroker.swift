@@ -144,6 +144,7 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Stops the broker gracefully (SIGTERM by PID; it saves persistence), waiting for it.
     public func stop() {
+        resume()
         process?.stop(grace: 5)
     }
 
@@ -152,6 +153,17 @@ public final class MosquittoBroker: @unchecked Sendable {
         guard let process else { return }
         process.send(signal: SIGKILL)
         _ = process.waitForExit(timeout: 5)
+    }
+
+    /// Freezes the broker (SIGSTOP by PID): connections stay open but nothing is answered,
+    /// like a broker behind a dead network path. ``stop()`` resumes it first.
+    public func suspend() {
+        process?.send(signal: SIGSTOP)
+    }
+
+    /// Resumes a suspended broker (SIGCONT by PID).
+    public func resume() {
+        process?.send(signal: SIGCONT)
     }
 
     /// Stops (if running) and starts again on the same ports with the same config.
@@ -187,7 +199,10 @@ public final class MosquittoBroker: @unchecked Sendable {
         return try body()
     }
 
-    deinit { process?.stop(grace: 2) }
+    deinit {
+        process?.send(signal: SIGCONT)
+        process?.stop(grace: 2)
+    }
 
     private static func accepts(port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

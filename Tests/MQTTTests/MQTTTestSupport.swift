@@ -49,7 +49,9 @@ func makeClient(
 /// Starts `client`, waits for its connection, and proves its subscriptions are active by
 /// publishing to `probeTopic` (which they must cover) and receiving it back.
 @MainActor
-func connectAndSync(_ client: MQTTClient, _ recorder: ClientRecorder, probeTopic: String? = nil) async throws
+func connectAndSync(
+    _ client: MQTTClient, _ recorder: ClientRecorder, probeTopic: String? = nil
+) async throws
     -> Bool
 {
     client.start()

@@ -87,13 +87,16 @@ extension MQTTClient {
         service()
     }
 
-    /// A read source on a duplicate of libmosquitto's socket: libmosquitto may close its
+    /// A read source on a (close-on-exec) duplicate of libmosquitto's socket: libmosquitto may close its
     /// descriptor inside any call, while Dispatch requires a watched descriptor to stay
     /// open until the source is cancelled, so the source watches (and closes) its own.
     private func watch(_ handle: MosquittoHandle) -> (any DispatchSourceRead)? {
         let socket = handle.socket
         guard socket >= 0 else { return nil }
-        let descriptor = dup(socket)
+        // libmosquitto does not mark its socket close-on-exec; a child process spawned
+        // while we are connected would keep the connection open after we close it.
+        _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
+        let descriptor = fcntl(socket, F_DUPFD_CLOEXEC, 0)
         guard descriptor >= 0 else { return nil }
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .main)
         source.setEventHandler { [weak self] in
@@ -106,6 +109,7 @@ extension MQTTClient {
 
     private func socketReadable() {
         guard let handle else { return }
+        sendBudget = Self.sendBudgetPerTurn
         var rc = mosquitto_loop_read(handle.raw, 1)
         // libmosquitto reads about one packet per call; read on while the socket has bytes
         // (bounded), instead of paying a Dispatch wake-up per packet.
@@ -128,6 +132,7 @@ extension MQTTClient {
 
     private func socketWritable() {
         guard let handle else { return }
+        sendBudget = Self.sendBudgetPerTurn
         let rc = mosquitto_loop_write(handle.raw, 1)
         if rc != MOSQ_ERR_SUCCESS.rawValue { pendingFailureCode = rc }
         service()
@@ -172,10 +177,15 @@ extension MQTTClient {
             connectionEnded(.timedOut)
             return
         }
-        var rc = mosquitto_loop_misc(handle.raw)
-        if rc == MOSQ_ERR_SUCCESS.rawValue, phase == .handshaking, handle.wantsWrite {
-            rc = mosquitto_loop_write(handle.raw, 1)
+        sendBudget = Self.sendBudgetPerTurn
+        var rc = MOSQ_ERR_SUCCESS.rawValue
+        if phase == .handshaking {
+            // libmosquitto continues a TLS handshake only inside mosquitto_loop_read, also
+            // when the handshake waits to write; a read with nothing to read is harmless.
+            rc = mosquitto_loop_read(handle.raw, 1)
+            if rc == MOSQ_ERR_SUCCESS.rawValue, handle.wantsWrite { rc = mosquitto_loop_write(handle.raw, 1) }
         }
+        if rc == MOSQ_ERR_SUCCESS.rawValue { rc = mosquitto_loop_misc(handle.raw) }
         if rc != MOSQ_ERR_SUCCESS.rawValue { pendingFailureCode = rc }
         service()
     }
@@ -188,7 +198,7 @@ extension MQTTClient {
             return
         }
         guard writeSource == nil else { return }
-        let descriptor = dup(handle.socket)
+        let descriptor = fcntl(handle.socket, F_DUPFD_CLOEXEC, 0)
         guard descriptor >= 0 else { return }
         let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: .main)
         source.setEventHandler { [weak self] in
@@ -229,10 +239,22 @@ extension MQTTClient {
         }
     }
 
+    /// The most messages handed to libmosquitto per main-queue turn. QoS 0 messages are
+    /// confirmed as soon as they are written, so a large QoS 0 backlog could otherwise be
+    /// sent in one go and hold the main actor; past the budget the rest continues on a
+    /// later turn.
+    static var sendBudgetPerTurn: Int { 256 }
+
     /// Hands queued messages to libmosquitto while connected and the window allows.
     func sendQueued() {
         guard phase == .connected, let handle else { return }
-        while queue.inFlightCount < window, pendingFailureCode == nil, let entry = queue.popFirst() {
+        while queue.inFlightCount < window, pendingFailureCode == nil, queue.pendingCount > 0 {
+            guard sendBudget > 0 else {
+                scheduleSendContinuation()
+                break
+            }
+            guard let entry = queue.popFirst() else { break }
+            sendBudget -= 1
             var expiry: UInt32?
             if let interval = entry.message.properties.messageExpiryInterval {
                 let waited = UInt64(max(0, (ContinuousClock.now - entry.enqueuedAt).components.seconds))
@@ -266,6 +288,19 @@ extension MQTTClient {
             }
         }
         service()
+    }
+
+    private func scheduleSendContinuation() {
+        guard !sendContinuationScheduled else { return }
+        sendContinuationScheduled = true
+        DispatchQueue.main.async { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self else { return }
+                self.sendContinuationScheduled = false
+                self.sendBudget = Self.sendBudgetPerTurn
+                self.sendQueued()
+            }
+        }
     }
 
     func sendSubscriptions(_ list: [MQTTSubscription]) {

@@ -87,6 +87,8 @@ public final class MQTTClient {
     var tickTimer: (any DispatchSourceTimer)?
     var retryTimer: (any DispatchSourceTimer)?
     var isServicing = false
+    var sendBudget = 256
+    var sendContinuationScheduled = false
     var overflowDropsInEpisode = 0
     var messageStreams: [UInt64: AsyncStream<MQTTMessage>.Continuation] = [:]
     var stateStreams: [UInt64: AsyncStream<MQTTConnectionState>.Continuation] = [:]

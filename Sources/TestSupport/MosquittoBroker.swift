@@ -128,7 +128,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         guard process?.isRunning != true else { return }
         if let process { earlierLogs += process.output }
         let child = ManagedProcess(executable: try TestTools.require("mosquitto"), arguments: ["-c", configURL.path])
-        try Self.withEmptySignalMask { try child.start() }
+        try child.start()
         process = child
         let deadline = Date().addingTimeInterval(timeout)
         for listenerPort in [port] + (tlsPort.map { [$0] } ?? []) {
@@ -182,21 +182,6 @@ public final class MosquittoBroker: @unchecked Sendable {
     public var log: String {
         let file = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
         return file + earlierLogs + (process?.output ?? "")
-    }
-
-    /// Runs `body` (which starts a child) with no signals blocked on this thread.
-    ///
-    /// The test runner's threads block almost every signal, and a child inherits the
-    /// spawning thread's mask. mosquitto only unblocks what it inherited, so started from a
-    /// test it would ignore SIGTERM (and ``stop()`` would end in SIGKILL after the grace
-    /// period, without saving persistence). The mask is restored right after the spawn.
-    static func withEmptySignalMask<T>(_ body: () throws -> T) rethrows -> T {
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var previous = sigset_t()
-        pthread_sigmask(SIG_SETMASK, &empty, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        return try body()
     }
 
     deinit {

@@ -1,1 +1,0 @@
-// The DBus module; see DESIGN.md §1.

@@ -5,7 +5,9 @@ extension DBusConnection {
     /// - Returns: how it went; the connection owns the name when this is
     ///   ``DBusRequestNameReply/primaryOwner`` or ``DBusRequestNameReply/alreadyOwner``.
     /// - Throws: the bus's error (e.g. `…Error.AccessDenied` from its policy).
-    public func requestName(_ name: String, flags: DBusRequestNameFlags = []) async throws(DBusError)
+    public func requestName(
+        _ name: String, flags: DBusRequestNameFlags = []
+    ) async throws(DBusError)
         -> DBusRequestNameReply
     {
         try checkBusName(name)
@@ -31,7 +33,7 @@ extension DBusConnection {
         try checkBusName(name)
         do throws(DBusError) {
             return try await callBus("GetNameOwner", [.string(name)]).first?.stringValue
-        } catch where error.name == DBusError.Name.nameHasNoOwner {
+        } catch  where error.name == DBusError.Name.nameHasNoOwner {
             return nil
         }
     }
@@ -41,7 +43,9 @@ extension DBusConnection {
     ///
     /// - Throws: the peer's error, or ``DBusError/Name/invalidSignature`` when the reply is not
     ///   an `a{oa{sa{sv}}}`.
-    public func managedObjects(destination: String, path: String = "/") async throws(DBusError)
+    public func managedObjects(
+        destination: String, path: String = "/"
+    ) async throws(DBusError)
         -> [String: [String: [String: DBusValue]]]
     {
         let reply = try await call(
@@ -54,7 +58,9 @@ extension DBusConnection {
     }
 
     /// `org.freedesktop.DBus.Properties.Get`: one property's value (variant removed).
-    public func property(_ name: String, interface: String, path: String, destination: String) async throws(DBusError)
+    public func property(
+        _ name: String, interface: String, path: String, destination: String
+    ) async throws(DBusError)
         -> DBusValue
     {
         let reply = try await call(
@@ -66,7 +72,9 @@ extension DBusConnection {
 
     /// `org.freedesktop.DBus.Properties.GetAll`: every property of `interface` (variants
     /// removed).
-    public func allProperties(interface: String, path: String, destination: String) async throws(DBusError)
+    public func allProperties(
+        interface: String, path: String, destination: String
+    ) async throws(DBusError)
         -> [String: DBusValue]
     {
         let reply = try await call(

@@ -13,7 +13,7 @@ extension DBusConnection {
     ///   - timeout: how long to wait for the reply; `nil` means libdbus's default (25 s).
     /// - Throws: the peer's error reply as a `DBusError` (name and message);
     ///   ``DBusError/Name/noReply`` on timeout; ``DBusError/Name/disconnected`` when the
-    ///   connection is closed or lost; ``DBusError/Name/invalidArgs`` for invalid names or
+    ///   connection is closed or lost (also while waiting); ``DBusError/Name/invalidArgs`` for invalid names or
     ///   values (checked before sending); ``DBusError/Name/cancelled`` when the calling task is
     ///   cancelled (the pending call is then cancelled; a late reply is ignored).
     public func call(
@@ -28,7 +28,9 @@ extension DBusConnection {
     }
 
     /// Sends `message` and waits for its reply (a method return; error replies are thrown).
-    func sendWithReply(_ message: DBusMessageHandle, timeout: Duration?) async throws(DBusError)
+    func sendWithReply(
+        _ message: DBusMessageHandle, timeout: Duration?
+    ) async throws(DBusError)
         -> DBusMessageHandle
     {
         let holder = DBusPendingHolder()
@@ -63,12 +65,30 @@ extension DBusConnection {
         else { throw DBusError(name: DBusError.Name.noMemory, message: "Could not queue message") }
         // libdbus returns success without a pending call when the connection is already closed.
         guard let pendingPointer else { throw DBusError.notConnected }
-        let pending = DBusPendingReply(pointer: pendingPointer, completion: completion)
+        let id = nextCallID
+        nextCallID += 1
+        let pending = DBusPendingReply(pointer: pendingPointer) { [weak self] result in
+            self?.outstandingCalls[id] = nil
+            completion(result)
+        }
+        outstandingCalls[id] = pending
         guard pending.installNotify() else {
+            outstandingCalls[id] = nil
             pending.discard()
             throw DBusError(name: DBusError.Name.noMemory, message: "Could not wait for the reply")
         }
         return pending
+    }
+
+    /// Fails every call still waiting for a reply. libdbus queues synthetic errors for them
+    /// when the connection drops, but only after it has forgotten the calls, so their notify
+    /// callbacks would never run.
+    func failOutstandingCalls() {
+        let calls = outstandingCalls.values
+        outstandingCalls.removeAll()
+        let error = DBusError(
+            name: DBusError.Name.disconnected, message: "Connection was disconnected before a reply was received")
+        for call in calls { call.fail(error) }
     }
 
     /// Calls a method; `completion` gets the reply body in wire order (see above).
@@ -137,9 +157,14 @@ final class DBusPendingReply {
 
     /// Cancels the call (`dbus_pending_call_cancel`) and fails the waiter.
     func cancel() {
+        fail(DBusError(name: DBusError.Name.cancelled, message: "The call was cancelled"))
+    }
+
+    /// Cancels the call and fails the waiter with `error`.
+    func fail(_ error: DBusError) {
         guard let pointer else { return }
         dbus_pending_call_cancel(pointer)
-        finish(.failure(DBusError(name: DBusError.Name.cancelled, message: "The call was cancelled")))
+        finish(.failure(error))
     }
 
     private func complete() {

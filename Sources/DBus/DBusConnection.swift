@@ -18,8 +18,8 @@ import Dispatch
 ///
 /// The process never exits when the bus goes away (`dbus_connection_set_exit_on_disconnect`
 /// is off). Instead ``onDisconnect`` is called once, pending calls fail with
-/// ``DBusError/Name/disconnected`` or ``DBusError/Name/noReply``, and further calls throw; make
-/// a new connection to reconnect.
+/// ``DBusError/Name/disconnected``, and further calls and signals throw it; make a new
+/// connection to reconnect (handlers, registrations and match rules do not carry over).
 ///
 /// Owns one libdbus `DBusConnection` (opened with `dbus_connection_open_private`), which it
 /// closes and releases when it is deallocated.
@@ -40,6 +40,8 @@ public final class DBusConnection {
     private var isDispatching = false
     var signalHandlers: [DBusSignalHandlerEntry] = []
     var nextHandlerID: UInt64 = 1
+    var outstandingCalls: [UInt64: DBusPendingReply] = [:]
+    var nextCallID: UInt64 = 1
     var trackedNames: [String: DBusTrackedName] = [:]
     var sendHooks: [(id: ObjectIdentifier, hook: @MainActor () -> Void)] = []
 
@@ -100,12 +102,14 @@ public final class DBusConnection {
         _ = dbus_bus_set_unique_name(pointer, name)
     }
 
-    /// Closes the connection (`dbus_connection_close`). Pending calls fail, handlers stop;
-    /// ``onDisconnect`` is not called. Idempotent.
+    /// Closes the connection (`dbus_connection_close`). Pending calls fail at once with
+    /// ``DBusError/Name/disconnected``, handlers stop; ``onDisconnect`` is not called.
+    /// Idempotent. Releasing the last reference closes it too.
     public func close() {
         guard isConnected else { return }
         isConnected = false
         dbus_connection_close(handle.pointer)
+        failOutstandingCalls()
     }
 
     /// Whether Unix file descriptors can be passed on this connection (`h` values).
@@ -189,6 +193,7 @@ public final class DBusConnection {
     func handleDisconnected() {
         guard isConnected else { return }
         isConnected = false
+        failOutstandingCalls()
         onDisconnect?(DBusError(name: DBusError.Name.disconnected, message: "The connection to \(address) was lost"))
     }
 }
@@ -225,19 +230,18 @@ func withCError<R>(_ body: (inout CDBus.DBusError) -> R) throws(DBusError) -> R 
 
 /// The connection's message filter: sees every incoming message before object handlers.
 /// Signals go to the signal handlers; libdbus's local `Disconnected` signal reports the loss.
-let messageFilter:
-    @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> DBusHandlerResult = {
-        _, message, data in
-        guard let message, let context = DBusConnectionContext.from(data) else {
-            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
-        }
-        guard dbus_message_get_type(message) == DBusMessageTypeCode.signal else {
-            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
-        }
-        // Borrowed for the duration of this call, which runs on the main thread.
-        nonisolated(unsafe) let borrowed = message
-        context.withConnection { connection in
-            connection.handleSignal(DBusMessageHandle(retaining: borrowed))
-        }
+let messageFilter: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> DBusHandlerResult = {
+    _, message, data in
+    guard let message, let context = DBusConnectionContext.from(data) else {
         return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
     }
+    guard dbus_message_get_type(message) == DBusMessageTypeCode.signal else {
+        return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    }
+    // Borrowed for the duration of this call, which runs on the main thread.
+    nonisolated(unsafe) let borrowed = message
+    context.withConnection { connection in
+        connection.handleSignal(DBusMessageHandle(retaining: borrowed))
+    }
+    return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+}

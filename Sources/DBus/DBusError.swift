@@ -90,12 +90,13 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The error libdbus itself sends for a method call nobody handles, with its exact text
     /// (`Method "M" with signature "S" on interface "I" doesn't exist` and a newline).
     /// `name` is ``Name/unknownObject`` when no object is at the path, else
-    /// ``Name/unknownMethod``.
+    /// ``Name/unknownMethod``. A call without interface reads `(null)` there, as from libdbus.
     public static func noSuchMethod(_ call: DBusMessage, name: String = Name.unknownMethod) -> DBusError {
-        DBusError(
+        let interface = call.interface.isEmpty ? "(null)" : call.interface
+        return DBusError(
             name: name,
             message:
-                "Method \"\(call.member)\" with signature \"\(call.signature)\" on interface \"\(call.interface)\" doesn't exist\n"
+                "Method \"\(call.member)\" with signature \"\(call.signature)\" on interface \"\(interface)\" doesn't exist\n"
         )
     }
 

@@ -73,10 +73,11 @@ public struct DBusInterface {
     /// Called for each call of one of ``methods``; must answer the invocation (now or later).
     public var methodHandler: (@MainActor (DBusMethodInvocation) -> Void)?
     /// Called by `Properties.Set` with the object path, property name and new value after the
-    /// tree checked that the property is writable, exists and keeps its type. Throw to refuse
-    /// (the error is the reply); return to accept: the tree then stores the value, which
-    /// queues a `PropertiesChanged`, and replies.
-    public var propertySetHandler: (@MainActor (String, String, DBusValue) throws(DBusError) -> Void)?
+    /// tree checked that the property is writable, exists and keeps its type. Throw a
+    /// ``DBusError`` to refuse (it is the reply; any other error becomes
+    /// `org.freedesktop.DBus.Error.Failed`); return to accept: the tree then stores the value,
+    /// which queues a `PropertiesChanged`, and replies.
+    public var propertySetHandler: (@MainActor (String, String, DBusValue) throws -> Void)?
 
     /// An interface `name` with initial `properties` (in order); set the other fields as needed.
     public init(name: String, properties: KeyValuePairs<String, DBusValue> = [:]) {
@@ -92,7 +93,7 @@ public struct DBusInterface {
         name: String, methods: [DBusMethodDescription], signals: [DBusSignalDescription] = [],
         properties: [(String, DBusValue)], writableProperties: Set<String> = [],
         methodHandler: (@MainActor (DBusMethodInvocation) -> Void)? = nil,
-        propertySetHandler: (@MainActor (String, String, DBusValue) throws(DBusError) -> Void)? = nil
+        propertySetHandler: (@MainActor (String, String, DBusValue) throws -> Void)? = nil
     ) {
         self.name = name
         self.methods = methods

@@ -24,7 +24,9 @@ final class DBusMessageHandle: @unchecked Sendable {
     // MARK: Creating (names checked here, since libdbus aborts on invalid ones)
 
     /// A method call (`dbus_message_new_method_call`).
-    static func methodCall(destination: String?, path: String, interface: String?, member: String)
+    static func methodCall(
+        destination: String?, path: String, interface: String?, member: String
+    )
         throws(DBusError) -> DBusMessageHandle
     {
         try check(path: path, interface: interface, member: member)

@@ -125,7 +125,9 @@ enum DBusSignature {
     }
 
     /// Parses one complete type starting at `index`; returns the index just past it.
-    private static func parseCompleteType(_ bytes: [UInt8], at index: Int, arrayDepth: Int, structDepth: Int)
+    private static func parseCompleteType(
+        _ bytes: [UInt8], at index: Int, arrayDepth: Int, structDepth: Int
+    )
         -> Int?
     {
         guard index < bytes.count else { return nil }

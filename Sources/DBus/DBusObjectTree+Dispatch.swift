@@ -90,7 +90,9 @@ extension DBusObjectTree {
         }
     }
 
-    private func set(_ name: String, to value: DBusValue, on interface: DBusTreeInterface, path: String)
+    private func set(
+        _ name: String, to value: DBusValue, on interface: DBusTreeInterface, path: String
+    )
         throws(DBusError)
     {
         let writable = interface.definition?.writableProperties.contains(name) ?? false
@@ -106,7 +108,13 @@ extension DBusObjectTree {
         guard current.typeSignature == value.typeSignature else {
             throw DBusError(name: DBusError.Name.invalidSignature, message: "Invalid signature for '\(name)'")
         }
-        try interface.definition?.propertySetHandler?(path, name, value)
+        do {
+            try interface.definition?.propertySetHandler?(path, name, value)
+        } catch let error as DBusError {
+            throw error
+        } catch {
+            throw DBusError(name: DBusError.Name.failed, message: "\(error)")
+        }
         setProperty(name, interface: interface.name, path: path, to: value)
     }
 

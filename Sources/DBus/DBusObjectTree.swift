@@ -51,7 +51,9 @@ public final class DBusObjectTree {
     /// connection so that queued signals go out before any other message.
     ///
     /// - Throws: ``DBusError/Name/objectPathInUse`` when `rootPath` is already registered.
-    public init(connection: DBusConnection, rootPath: String = "/", includesStandardInterfaces: Bool = true)
+    public init(
+        connection: DBusConnection, rootPath: String = "/", includesStandardInterfaces: Bool = true
+    )
         throws(DBusError)
     {
         guard DBusNames.isValidObjectPath(rootPath) else {
@@ -125,7 +127,9 @@ public final class DBusObjectTree {
             node = DBusTreeNode(path: path)
             nodes[path] = node
             nodeOrder.append(path)
-            if includesStandardInterfaces { node.add(DBusTreeInterface(standard: DBusStandard.introspectableInterface)) }
+            if includesStandardInterfaces {
+                node.add(DBusTreeInterface(standard: DBusStandard.introspectableInterface))
+            }
         }
         node.add(DBusTreeInterface(definition: interface))
         if includesStandardInterfaces && interface.hasProperties
@@ -191,7 +195,9 @@ public final class DBusObjectTree {
     /// Returns `false` (and changes nothing) when the object or interface does not exist or
     /// the value fails ``DBusValue/validate()``.
     @discardableResult
-    public func setProperty(_ name: String, interface: String, path: String, to value: DBusValue?, flush: Bool = false)
+    public func setProperty(
+        _ name: String, interface: String, path: String, to value: DBusValue?, flush: Bool = false
+    )
         -> Bool
     {
         guard let node = nodes[path], let exported = node.interface(named: interface), !exported.isStandard else {
@@ -213,7 +219,9 @@ public final class DBusObjectTree {
     // MARK: Signals
 
     /// Emits a signal from an object (pending changes go first, as for any message).
-    public func emitSignal(path: String, interface: String, member: String, body: [DBusValue] = [])
+    public func emitSignal(
+        path: String, interface: String, member: String, body: [DBusValue] = []
+    )
         throws(DBusError)
     {
         try connection.emitSignal(path: path, interface: interface, member: member, body: body)

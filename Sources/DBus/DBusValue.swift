@@ -108,7 +108,8 @@ extension DBusValue: CustomStringConvertible {
         case .signature(let value): return "signature \(value)"
         case .unixFD(let value): return "fd \(value)"
         case .array("y", let elements):
-            return "bytes [" + elements.compactMap(\.byteValue).map { String($0, radix: 16) }.joined(separator: " ") + "]"
+            return "bytes [" + elements.compactMap(\.byteValue).map { String($0, radix: 16) }.joined(separator: " ")
+                + "]"
         case .array(_, let elements): return "[" + elements.map(\.description).joined(separator: ", ") + "]"
         case .dictionary(_, _, let entries):
             return "{" + entries.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"

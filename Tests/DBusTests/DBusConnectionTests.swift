@@ -1,6 +1,6 @@
 import DBus
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.enabled(if: TestTools.available("dbus-daemon")))
 @MainActor

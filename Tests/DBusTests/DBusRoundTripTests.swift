@@ -1,6 +1,6 @@
 import DBus
-import Testing
 import TestSupport
+import Testing
 
 /// Every type BlueZ uses goes through a real method call and comes back equal.
 @Suite(.enabled(if: TestTools.available("dbus-daemon")))
@@ -30,7 +30,8 @@ struct DBusRoundTripTests {
         .struct([.objectPath("/x"), .uint16(23)]), .struct([.struct([.byte(1)]), .strings([])]),
         .variant(.variant(.variant(.string("deep")))), .variant(.bytes([9])), .variant(.propertyDictionary([:])),
         .array("(oq)", [.struct([.objectPath("/a"), .uint16(1)])]),
-        .dictionary("o", "a{sv}", [DBusDictEntry(key: .objectPath("/p"), value: .propertyDictionary(["k": .double(2)]))]),
+        .dictionary(
+            "o", "a{sv}", [DBusDictEntry(key: .objectPath("/p"), value: .propertyDictionary(["k": .double(2)]))]),
     ]
 
     @Test(arguments: values)

@@ -1,6 +1,6 @@
 import DBus
-import Testing
 import TestSupport
+import Testing
 
 /// Polls `condition` on the main actor (sleeping between tries, which lets the main queue run
 /// the D-Bus sources) until it holds or `timeout` passes; returns whether it held.

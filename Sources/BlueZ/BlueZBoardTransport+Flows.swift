@@ -29,6 +29,7 @@ extension BlueZBoardTransport {
                 return
             } catch {
                 guard isCurrent(id) else { return }
+                manager.releaseClaims(by: self)
                 lastError = error.description
                 logger.warning("connect failed: \(error); scanning again in \(settings.initialRetryDelay) s")
             }
@@ -46,6 +47,7 @@ extension BlueZBoardTransport {
             return
         } catch {
             guard isCurrent(id) else { return }
+            manager.releaseClaims(by: self)
             lastError = error.description
             logger.warning("connect failed: \(error)")
             activity = .disconnected
@@ -61,6 +63,7 @@ extension BlueZBoardTransport {
                 reconnectAttempt = nil
                 reconnectDelay = nil
                 activity = .disconnected
+                manager.releaseClaims(by: self)
                 logger.error("giving up after \(attempt - 1) reconnect attempt(s); last error: \(lastError ?? "none")")
                 updateState()
                 return
@@ -94,9 +97,13 @@ extension BlueZBoardTransport {
     /// (`timeout` seconds; `nil` waits forever).
     func locateBoard(requireSeen: Bool, timeout: TimeInterval?) async throws(BlueZLinkError) -> String {
         if !requireSeen, let last = lastDevicePath, let device = manager.device(at: last), isCandidate(device) {
+            manager.claim(address: device.address, by: self)
             return last
         }
-        if let found = bestCandidate(requireSeen: requireSeen) { return found.path }
+        if let found = bestCandidate(requireSeen: requireSeen) {
+            manager.claim(address: found.address, by: self)
+            return found.path
+        }
         let session = manager.startDiscovery(adapter: adapterName)
         seekScan?.stop()
         seekScan = session
@@ -108,7 +115,10 @@ extension BlueZBoardTransport {
         do throws(BlueZLinkError) {
             return try await waiter.wait(timeout: timeout, what: "board \(match)") { [weak self] () -> Result<String, BlueZLinkError>? in
                 guard let self else { return .failure(.cancelled) }
-                return self.bestCandidate(requireSeen: true).map { .success($0.path) }
+                // Claimed at once, so that a transport woken by the same change cannot take it too.
+                guard let found = self.bestCandidate(requireSeen: true) else { return nil }
+                self.manager.claim(address: found.address, by: self)
+                return .success(found.path)
             }
         } catch .timeout {
             throw .deviceNotFound("\(match) not seen within \(timeout ?? 0) s")

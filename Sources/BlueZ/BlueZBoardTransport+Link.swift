@@ -14,6 +14,10 @@ extension BlueZBoardTransport {
     func establishLink(devicePath: String, isReconnect: Bool) async throws(BlueZLinkError) {
         try await waitForManager()
         guard let device = manager.device(at: devicePath) else { throw .deviceNotFound(devicePath) }
+        guard !manager.isClaimed(address: device.address, byOtherThan: self) else {
+            throw .deviceNotFound("\(device.address) is taken by another transport")
+        }
+        manager.claim(address: device.address, by: self)
         guard let adapter = manager.model.adapters[device.adapterPath] else { throw .noAdapter(device.adapterName) }
         guard adapter.powered else { throw .adapterPoweredOff(adapter.name) }
         var options = adapterOptions
@@ -26,7 +30,6 @@ extension BlueZBoardTransport {
         lastDeviceAddress = device.address
         lastDeviceName = device.advertisedName ?? device.address
         manager.noteLinkStarted(onAdapter: link.adapterPath)
-        manager.claim(address: link.address, by: self)
         publishStatus()
         logger.info("connecting to \(device.advertisedName ?? "?") \(device.address) on \(link.adapterName)")
         do throws(BlueZLinkError) {
@@ -275,7 +278,6 @@ extension BlueZBoardTransport {
         if link.failure == nil { link.failure = .cancelled }
         link.writer?.stop()
         manager.noteLinkEnded(onAdapter: link.adapterPath)
-        manager.releaseClaim(address: link.address, by: self)
         if self.link === link { self.link = nil }
         waiter.evaluate()
         guard disconnectDevice else { return }

@@ -120,6 +120,7 @@ public final class BlueZBoardTransport: BoardTransport {
     isolated deinit {
         task?.cancel()
         if let link { teardown(link, disconnectDevice: link.connectIssued) }
+        manager.releaseClaims(by: self)
         manager.unregister(self)
         continuation.finish()
     }
@@ -167,6 +168,7 @@ public final class BlueZBoardTransport: BoardTransport {
             return
         }
         autoConnect = false
+        manager.releaseClaims(by: self)
         restart(.connecting) { transport, id in
             await transport.runManualConnect(devicePath: device.token, id: id)
         }
@@ -179,6 +181,7 @@ public final class BlueZBoardTransport: BoardTransport {
     public func start() {
         autoConnect = true
         if link != nil || reconnectAttempt != nil { return }
+        manager.releaseClaims(by: self)
         restart(.scanning) { transport, id in
             await transport.runSeek(id: id)
         }
@@ -200,6 +203,7 @@ public final class BlueZBoardTransport: BoardTransport {
             logger.info("disconnected on request")
         }
         connectedDeviceName = nil
+        manager.releaseClaims(by: self)
         activity = manualScan == nil ? .disconnected : .scanning
         updateState()
     }

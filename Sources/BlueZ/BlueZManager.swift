@@ -201,8 +201,10 @@ public final class BlueZManager {
         claims[address.uppercased()] = ObjectIdentifier(owner)
     }
 
-    func releaseClaim(address: String, by owner: AnyObject) {
-        if claims[address.uppercased()] == ObjectIdentifier(owner) { claims[address.uppercased()] = nil }
+    /// Gives back every board `owner` claimed.
+    func releaseClaims(by owner: AnyObject) {
+        let id = ObjectIdentifier(owner)
+        claims = claims.filter { $0.value != id }
     }
 
     /// Whether a transport other than `owner` has the board at `address`.

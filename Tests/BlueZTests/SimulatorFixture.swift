@@ -149,11 +149,11 @@ final class SimulatorFixture {
     func transport(
         _ family: BoardFamily, _ match: BoardMatch = .any, adapter: String? = nil,
         policy: BoardReconnectPolicy = BoardReconnectPolicy(maxAttempts: 3, delays: [0.2, 0.3]),
-        label: String? = nil
+        settings: BlueZTransportSettings = SimulatorFixture.settings, label: String? = nil
     ) throws -> BlueZBoardTransport {
         try BlueZBoardTransport(
             manager: manager, family: family, match: match, adapter: adapter, policy: policy,
-            settings: Self.settings, label: label)
+            settings: settings, label: label)
     }
 
     // MARK: Control interface
@@ -199,6 +199,10 @@ final class SimulatorFixture {
 
     func setPresent(_ board: String, _ present: Bool) async throws {
         try await call("SetPresent", [.string(board), .bool(present)])
+    }
+
+    func setPowered(_ adapter: String, _ powered: Bool) async throws {
+        try await call("SetAdapterPowered", [.string(adapter), .bool(powered)])
     }
 
     func position(_ board: String) async throws -> String {

@@ -49,7 +49,8 @@ extension BlueZBoardTransport: BlueZManagerClient {
         case .deviceRemoved(let path) where path == link.devicePath:
             linkLost(link, reason: "BlueZ removed the device")
         case .gattRemoved(let path, let devicePath) where devicePath == link.devicePath:
-            if link.isUp && (link.notifyPaths.contains(path) || path == link.writePath || link.gattPaths.contains(path)) {
+            if link.isUp && (link.notifyPaths.contains(path) || path == link.writePath || link.gattPaths.contains(path))
+            {
                 linkLost(link, reason: "the board's GATT object \(path) was removed")
             }
         case .adapterRemoved(let path) where path == link.adapterPath:

@@ -15,7 +15,7 @@ extension BlueZBoardTransport {
             updateState()
             let path: String
             do throws(BlueZLinkError) {
-                path = try await locateBoard(requireSeen: true, timeout: nil)
+                path = try await locateBoard(address: nil, requireSeen: true, timeout: nil)
             } catch {
                 return
             }
@@ -78,7 +78,8 @@ extension BlueZBoardTransport {
             publishStatus()
             do throws(BlueZLinkError) {
                 try await waitForManager()
-                let path = try await locateBoard(requireSeen: false, timeout: settings.rediscoveryTimeout)
+                let path = try await locateBoard(
+                    address: lastDeviceAddress, requireSeen: false, timeout: settings.rediscoveryTimeout)
                 try await establishLink(devicePath: path, isReconnect: true)
                 return
             } catch .cancelled {
@@ -92,15 +93,22 @@ extension BlueZBoardTransport {
         }
     }
 
-    /// The board's device path: the previous link's object when it still exists (unless
-    /// `requireSeen`), a matching device BlueZ already has, or one found by scanning
-    /// (`timeout` seconds; `nil` waits forever).
-    func locateBoard(requireSeen: Bool, timeout: TimeInterval?) async throws(BlueZLinkError) -> String {
-        if !requireSeen, let last = lastDevicePath, let device = manager.device(at: last), isCandidate(device) {
+    /// The board's device path: the previous link's object when it still exists (only when
+    /// `address` is given), a matching device BlueZ already has, or one found by scanning
+    /// (`timeout` seconds; `nil` waits forever). With `address` (a reconnect) only that board
+    /// qualifies; without, any board ``match`` accepts. The board is claimed at once.
+    func locateBoard(
+        address: String?, requireSeen: Bool, timeout: TimeInterval?
+    ) async throws(BlueZLinkError)
+        -> String
+    {
+        if let address, let last = lastDevicePath, let device = manager.device(at: last),
+            isCandidate(device, address: address)
+        {
             manager.claim(address: device.address, by: self)
             return last
         }
-        if let found = bestCandidate(requireSeen: requireSeen) {
+        if let found = bestCandidate(address: address, requireSeen: requireSeen) {
             manager.claim(address: found.address, by: self)
             return found.path
         }
@@ -112,31 +120,38 @@ extension BlueZBoardTransport {
             session.stop()
             if seekScan === session { seekScan = nil }
         }
+        let what = address.map { "board \($0)" } ?? "board \(match)"
         do throws(BlueZLinkError) {
-            return try await waiter.wait(timeout: timeout, what: "board \(match)") { [weak self] () -> Result<String, BlueZLinkError>? in
+            return try await waiter.wait(timeout: timeout, what: what) {
+                [weak self] () -> Result<String, BlueZLinkError>? in
                 guard let self else { return .failure(.cancelled) }
                 // Claimed at once, so that a transport woken by the same change cannot take it too.
-                guard let found = self.bestCandidate(requireSeen: true) else { return nil }
+                guard let found = self.bestCandidate(address: address, requireSeen: true) else { return nil }
                 self.manager.claim(address: found.address, by: self)
                 return .success(found.path)
             }
         } catch .timeout {
-            throw .deviceNotFound("\(match) not seen within \(timeout ?? 0) s")
+            throw .deviceNotFound("\(what) not seen within \(timeout ?? 0) s")
         }
     }
 
-    /// Whether `device` is this transport's board (adapter, match, not taken by another).
-    func isCandidate(_ device: BlueZDeviceInfo) -> Bool {
+    /// Whether `device` is this transport's board: on the configured adapter, not taken by
+    /// another transport, and either at `address` or (without one) accepted by ``match``.
+    func isCandidate(_ device: BlueZDeviceInfo, address: String? = nil) -> Bool {
         if let adapterName, device.adapterName != adapterName { return false }
-        guard match.matches(device, family: family) else { return false }
+        if let address {
+            guard device.address == address.uppercased() else { return false }
+        } else {
+            guard match.matches(device, family: family) else { return false }
+        }
         return !manager.isClaimed(address: device.address, byOtherThan: self)
     }
 
     /// The best device to connect to: connected ones first, then the least busy adapter,
     /// then the strongest signal.
-    func bestCandidate(requireSeen: Bool) -> BlueZDeviceInfo? {
+    func bestCandidate(address: String?, requireSeen: Bool) -> BlueZDeviceInfo? {
         let devices = manager.model.devices.values.filter { device in
-            isCandidate(device) && (!requireSeen || device.connected || manager.wasSeen(device.path))
+            isCandidate(device, address: address) && (!requireSeen || device.connected || manager.wasSeen(device.path))
                 && manager.model.adapters[device.adapterPath]?.powered == true
         }
         return devices.min { lhs, rhs in

@@ -56,7 +56,8 @@ extension BlueZBoardTransport {
 
     func waitForManager() async throws(BlueZLinkError) {
         do throws(BlueZLinkError) {
-            try await waiter.wait(timeout: settings.connectTimeout, what: "BlueZ") { [manager] () -> Result<Void, BlueZLinkError>? in
+            try await waiter.wait(timeout: settings.connectTimeout, what: "BlueZ") {
+                [manager] () -> Result<Void, BlueZLinkError>? in
                 switch manager.state {
                 case .ready: .success(())
                 case .unauthorized(let detail): .failure(.notAuthorized(detail))
@@ -134,7 +135,8 @@ extension BlueZBoardTransport {
         let grace = min(3, settings.servicesTimeout)
         var missing = link.profile.writeCharacteristicUUID
         do throws(BlueZLinkError) {
-            try await waiter.wait(timeout: grace, what: "GATT characteristics") { [weak self] () -> Result<Void, BlueZLinkError>? in
+            try await waiter.wait(timeout: grace, what: "GATT characteristics") {
+                [weak self] () -> Result<Void, BlueZLinkError>? in
                 if let failure = link.failure { return .failure(failure) }
                 guard let self else { return .failure(.cancelled) }
                 switch self.resolveCharacteristics(link) {
@@ -157,7 +159,8 @@ extension BlueZBoardTransport {
     /// Fills the link's paths from the model; returns the first missing UUID, or `nil`.
     func resolveCharacteristics(_ link: BlueZLink) -> String? {
         let profile = link.profile
-        let serviceUUIDs = Set([profile.serviceUUID.lowercased()] + profile.additionalServices.keys.map { $0.lowercased() })
+        let serviceUUIDs = Set(
+            [profile.serviceUUID.lowercased()] + profile.additionalServices.keys.map { $0.lowercased() })
         let services = manager.model.services(ofDevice: link.devicePath)
         let preferred = services.filter { serviceUUIDs.contains($0.uuid) }
         var candidates = preferred.flatMap { manager.model.characteristics(ofService: $0.path) }
@@ -283,9 +286,10 @@ extension BlueZBoardTransport {
         guard disconnectDevice else { return }
         let manager = self.manager
         let logger = self.logger
-        Task { @MainActor in
+        pendingDisconnect = Task { @MainActor in
             do throws(DBusError) {
-                _ = try await manager.call(path: link.devicePath, interface: BlueZNames.deviceInterface, member: "Disconnect")
+                _ = try await manager.call(
+                    path: link.devicePath, interface: BlueZNames.deviceInterface, member: "Disconnect", timeout: 5)
             } catch {
                 logger.debug("Disconnect of \(link.address): \(error)")
             }

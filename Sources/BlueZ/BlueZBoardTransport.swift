@@ -84,6 +84,7 @@ public final class BlueZBoardTransport: BoardTransport {
     var seekScan: BlueZDiscoverySession?
     var reconnectAttempt: Int?
     var reconnectDelay: TimeInterval?
+    var pendingDisconnect: Task<Void, Never>?
 
     /// A transport for one board.
     ///
@@ -208,6 +209,14 @@ public final class BlueZBoardTransport: BoardTransport {
         updateState()
     }
 
+    /// ``disconnect()``, then waits until BlueZ answered the `Disconnect` (at most 5 s): for
+    /// a clean shutdown, since BlueZ keeps a link up after its client exits.
+    public func close() async {
+        disconnect()
+        await pendingDisconnect?.value
+        pendingDisconnect = nil
+    }
+
     /// Encodes `command` with the link's adapter and queues it on the paced writer; dropped
     /// (logged) without a link, skipped when the board does not support it.
     public func send(_ command: BoardCommand) {
@@ -238,7 +247,8 @@ public final class BlueZBoardTransport: BoardTransport {
         let current = BlueZLinkStatus(
             state: state, reconnectAttempt: reconnectAttempt, maxAttempts: policy.maxAttempts,
             nextDelay: reconnectDelay, lastError: lastError, deviceName: connectedDeviceName ?? lastDeviceName,
-            deviceAddress: link?.address ?? lastDeviceAddress, adapter: link?.adapterName ?? lastDevicePath.flatMap(BlueZPath.adapterName(of:)))
+            deviceAddress: link?.address ?? lastDeviceAddress,
+            adapter: link?.adapterName ?? lastDevicePath.flatMap(BlueZPath.adapterName(of:)))
         guard current != status else { return }
         status = current
         onStatusChange?(current)
@@ -268,7 +278,8 @@ public final class BlueZBoardTransport: BoardTransport {
     }
 
     /// Cancels whatever runs, tears the current link down, and runs `body` as the new task.
-    func restart(_ activity: BoardTransportState, _ body: @escaping @MainActor (BlueZBoardTransport, Int) async -> Void) {
+    func restart(_ activity: BoardTransportState, _ body: @escaping @MainActor (BlueZBoardTransport, Int) async -> Void)
+    {
         cancelTask()
         if let link { teardown(link, disconnectDevice: link.connectIssued || link.armed) }
         reconnectAttempt = nil

@@ -1,10 +1,10 @@
+import DBus
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-
-import DBus
 
 /// The bus connection, BlueZ's name, the initial tree and the signals.
 extension BlueZManager {
@@ -168,7 +168,8 @@ extension BlueZManager {
                 guard reply.count == 1, let objects = reply[0].managedObjectsValue else {
                     throw DBusError(
                         name: DBusError.Name.invalidSignature,
-                        message: "GetManagedObjects replied '\(DBusValue.signature(of: reply))', expected 'a{oa{sa{sv}}}'")
+                        message:
+                            "GetManagedObjects replied '\(DBusValue.signature(of: reply))', expected 'a{oa{sa{sv}}}'")
                 }
                 let update = model.load(objects)
                 log(update.issues)
@@ -231,11 +232,14 @@ extension BlueZManager {
         guard message.body.count >= 2, let interface = message.body[0].stringValue,
             let changed = message.body[1].stringDictionaryValue
         else {
-            logger.warning("malformed PropertiesChanged from \(message.path) (signature '\(message.signature)') ignored")
+            logger.warning(
+                "malformed PropertiesChanged from \(message.path) (signature '\(message.signature)') ignored")
             return
         }
         let invalidated = message.body.count >= 3 ? (message.body[2].stringArrayValue ?? []) : []
-        apply(model.propertiesChanged(path: message.path, interface: interface, changed: changed, invalidated: invalidated))
+        apply(
+            model.propertiesChanged(
+                path: message.path, interface: interface, changed: changed, invalidated: invalidated))
     }
 
     private func apply(_ update: BlueZModelUpdate) {

@@ -61,6 +61,8 @@ extension BlueZManager {
     /// Starts or stops discovery per adapter to match the open sessions.
     func reconcileDiscovery() {
         guard state == .ready, connection != nil else { return }
+        // Powering an adapter off ends every discovery session on it.
+        for adapter in model.adapters.values where !adapter.powered { discoveryActive.remove(adapter.path) }
         let wanted = wantedDiscovery
         for adapter in model.adapters.values where !discoveryPending.contains(adapter.path) {
             let active = discoveryActive.contains(adapter.path)

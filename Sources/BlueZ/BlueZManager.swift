@@ -224,7 +224,8 @@ public final class BlueZManager {
             id: BlueZDeviceID.uuid(adapter: device.adapterName, address: device.address), name: name,
             rssi: device.rssi ?? -127, token: device.path)
         return BlueZDiscoveredBoard(
-            device: record, family: AdapterFactory.family(advertisedName: device.advertisedName, serviceUUIDs: device.uuids),
+            device: record,
+            family: AdapterFactory.family(advertisedName: device.advertisedName, serviceUUIDs: device.uuids),
             address: device.address, adapter: device.adapterName)
     }
 

@@ -62,7 +62,8 @@ public enum BlueZPath {
 
     /// The device path BlueZ builds for `address` on `adapterPath` (upper case, `_` for `:`).
     public static func devicePath(adapterPath: String, address: String) -> String {
-        adapterPath + "/dev_" + address.uppercased().split(separator: ":", omittingEmptySubsequences: false).joined(separator: "_")
+        adapterPath + "/dev_"
+            + address.uppercased().split(separator: ":", omittingEmptySubsequences: false).joined(separator: "_")
     }
 
     /// The address encoded in a device path (`dev_AA_BB_…` → `AA:BB:…`), or `nil`.

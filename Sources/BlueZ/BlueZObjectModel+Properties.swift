@@ -89,7 +89,8 @@ extension BlueZObjectModel {
 
     static func typeIssue(_ path: String, _ name: String, _ value: DBusValue, expected: String) -> BlueZModelIssue {
         BlueZModelIssue(
-            .warning, "\(path): property \(name) has type '\(value.unwrapped.typeSignature)', expected '\(expected)'; ignored"
+            .warning,
+            "\(path): property \(name) has type '\(value.unwrapped.typeSignature)', expected '\(expected)'; ignored"
         )
     }
 

@@ -199,7 +199,9 @@ public struct BlueZObjectModel: Sendable {
 
     // MARK: Adding
 
-    private mutating func add(path: String, interfaces: [String: [String: DBusValue]], into update: inout BlueZModelUpdate) {
+    private mutating func add(
+        path: String, interfaces: [String: [String: DBusValue]], into update: inout BlueZModelUpdate
+    ) {
         if let properties = interfaces[BlueZNames.adapterInterface] {
             addAdapter(path, properties, into: &update)
         }
@@ -214,7 +216,9 @@ public struct BlueZObjectModel: Sendable {
         }
     }
 
-    private mutating func addAdapter(_ path: String, _ properties: [String: DBusValue], into update: inout BlueZModelUpdate) {
+    private mutating func addAdapter(
+        _ path: String, _ properties: [String: DBusValue], into update: inout BlueZModelUpdate
+    ) {
         guard let name = BlueZPath.adapterName(of: path), BlueZPath.adapterPath(of: path) == path else {
             update.issues.append(BlueZModelIssue(.warning, "Adapter1 at unexpected path \(path) ignored"))
             return
@@ -225,7 +229,9 @@ public struct BlueZObjectModel: Sendable {
         update.changes.append(.adapterChanged(path))
     }
 
-    private mutating func addDevice(_ path: String, _ properties: [String: DBusValue], into update: inout BlueZModelUpdate) {
+    private mutating func addDevice(
+        _ path: String, _ properties: [String: DBusValue], into update: inout BlueZModelUpdate
+    ) {
         let address =
             Self.string(properties, "Address", path, &update.issues)?.uppercased()
             ?? BlueZPath.address(fromDevicePath: path)
@@ -242,7 +248,9 @@ public struct BlueZObjectModel: Sendable {
         update.changes.append(isNew ? .deviceAdded(path) : .deviceChanged(path, Set(properties.keys)))
     }
 
-    private mutating func addService(_ path: String, _ properties: [String: DBusValue], into update: inout BlueZModelUpdate) {
+    private mutating func addService(
+        _ path: String, _ properties: [String: DBusValue], into update: inout BlueZModelUpdate
+    ) {
         guard let uuid = Self.string(properties, "UUID", path, &update.issues),
             let devicePath = Self.objectPath(properties, "Device", path, &update.issues)
                 ?? BlueZPath.devicePath(of: path)
@@ -261,7 +269,8 @@ public struct BlueZObjectModel: Sendable {
             let servicePath = Self.objectPath(properties, "Service", path, &update.issues)
                 ?? BlueZPath.parent(of: path)
         else {
-            update.issues.append(BlueZModelIssue(.warning, "GattCharacteristic1 at \(path) has no UUID/Service; ignored"))
+            update.issues.append(
+                BlueZModelIssue(.warning, "GattCharacteristic1 at \(path) has no UUID/Service; ignored"))
             return
         }
         var characteristic = BlueZCharacteristicInfo(path: path, uuid: uuid.lowercased(), servicePath: servicePath)

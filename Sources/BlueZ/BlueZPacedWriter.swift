@@ -30,7 +30,8 @@ public enum BlueZWriteResult: Hashable, Sendable {
 @MainActor
 public final class BlueZPacedWriter {
     /// Performs one physical write and reports how it ended (exactly once, later or at once).
-    public typealias Sink = @MainActor (_ chunk: Data, _ completion: @escaping @MainActor (BlueZWriteResult) -> Void) ->
+    public typealias Sink =
+        @MainActor (_ chunk: Data, _ completion: @escaping @MainActor (BlueZWriteResult) -> Void) ->
         Void
 
     /// The least time between the completion of one message's write and the next message's.

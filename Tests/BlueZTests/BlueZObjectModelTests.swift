@@ -114,7 +114,8 @@ import Testing
         _ = model.load(Self.tree)
         // No Address/Adapter: both come from the path.
         let added = model.interfacesAdded(
-            path: "/org/bluez/hci0/dev_11_22_33_44_55_66", interfaces: ["org.bluez.Device1": ["Connected": .bool(false)]])
+            path: "/org/bluez/hci0/dev_11_22_33_44_55_66",
+            interfaces: ["org.bluez.Device1": ["Connected": .bool(false)]])
         #expect(added.issues.isEmpty)
         let device = try #require(model.devices["/org/bluez/hci0/dev_11_22_33_44_55_66"])
         #expect(device.address == "11:22:33:44:55:66" && device.adapterPath == Self.adapter)
@@ -163,13 +164,15 @@ import Testing
         #expect(model.characteristics[Self.notify] == nil)
     }
 
-    @Test(arguments: [
-        ("Chessnut Air", "AA:BB:CC:DD:EE:FF", "Chessnut Air"),
-        ("AA-BB-CC-DD-EE-FF", "AA:BB:CC:DD:EE:FF", nil),
-        ("", "AA:BB:CC:DD:EE:FF", nil),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            ("Chessnut Air", "AA:BB:CC:DD:EE:FF", "Chessnut Air"),
+            ("AA-BB-CC-DD-EE-FF", "AA:BB:CC:DD:EE:FF", nil),
+            ("", "AA:BB:CC:DD:EE:FF", nil),
+        ] as [(String, String, String?)])
     func advertisedNameIgnoresTheAddressAlias(alias: String, address: String, expected: String?) {
-        let device = BlueZDeviceInfo(path: "/org/bluez/hci0/dev_AA", adapterPath: "/org/bluez/hci0", address: address, alias: alias)
+        let device = BlueZDeviceInfo(
+            path: "/org/bluez/hci0/dev_AA", adapterPath: "/org/bluez/hci0", address: address, alias: alias)
         #expect(device.advertisedName == expected)
     }
 }
@@ -186,33 +189,36 @@ import Testing
         #expect(BlueZPath.parent(of: "/org") == "/")
     }
 
-    @Test(arguments: ["/", "/org/bluez", "/org/bluez/hci0", "/org/bluez/hci0/dev_XX", "/com/example/hci0/dev_AA_BB_CC_DD_EE_FF"])
+    @Test(arguments: [
+        "/", "/org/bluez", "/org/bluez/hci0", "/org/bluez/hci0/dev_XX", "/com/example/hci0/dev_AA_BB_CC_DD_EE_FF",
+    ])
     func pathsWithoutADeviceGiveNoAddress(path: String) {
         #expect(BlueZPath.address(fromDevicePath: path) == nil)
     }
 }
 
 @Suite struct BlueZErrorKindTests {
-    @Test(arguments: [
-        ("org.bluez.Error.InProgress", "In Progress", BlueZErrorKind.inProgress),
-        ("org.bluez.Error.Failed", "Operation already in progress", .inProgress),
-        ("org.bluez.Error.Failed", "le-connection-abort-by-local", .connectionAborted),
-        ("org.bluez.Error.Failed", "Software caused connection abort", .connectionAborted),
-        ("org.bluez.Error.Failed", "br-connection-canceled", .connectionAborted),
-        ("org.bluez.Error.Failed", "Not connected", .notConnected),
-        ("org.bluez.Error.NotConnected", "Not Connected", .notConnected),
-        ("org.bluez.Error.Failed", "Input/output error", .other),
-        ("org.bluez.Error.NotReady", "Resource Not Ready", .notReady),
-        ("org.freedesktop.DBus.Error.AccessDenied", "Rejected send message", .accessDenied),
-        ("org.bluez.Error.NotAuthorized", "", .accessDenied),
-        ("org.freedesktop.DBus.Error.UnknownObject", "Method \"Connect\" doesn't exist\n", .objectGone),
-        ("org.bluez.Error.DoesNotExist", "Does Not Exist", .objectGone),
-        ("org.freedesktop.DBus.Error.NoReply", "", .timeout),
-        ("org.freedesktop.DBus.Error.ServiceUnknown", "", .serviceGone),
-        ("org.freedesktop.DBus.Error.Disconnected", "", .serviceGone),
-        ("org.boardbridge.DBus.Error.Cancelled", "", .cancelled),
-        ("org.bluez.Error.NotSupported", "", .other),
-    ] as [(String, String, BlueZErrorKind)])
+    @Test(
+        arguments: [
+            ("org.bluez.Error.InProgress", "In Progress", BlueZErrorKind.inProgress),
+            ("org.bluez.Error.Failed", "Operation already in progress", .inProgress),
+            ("org.bluez.Error.Failed", "le-connection-abort-by-local", .connectionAborted),
+            ("org.bluez.Error.Failed", "Software caused connection abort", .connectionAborted),
+            ("org.bluez.Error.Failed", "br-connection-canceled", .connectionAborted),
+            ("org.bluez.Error.Failed", "Not connected", .notConnected),
+            ("org.bluez.Error.NotConnected", "Not Connected", .notConnected),
+            ("org.bluez.Error.Failed", "Input/output error", .other),
+            ("org.bluez.Error.NotReady", "Resource Not Ready", .notReady),
+            ("org.freedesktop.DBus.Error.AccessDenied", "Rejected send message", .accessDenied),
+            ("org.bluez.Error.NotAuthorized", "", .accessDenied),
+            ("org.freedesktop.DBus.Error.UnknownObject", "Method \"Connect\" doesn't exist\n", .objectGone),
+            ("org.bluez.Error.DoesNotExist", "Does Not Exist", .objectGone),
+            ("org.freedesktop.DBus.Error.NoReply", "", .timeout),
+            ("org.freedesktop.DBus.Error.ServiceUnknown", "", .serviceGone),
+            ("org.freedesktop.DBus.Error.Disconnected", "", .serviceGone),
+            ("org.boardbridge.DBus.Error.Cancelled", "", .cancelled),
+            ("org.bluez.Error.NotSupported", "", .other),
+        ] as [(String, String, BlueZErrorKind)])
     func classification(name: String, message: String, expected: BlueZErrorKind) {
         #expect(BlueZErrorKind(DBusError(name: name, message: message)) == expected)
     }

@@ -2,8 +2,8 @@ import Adapters
 import BlueZ
 import BoardKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Records a transport's status changes.
 @MainActor
@@ -99,7 +99,9 @@ struct BlueZReconnectTests {
         transport.disconnect()
     }
 
-    @Test(arguments: [("in-progress", 2), ("abort", 2), ("already", 2), ("canceled", 1), ("old-abort", 2), ("timeout", 1)])
+    @Test(arguments: [
+        ("in-progress", 2), ("abort", 2), ("already", 2), ("canceled", 1), ("old-abort", 2), ("timeout", 1),
+    ])
     func transientConnectErrorsAreRetried(error: String, count: Int) async throws {
         let fixture = try await SimulatorFixture(boards: [SimulatedBoards.squareOff])
         defer { fixture.stop() }
@@ -126,7 +128,8 @@ struct BlueZReconnectTests {
         let boards = families.enumerated().map { index, family in
             let adapter = index % 2 == 0 ? "hci0" : "hci1"
             let name = SimulatedBoards.name(family)
-            return "id=b\(index),family=\(family.rawValue),name=\(name),address=BB:00:00:00:00:0\(index),adapter=\(adapter)"
+            return
+                "id=b\(index),family=\(family.rawValue),name=\(name),address=BB:00:00:00:00:0\(index),adapter=\(adapter)"
         }
         let fixture = try await SimulatorFixture(boards: boards, adapters: ["hci0", "hci1"])
         defer { fixture.stop() }
@@ -171,5 +174,78 @@ struct BlueZReconnectTests {
         #expect(first.status.deviceAddress != second.status.deviceAddress)
         first.disconnect()
         second.disconnect()
+    }
+}
+
+@MainActor
+@Suite(.serialized, .enabled(if: TestTools.available("dbus-daemon")))
+struct BlueZLifecycleTests {
+    @Test func discoveryIsCountedAcrossClaims() async throws {
+        let fixture = try await SimulatorFixture(boards: [SimulatedBoards.chessnut])
+        defer { fixture.stop() }
+        fixture.manager.start()
+        #expect(await fixture.manager.waitUntilReady(timeout: 20))
+        let first = fixture.manager.startDiscovery()
+        let second = fixture.manager.startDiscovery(adapter: "hci0")
+        #expect(await eventually { fixture.manager.adapters.first?.discovering == true })
+        first.stop()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await fixture.adapter("hci0")["Discovering"]?.boolValue == true)
+        second.stop()
+        #expect(await eventually { fixture.manager.adapters.first?.discovering == false })
+        #expect(try await fixture.adapter("hci0")["Sessions"]?.uint32Value == 0)
+    }
+
+    @Test func reconnectWorksWithoutAGATTCache() async throws {
+        let behavior = SimulatorFixture.behavior.replacingOccurrences(
+            of: #""connectTimeout": 1"#, with: #""connectTimeout": 1, "gattCache": false"#)
+        let fixture = try await SimulatorFixture(boards: [SimulatedBoards.squareOff], behavior: behavior)
+        defer { fixture.stop() }
+        fixture.manager.start()
+        let transport = try fixture.transport(.squareOff)
+        let recorder = EventRecorder(transport.events)
+        defer { recorder.stop() }
+        transport.start()
+        #expect(await eventually { recorder.events.contains(.ready) })
+        try await fixture.drop("squareoff")
+        let back = await eventually { recorder.count { $0 == .ready } == 2 }
+        #expect(back, "\(recorder.events)\n\(fixture.log.text)")
+        await transport.close()
+    }
+
+    @Test func closeWaitsUntilBlueZDisconnected() async throws {
+        let fixture = try await SimulatorFixture(boards: [SimulatedBoards.chessUp])
+        defer { fixture.stop() }
+        fixture.manager.start()
+        let transport = try fixture.transport(.chessUp)
+        transport.start()
+        #expect(await eventually { transport.state == .connected })
+        #expect(try await fixture.board("chessup")["Connected"]?.boolValue == true)
+        await transport.close()
+        #expect(transport.state == .disconnected)
+        #expect(try await fixture.board("chessup")["Connected"]?.boolValue == false)
+    }
+
+    @Test func aReconnectNeverSwitchesToAnotherBoard() async throws {
+        let boards = [
+            "id=n1,family=chessnut,name=Chessnut Air,address=CC:00:00:00:00:01,rssi=-40",
+            "id=n2,family=chessnut,name=Chessnut Air,address=CC:00:00:00:00:02,rssi=-70",
+        ]
+        let fixture = try await SimulatorFixture(boards: boards)
+        defer { fixture.stop() }
+        fixture.manager.start()
+        var settings = SimulatorFixture.settings
+        settings.rediscoveryTimeout = 0.5
+        let transport = try fixture.transport(
+            .chessnut, policy: BoardReconnectPolicy(maxAttempts: 2, delays: [0.1]), settings: settings)
+        transport.start()
+        #expect(await eventually { transport.state == .connected })
+        let address = try #require(transport.status.deviceAddress)
+        let id = address == "CC:00:00:00:00:01" ? "n1" : "n2"
+        let other = id == "n1" ? "n2" : "n1"
+        try await fixture.removeBoard(id)
+        #expect(await eventually { transport.state == .disconnected })
+        #expect(transport.lastError?.contains("board \(address) not seen") == true, "\(transport.lastError ?? "")")
+        #expect(try await fixture.board(other)["Connected"]?.boolValue == false)
     }
 }

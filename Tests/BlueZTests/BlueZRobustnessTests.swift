@@ -3,8 +3,8 @@ import BoardKit
 import Chess
 import DBus
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @MainActor
 @Suite(.serialized, .enabled(if: TestTools.available("dbus-daemon")))
@@ -75,7 +75,8 @@ struct BlueZRobustnessTests {
         let fixture = try await SimulatorFixture(boards: [SimulatedBoards.pegasus])
         defer { fixture.stop() }
         fixture.manager.start()
-        let transport = try fixture.transport(.dgtPegasus, policy: BoardReconnectPolicy(maxAttempts: 40, delays: [0.25]))
+        let transport = try fixture.transport(
+            .dgtPegasus, policy: BoardReconnectPolicy(maxAttempts: 40, delays: [0.25]))
         let recorder = EventRecorder(transport.events)
         defer { recorder.stop() }
         transport.start()
@@ -151,7 +152,12 @@ final class StubBlueZ {
             (adapter, [("org.bluez.Adapter1", [("Powered", .bool(true)), ("Address", .string("00:11:22:33:44:55"))])]),
             (
                 device,
-                [("org.bluez.Device1", [("Name", .string("Chessnut Air")), ("Connected", .bool(false)), ("RSSI", .int16(-40))])]
+                [
+                    (
+                        "org.bluez.Device1",
+                        [("Name", .string("Chessnut Air")), ("Connected", .bool(false)), ("RSSI", .int16(-40))]
+                    )
+                ]
             ),
             ("/org/bluez/hci0/mystery", [("org.bluez.Device1", [("Name", .string("?"))])]),
         ])
@@ -187,7 +193,10 @@ struct BlueZBadInputTests {
         try stub.emit(
             path: StubBlueZ.adapter, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
             [.uint32(1)])
-        #expect(await eventually { log.contains("malformed InterfacesAdded") && log.contains("malformed PropertiesChanged") })
+        #expect(
+            await eventually {
+                log.contains("malformed InterfacesAdded") && log.contains("malformed PropertiesChanged")
+            })
 
         stub.managedObjects = { $0.reply([StubBlueZ.tree]) }
         #expect(await eventually { manager.state == .ready }, "\(log.text)")
@@ -235,7 +244,8 @@ struct BlueZBadInputTests {
         stub.managedObjects = {
             $0.fail(DBusError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "Rejected send message"))
         }
-        let manager = BlueZManager(busAddress: stub.daemon.address, settings: BlueZManagerSettings(busRetryDelays: [0.1]))
+        let manager = BlueZManager(
+            busAddress: stub.daemon.address, settings: BlueZManagerSettings(busRetryDelays: [0.1]))
         defer { manager.stop() }
         let transport = try BlueZBoardTransport(manager: manager, family: .chessUp)
         manager.start()

@@ -3,8 +3,8 @@ import BlueZ
 import BoardKit
 import Chess
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Boards of every family, one line each (`boardsim --board`), with ids for the control API.
 enum SimulatedBoards {

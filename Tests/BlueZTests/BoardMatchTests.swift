@@ -11,18 +11,19 @@ import Testing
             adapterPath: "/org/bluez/hci0", address: address, name: name, uuids: uuids)
     }
 
-    @Test(arguments: [
-        ("Chessnut*", "Chessnut Air", true),
-        ("chessnut*", "Chessnut Air", true),
-        ("*Air", "Chessnut Air", true),
-        ("Chess?ut Air", "Chessnut Air", true),
-        ("Chessnut", "Chessnut Air", false),
-        ("*", "", true),
-        ("a*b*c", "aXXbYYc", true),
-        ("a*b*c", "aXXbYY", false),
-        ("DGT_Pegasus_*", "DGT_Pegasus_1234", true),
-        ("", "x", false),
-    ] as [(String, String, Bool)])
+    @Test(
+        arguments: [
+            ("Chessnut*", "Chessnut Air", true),
+            ("chessnut*", "Chessnut Air", true),
+            ("*Air", "Chessnut Air", true),
+            ("Chess?ut Air", "Chessnut Air", true),
+            ("Chessnut", "Chessnut Air", false),
+            ("*", "", true),
+            ("a*b*c", "aXXbYYc", true),
+            ("a*b*c", "aXXbYY", false),
+            ("DGT_Pegasus_*", "DGT_Pegasus_1234", true),
+            ("", "x", false),
+        ] as [(String, String, Bool)])
     func glob(pattern: String, text: String, expected: Bool) {
         #expect(BoardMatch.glob(pattern, matches: text) == expected)
     }

@@ -91,7 +91,8 @@ final class SimulatorFixture {
     private let configurationURL: URL
 
     /// Fast, BlueZ-like timings.
-    static let behavior = #"{"behavior": {"connectDelay": 0.03, "serviceDiscoveryDelay": 0.03, "disconnectDelay": 0.05, "writeResponseDelay": 0.005, "advertisingInterval": 0.1, "connectTimeout": 1}}"#
+    static let behavior =
+        #"{"behavior": {"connectDelay": 0.03, "serviceDiscoveryDelay": 0.03, "disconnectDelay": 0.05, "writeResponseDelay": 0.005, "advertisingInterval": 0.1, "connectTimeout": 1}}"#
 
     /// Fast transport settings for tests.
     static let settings = BlueZTransportSettings(
@@ -125,7 +126,9 @@ final class SimulatorFixture {
         let process = ManagedProcess(executable: try TestTools.product("boardsim"), arguments: arguments)
         try process.start()
         boardsim = process
-        let ready = await eventually(timeout: .seconds(20)) { process.output.contains("ready on") || !process.isRunning }
+        let ready = await eventually(timeout: .seconds(20)) {
+            process.output.contains("ready on") || !process.isRunning
+        }
         guard ready, process.isRunning else {
             throw SimulatorError(message: "boardsim did not start: \(process.output)")
         }
@@ -159,7 +162,8 @@ final class SimulatorFixture {
     // MARK: Control interface
 
     @discardableResult
-    func call(_ member: String, _ body: [DBusValue] = [], timeout: Duration = .seconds(30)) async throws -> [DBusValue] {
+    func call(_ member: String, _ body: [DBusValue] = [], timeout: Duration = .seconds(30)) async throws -> [DBusValue]
+    {
         try await control.call(
             destination: "org.bluez", path: "/org/boardbridge/sim", interface: "org.boardbridge.Simulator1",
             member: member, body: body, timeout: timeout)
@@ -203,6 +207,22 @@ final class SimulatorFixture {
 
     func setPowered(_ adapter: String, _ powered: Bool) async throws {
         try await call("SetAdapterPowered", [.string(adapter), .bool(powered)])
+    }
+
+    /// The simulator's record of a board (`ListBoards`), property name → value.
+    func board(_ id: String) async throws -> [String: DBusValue] {
+        let boards = try await call("ListBoards").first?.arrayValue ?? []
+        return boards.compactMap(\.stringDictionaryValue).first { $0["Id"]?.stringValue == id } ?? [:]
+    }
+
+    /// The simulator's record of an adapter (`ListAdapters`).
+    func adapter(_ name: String) async throws -> [String: DBusValue] {
+        let adapters = try await call("ListAdapters").first?.arrayValue ?? []
+        return adapters.compactMap(\.stringDictionaryValue).first { $0["Name"]?.stringValue == name } ?? [:]
+    }
+
+    func removeBoard(_ board: String) async throws {
+        try await call("RemoveBoard", [.string(board)])
     }
 
     func position(_ board: String) async throws -> String {

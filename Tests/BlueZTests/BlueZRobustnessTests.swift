@@ -163,6 +163,18 @@ final class StubBlueZ {
         ])
     }
 
+    /// Two Chessnuts on one adapter.
+    static var twoBoards: DBusValue {
+        .managedObjects([
+            (adapter, [("org.bluez.Adapter1", [("Powered", .bool(true))])]),
+            (device, [("org.bluez.Device1", [("Name", .string("Chessnut Air")), ("Connected", .bool(false))])]),
+            (
+                "/org/bluez/hci0/dev_AA_BB_CC_00_00_02",
+                [("org.bluez.Device1", [("Name", .string("Chessnut Air")), ("Connected", .bool(false))])]
+            ),
+        ])
+    }
+
     func emit(path: String, interface: String, member: String, _ body: [DBusValue]) throws {
         try connection.emitSignal(path: path, interface: interface, member: member, body: body)
     }
@@ -270,5 +282,33 @@ struct BlueZBadInputTests {
         transport.startScan()
         #expect(transport.state == .poweredOff)
         transport.stopScan()
+    }
+
+    @Test func connectsAreSerializedPerAdapter() async throws {
+        let stub = try await StubBlueZ()
+        defer { stub.stop() }
+        stub.managedObjects = { $0.reply([StubBlueZ.twoBoards]) }
+        var held: [DBusMethodInvocation] = []
+        stub.connect = { held.append($0) }
+        let manager = BlueZManager(busAddress: stub.daemon.address)
+        defer { manager.stop() }
+        manager.start()
+        #expect(await manager.waitUntilReady(timeout: 10))
+        var settings = SimulatorFixture.settings
+        settings.servicesTimeout = 30
+        let first = try BlueZBoardTransport(manager: manager, family: .chessnut, settings: settings)
+        let second = try BlueZBoardTransport(manager: manager, family: .chessnut, settings: settings)
+        first.connect(DiscoveredBoardDevice(id: UUID(), name: "a", rssi: -40, token: StubBlueZ.device))
+        second.connect(
+            DiscoveredBoardDevice(id: UUID(), name: "b", rssi: -40, token: "/org/bluez/hci0/dev_AA_BB_CC_00_00_02"))
+        #expect(await eventually { held.count == 1 })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(held.count == 1, "the second Connect waits for the first")
+        held[0].fail(DBusError(name: "org.bluez.Error.Failed", message: "Input/output error"))
+        #expect(await eventually { held.count == 2 })
+        #expect(stub.calls.filter { $0.hasSuffix(" Connect") }.count == 2)
+        held[1].reply()
+        first.disconnect()
+        second.disconnect()
     }
 }

@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
             name: "BlueZTests",
-            dependencies: ["BlueZ", "FakeBlueZ", "DBus", "Adapters", "BoardKit", "TestSupport"]
+            dependencies: ["BlueZ", "FakeBlueZ", "DBus", "Adapters", "BoardKit", "Chess", "TestSupport"]
         ),
         .testTarget(
             name: "FakeBlueZTests",

@@ -1,1 +1,0 @@
-// The BlueZ module; see DESIGN.md §1.

@@ -1,0 +1,96 @@
+import BoardKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What the manager reports: notifications, link changes, BlueZ coming and going.
+extension BlueZBoardTransport: BlueZManagerClient {
+    func manager(_ manager: BlueZManager, didApply changes: [BlueZModelChange]) {
+        for change in changes {
+            guard let link else { break }
+            handle(change, for: link)
+        }
+        waiter.evaluate()
+        refreshDiscovered()
+        updateState()
+    }
+
+    func manager(_ manager: BlueZManager, lostBlueZ reason: String) {
+        if let link { linkLost(link, reason: reason) }
+        waiter.evaluate()
+        refreshDiscovered()
+        updateState()
+    }
+
+    func managerStateDidChange(_ manager: BlueZManager) {
+        waiter.evaluate()
+        updateState()
+    }
+
+    private func handle(_ change: BlueZModelChange, for link: BlueZLink) {
+        switch change {
+        case .value(let path, let bytes):
+            guard link.notifyPaths.contains(path) else { return }
+            if link.isUp {
+                feed(link, bytes)
+            } else if link.adapter != nil && link.early.count < 64 {
+                link.early.append(bytes)
+            }
+        case .deviceChanged(let path, let keys) where path == link.devicePath:
+            let device = manager.device(at: path)
+            if keys.contains("Connected") && device?.connected == false && link.armed {
+                linkLost(link, reason: "the board disconnected")
+            } else if keys.contains("ServicesResolved") && device?.servicesResolved == false && link.isUp {
+                linkLost(link, reason: "the board's services are no longer resolved")
+            }
+        case .deviceRemoved(let path) where path == link.devicePath:
+            linkLost(link, reason: "BlueZ removed the device")
+        case .gattRemoved(let path, let devicePath) where devicePath == link.devicePath:
+            if link.isUp && (link.notifyPaths.contains(path) || path == link.writePath || link.gattPaths.contains(path))
+            {
+                linkLost(link, reason: "the board's GATT object \(path) was removed")
+            }
+        case .adapterRemoved(let path) where path == link.adapterPath:
+            linkLost(link, reason: "adapter \(link.adapterName) was removed")
+        case .adapterChanged(let path) where path == link.adapterPath:
+            if manager.model.adapters[path]?.powered == false {
+                linkLost(link, reason: "adapter \(link.adapterName) was powered off")
+            }
+        default:
+            break
+        }
+    }
+
+    /// Feeds one notification to the link's adapter; yields its events and queues its
+    /// mandatory responses on the paced writer.
+    func feed(_ link: BlueZLink, _ bytes: Data) {
+        guard link.adapter != nil else { return }
+        let events = link.adapter?.feed(bytes: bytes) ?? []
+        let responses = link.adapter?.takePendingResponses() ?? []
+        for event in events { yield(event) }
+        for response in responses { link.writer?.enqueue(response) }
+    }
+
+    /// An unexpected end of `link`. While it is being set up, the set-up fails; once it is up,
+    /// `.disconnected(error:)` is yielded and the reconnect policy starts.
+    func linkLost(_ link: BlueZLink, reason: String) {
+        guard self.link === link, !link.isTornDown else { return }
+        guard link.isUp else {
+            if link.failure == nil { link.failure = .linkLost(reason) }
+            waiter.evaluate()
+            return
+        }
+        let stillConnected = manager.device(at: link.devicePath)?.connected == true
+        teardown(link, disconnectDevice: stillConnected)
+        connectedDeviceName = nil
+        lastError = reason
+        logger.warning("link lost: \(reason)")
+        yield(.disconnected(error: reason))
+        restart(.reconnecting(attempt: 1)) { transport, id in
+            await transport.runReconnect(id: id)
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import BoardKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Seeking, manual connects, and the reconnect loop.
+extension BlueZBoardTransport {
+    /// ``start()``: scan until the board appears, connect; retry a failed connect.
+    func runSeek(id: Int) async {
+        while isCurrent(id) {
+            activity = .scanning
+            updateState()
+            let path: String
+            do throws(BlueZLinkError) {
+                path = try await locateBoard(address: nil, requireSeen: true, timeout: nil)
+            } catch {
+                return
+            }
+            guard isCurrent(id) else { return }
+            activity = .connecting
+            updateState()
+            do throws(BlueZLinkError) {
+                try await establishLink(devicePath: path, isReconnect: hasBeenConnected)
+                return
+            } catch .cancelled {
+                return
+            } catch {
+                guard isCurrent(id) else { return }
+                manager.releaseClaims(by: self)
+                lastError = error.description
+                logger.warning("connect failed: \(error); scanning again in \(settings.initialRetryDelay) s")
+            }
+            activity = .scanning
+            updateState()
+            guard await manager.scheduler.sleep(settings.initialRetryDelay) else { return }
+        }
+    }
+
+    /// ``connect(_:)``.
+    func runManualConnect(devicePath: String, id: Int) async {
+        do throws(BlueZLinkError) {
+            try await establishLink(devicePath: devicePath, isReconnect: false)
+        } catch .cancelled {
+            return
+        } catch {
+            guard isCurrent(id) else { return }
+            manager.releaseClaims(by: self)
+            lastError = error.description
+            logger.warning("connect failed: \(error)")
+            activity = .disconnected
+            updateState()
+        }
+    }
+
+    /// The reconnect policy after an unexpected drop.
+    func runReconnect(id: Int) async {
+        var attempt = 1
+        while isCurrent(id) {
+            guard let delay = policy.nextDelay(attempt: attempt) else {
+                reconnectAttempt = nil
+                reconnectDelay = nil
+                activity = .disconnected
+                manager.releaseClaims(by: self)
+                logger.error("giving up after \(attempt - 1) reconnect attempt(s); last error: \(lastError ?? "none")")
+                updateState()
+                return
+            }
+            reconnectAttempt = attempt
+            reconnectDelay = delay
+            activity = .reconnecting(attempt: attempt)
+            logger.info("reconnect attempt \(attempt)/\(policy.maxAttempts) in \(delay) s")
+            updateState()
+            guard await manager.scheduler.sleep(delay), isCurrent(id) else { return }
+            reconnectDelay = nil
+            publishStatus()
+            do throws(BlueZLinkError) {
+                try await waitForManager()
+                let path = try await locateBoard(
+                    address: lastDeviceAddress, requireSeen: false, timeout: settings.rediscoveryTimeout)
+                try await establishLink(devicePath: path, isReconnect: true)
+                return
+            } catch .cancelled {
+                return
+            } catch {
+                guard isCurrent(id) else { return }
+                lastError = error.description
+                logger.warning("reconnect attempt \(attempt) failed: \(error)")
+            }
+            attempt += 1
+        }
+    }
+
+    /// The board's device path: the previous link's object when it still exists (only when
+    /// `address` is given), a matching device BlueZ already has, or one found by scanning
+    /// (`timeout` seconds; `nil` waits forever). With `address` (a reconnect) only that board
+    /// qualifies; without, any board ``match`` accepts. The board is claimed at once.
+    func locateBoard(
+        address: String?, requireSeen: Bool, timeout: TimeInterval?
+    ) async throws(BlueZLinkError)
+        -> String
+    {
+        if let address, let last = lastDevicePath, let device = manager.device(at: last),
+            isCandidate(device, address: address)
+        {
+            manager.claim(address: device.address, by: self)
+            return last
+        }
+        if let found = bestCandidate(address: address, requireSeen: requireSeen) {
+            manager.claim(address: found.address, by: self)
+            return found.path
+        }
+        let session = manager.startDiscovery(adapter: adapterName)
+        seekScan?.stop()
+        seekScan = session
+        refreshDiscovered()
+        defer {
+            session.stop()
+            if seekScan === session { seekScan = nil }
+        }
+        let what = address.map { "board \($0)" } ?? "board \(match)"
+        do throws(BlueZLinkError) {
+            return try await waiter.wait(timeout: timeout, what: what) {
+                [weak self] () -> Result<String, BlueZLinkError>? in
+                guard let self else { return .failure(.cancelled) }
+                // Claimed at once, so that a transport woken by the same change cannot take it too.
+                guard let found = self.bestCandidate(address: address, requireSeen: true) else { return nil }
+                self.manager.claim(address: found.address, by: self)
+                return .success(found.path)
+            }
+        } catch .timeout {
+            throw .deviceNotFound("\(what) not seen within \(timeout ?? 0) s")
+        }
+    }
+
+    /// Whether `device` is this transport's board: on the configured adapter, not taken by
+    /// another transport, and either at `address` or (without one) accepted by ``match``.
+    func isCandidate(_ device: BlueZDeviceInfo, address: String? = nil) -> Bool {
+        if let adapterName, device.adapterName != adapterName { return false }
+        if let address {
+            guard device.address == address.uppercased() else { return false }
+        } else {
+            guard match.matches(device, family: family) else { return false }
+        }
+        return !manager.isClaimed(address: device.address, byOtherThan: self)
+    }
+
+    /// The best device to connect to: connected ones first, then the least busy adapter,
+    /// then the strongest signal.
+    func bestCandidate(address: String?, requireSeen: Bool) -> BlueZDeviceInfo? {
+        let devices = manager.model.devices.values.filter { device in
+            isCandidate(device, address: address) && (!requireSeen || device.connected || manager.wasSeen(device.path))
+                && manager.model.adapters[device.adapterPath]?.powered == true
+        }
+        return devices.min { lhs, rhs in
+            if lhs.connected != rhs.connected { return lhs.connected }
+            let lhsLoad = manager.linkCount(onAdapter: lhs.adapterPath)
+            let rhsLoad = manager.linkCount(onAdapter: rhs.adapterPath)
+            if lhsLoad != rhsLoad { return lhsLoad < rhsLoad }
+            if (lhs.rssi ?? -127) != (rhs.rssi ?? -127) { return (lhs.rssi ?? -127) > (rhs.rssi ?? -127) }
+            return lhs.path < rhs.path
+        }
+    }
+
+    func refreshDiscovered() {
+        guard manualScan != nil || seekScan != nil else { return }
+        let boards = manager.discoveredBoards.filter { board in
+            guard let device = manager.device(at: board.device.token) else { return false }
+            if let adapterName, device.adapterName != adapterName { return false }
+            return match.matches(device, family: family)
+        }
+        let list = boards.map(\.device)
+        if list != discovered { discovered = list }
+    }
+}

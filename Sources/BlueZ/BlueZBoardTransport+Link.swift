@@ -1,0 +1,298 @@
+import Adapters
+import BoardKit
+import DBus
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Setting a link up, and taking it down.
+extension BlueZBoardTransport {
+    /// Connect → ServicesResolved → characteristics → StartNotify → `.connected` → handshake.
+    func establishLink(devicePath: String, isReconnect: Bool) async throws(BlueZLinkError) {
+        try await waitForManager()
+        guard let device = manager.device(at: devicePath) else { throw .deviceNotFound(devicePath) }
+        guard !manager.isClaimed(address: device.address, byOtherThan: self) else {
+            throw .deviceNotFound("\(device.address) is taken by another transport")
+        }
+        manager.claim(address: device.address, by: self)
+        guard let adapter = manager.model.adapters[device.adapterPath] else { throw .noAdapter(device.adapterName) }
+        guard adapter.powered else { throw .adapterPoweredOff(adapter.name) }
+        var options = adapterOptions
+        if options.advertisedName == nil { options.advertisedName = device.advertisedName }
+        let profile = AdapterFactory.profile(for: family, advertisedName: options.advertisedName)
+        if let previous = link { teardown(previous, disconnectDevice: false) }
+        let link = BlueZLink(device: device, profile: profile, options: options)
+        self.link = link
+        lastDevicePath = devicePath
+        lastDeviceAddress = device.address
+        lastDeviceName = device.advertisedName ?? device.address
+        manager.noteLinkStarted(onAdapter: link.adapterPath)
+        publishStatus()
+        logger.info("connecting to \(device.advertisedName ?? "?") \(device.address) on \(link.adapterName)")
+        do throws(BlueZLinkError) {
+            try await connectDevice(link)
+            try await waitForServices(link)
+            try await findCharacteristics(link)
+            let boardAdapter: any BoardAdapter
+            do {
+                boardAdapter = try AdapterFactory.makeAdapter(for: family, options: options)
+            } catch {
+                throw .adapterOptions(error.description)
+            }
+            link.adapter = boardAdapter
+            link.writer = makeWriter(for: link, adapter: boardAdapter)
+            try await subscribe(link)
+            try link.check()
+            guard self.link === link else { throw .cancelled }
+            goUp(link, isReconnect: isReconnect)
+        } catch {
+            teardown(link, disconnectDevice: link.connectIssued && error != .deviceNotFound(link.address))
+            throw error
+        }
+    }
+
+    func waitForManager() async throws(BlueZLinkError) {
+        do throws(BlueZLinkError) {
+            try await waiter.wait(timeout: settings.connectTimeout, what: "BlueZ") {
+                [manager] () -> Result<Void, BlueZLinkError>? in
+                switch manager.state {
+                case .ready: .success(())
+                case .unauthorized(let detail): .failure(.notAuthorized(detail))
+                default: nil
+                }
+            }
+        } catch .timeout {
+            throw manager.state == .waitingForBlueZ || manager.state == .loading ? .bluezUnavailable : .busUnavailable
+        }
+    }
+
+    /// `Device1.Connect` with the per-adapter slot, retrying transient failures.
+    private func connectDevice(_ link: BlueZLink) async throws(BlueZLinkError) {
+        var retries = 0
+        while true {
+            try link.check()
+            if manager.device(at: link.devicePath)?.connected == true {
+                link.armed = true
+                logger.debug("already connected at the BlueZ level; Connect skipped")
+                return
+            }
+            guard await manager.acquireConnectSlot(adapterPath: link.adapterPath) else { throw .cancelled }
+            link.connectIssued = true
+            var failure: DBusError?
+            do throws(DBusError) {
+                _ = try await manager.call(
+                    path: link.devicePath, interface: BlueZNames.deviceInterface, member: "Connect",
+                    timeout: settings.connectTimeout)
+            } catch {
+                failure = error
+            }
+            manager.releaseConnectSlot(adapterPath: link.adapterPath)
+            if Task.isCancelled { throw .cancelled }
+            guard let failure else {
+                link.armed = true
+                return
+            }
+            let kind = BlueZErrorKind(failure)
+            if kind.isTransientConnectFailure && retries < settings.transientRetryDelays.count {
+                let delay = settings.transientRetryDelays[retries]
+                retries += 1
+                logger.warning(
+                    "Connect to \(link.address) failed (\(failure)); retry \(retries)/\(settings.transientRetryDelays.count) in \(delay) s"
+                )
+                guard await manager.scheduler.sleep(delay) else { throw .cancelled }
+                link.failure = nil
+                continue
+            }
+            switch kind {
+            case .cancelled: throw .cancelled
+            case .objectGone: throw .deviceNotFound(link.address)
+            case .timeout: throw .timeout("Connect to \(link.address)")
+            case .notReady: throw .adapterPoweredOff(link.adapterName)
+            case .serviceGone: throw .bluezUnavailable
+            case .accessDenied: throw .notAuthorized(failure.description)
+            default: throw .connectFailed(address: link.address, error: failure)
+            }
+        }
+    }
+
+    private func waitForServices(_ link: BlueZLink) async throws(BlueZLinkError) {
+        try await waiter.wait(timeout: settings.servicesTimeout, what: "ServicesResolved of \(link.address)") {
+            [manager] () -> Result<Void, BlueZLinkError>? in
+            if let failure = link.failure { return .failure(failure) }
+            guard let device = manager.device(at: link.devicePath) else {
+                return .failure(.linkLost("BlueZ removed the device while connecting"))
+            }
+            return device.servicesResolved ? .success(()) : nil
+        }
+    }
+
+    /// Finds the profile's characteristics, waiting briefly for objects exported after
+    /// `ServicesResolved` (bluez #1489).
+    private func findCharacteristics(_ link: BlueZLink) async throws(BlueZLinkError) {
+        let grace = min(3, settings.servicesTimeout)
+        var missing = link.profile.writeCharacteristicUUID
+        do throws(BlueZLinkError) {
+            try await waiter.wait(timeout: grace, what: "GATT characteristics") {
+                [weak self] () -> Result<Void, BlueZLinkError>? in
+                if let failure = link.failure { return .failure(failure) }
+                guard let self else { return .failure(.cancelled) }
+                switch self.resolveCharacteristics(link) {
+                case .none: return .success(())
+                case .some(let uuid):
+                    missing = uuid
+                    return nil
+                }
+            }
+        } catch .timeout {
+            throw .missingCharacteristic(missing)
+        }
+        let found = link.notifyPaths.count
+        let wanted = Set(link.profile.notifyCharacteristicUUIDs).count
+        if found < wanted {
+            logger.warning("only \(found) of \(wanted) notify characteristics found; continuing")
+        }
+    }
+
+    /// Fills the link's paths from the model; returns the first missing UUID, or `nil`.
+    func resolveCharacteristics(_ link: BlueZLink) -> String? {
+        let profile = link.profile
+        let serviceUUIDs = Set(
+            [profile.serviceUUID.lowercased()] + profile.additionalServices.keys.map { $0.lowercased() })
+        let services = manager.model.services(ofDevice: link.devicePath)
+        let preferred = services.filter { serviceUUIDs.contains($0.uuid) }
+        var candidates = preferred.flatMap { manager.model.characteristics(ofService: $0.path) }
+        // Fall back to every service (the Square Off Neo's extra characteristics' service is unknown).
+        candidates += manager.model.characteristics(ofDevice: link.devicePath).filter { other in
+            !candidates.contains { $0.path == other.path }
+        }
+        func find(_ uuid: String) -> BlueZCharacteristicInfo? {
+            candidates.first { $0.uuid == uuid.lowercased() }
+        }
+        guard let write = find(profile.writeCharacteristicUUID) else { return profile.writeCharacteristicUUID }
+        let notify = profile.notifyCharacteristicUUIDs.compactMap(find)
+        guard !notify.isEmpty else { return profile.notifyCharacteristicUUIDs.first ?? profile.writeCharacteristicUUID }
+        link.writePath = write.path
+        link.mtu = write.mtu
+        link.notifyPaths = Set(notify.map(\.path))
+        link.gattPaths = Set(([write] + notify).map(\.servicePath))
+        return nil
+    }
+
+    /// `StartNotify` on each notify characteristic (`InProgress` retried briefly).
+    private func subscribe(_ link: BlueZLink) async throws(BlueZLinkError) {
+        for path in link.notifyPaths.sorted() {
+            var tries = 0
+            while true {
+                try link.check()
+                do throws(DBusError) {
+                    _ = try await manager.call(
+                        path: path, interface: BlueZNames.characteristicInterface, member: "StartNotify")
+                    break
+                } catch {
+                    let kind = BlueZErrorKind(error)
+                    if kind == .cancelled { throw .cancelled }
+                    if kind == .inProgress && tries < 40 {
+                        tries += 1
+                        guard await manager.scheduler.sleep(0.05) else { throw .cancelled }
+                        continue
+                    }
+                    let uuid = manager.model.characteristics[path]?.uuid ?? path
+                    throw .notifyFailed(uuid: uuid, error: error)
+                }
+            }
+        }
+    }
+
+    private func makeWriter(for link: BlueZLink, adapter: any BoardAdapter) -> BlueZPacedWriter {
+        let chunk = settings.maximumWriteLength ?? max(20, (link.mtu ?? 23) - 3)
+        let writePath = link.writePath ?? ""
+        let type = link.profile.writeType.rawValue
+        let timeout = settings.writeTimeout
+        let writer = BlueZPacedWriter(
+            minimumInterval: adapter.minimumWriteInterval, maximumChunkLength: chunk, scheduler: manager.scheduler,
+            logger: logger
+        ) { [weak self] data, completion in
+            guard let self else {
+                completion(.failed("transport released"))
+                return
+            }
+            Task { @MainActor in
+                do throws(DBusError) {
+                    _ = try await self.manager.call(
+                        path: writePath, interface: BlueZNames.characteristicInterface, member: "WriteValue",
+                        body: [.bytes(data), .propertyDictionary(["type": .string(type)])], timeout: timeout)
+                    completion(.success)
+                } catch {
+                    completion(Self.writeResult(for: error))
+                }
+            }
+        }
+        writer.onLinkLost = { [weak self, weak link] reason in
+            guard let self, let link else { return }
+            self.linkLost(link, reason: reason)
+        }
+        return writer
+    }
+
+    static func writeResult(for error: DBusError) -> BlueZWriteResult {
+        switch BlueZErrorKind(error) {
+        case .inProgress: .retry(error.description)
+        case .notConnected, .objectGone, .serviceGone: .linkLost("write failed: \(error)")
+        default: .failed(error.description)
+        }
+    }
+
+    /// The link is usable: `.connected`, early notifications, the handshake.
+    private func goUp(_ link: BlueZLink, isReconnect: Bool) {
+        link.isUp = true
+        hasBeenConnected = true
+        reconnectAttempt = nil
+        reconnectDelay = nil
+        connectedDeviceName = link.name ?? link.address
+        activity = .connected
+        seekScan?.stop()
+        seekScan = nil
+        logger.info("connected to \(connectedDeviceName ?? link.address) on \(link.adapterName)")
+        updateState()
+        yield(.connected)
+        let early = link.early
+        link.early = []
+        for bytes in early { feed(link, bytes) }
+        guard let adapter = link.adapter, let writer = link.writer else { return }
+        var carried: TimeInterval = 0
+        for step in adapter.handshakeCommands(isReconnect: isReconnect) {
+            guard let bytes = adapter.encode(step.command) else {
+                carried += step.delayBefore
+                continue
+            }
+            writer.enqueue(bytes, delayBefore: carried + step.delayBefore)
+            carried = 0
+        }
+    }
+
+    /// Stops the link's writer and bookkeeping; optionally sends `Disconnect` (not awaited).
+    func teardown(_ link: BlueZLink, disconnectDevice: Bool) {
+        guard !link.isTornDown else { return }
+        link.isTornDown = true
+        link.isUp = false
+        if link.failure == nil { link.failure = .cancelled }
+        link.writer?.stop()
+        manager.noteLinkEnded(onAdapter: link.adapterPath)
+        if self.link === link { self.link = nil }
+        waiter.evaluate()
+        guard disconnectDevice else { return }
+        let manager = self.manager
+        let logger = self.logger
+        pendingDisconnect = Task { @MainActor in
+            do throws(DBusError) {
+                _ = try await manager.call(
+                    path: link.devicePath, interface: BlueZNames.deviceInterface, member: "Disconnect", timeout: 5)
+            } catch {
+                logger.debug("Disconnect of \(link.address): \(error)")
+            }
+        }
+    }
+}

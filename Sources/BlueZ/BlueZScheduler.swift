@@ -1,0 +1,100 @@
+import Dispatch
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A cancellable one-shot timer handed out by a ``BlueZScheduler``.
+@MainActor
+public final class BlueZTimer {
+    private var onCancel: (@MainActor () -> Void)?
+
+    /// A timer whose cancellation runs `onCancel` (once).
+    public init(onCancel: @escaping @MainActor () -> Void) {
+        self.onCancel = onCancel
+    }
+
+    /// Stops the timer; its action will not run. Idempotent.
+    public func cancel() {
+        let action = onCancel
+        onCancel = nil
+        action?()
+    }
+}
+
+/// The time source and timers of the BlueZ transport: the event loop in production, a
+/// manual clock in tests. Never blocks.
+@MainActor
+public protocol BlueZScheduler: AnyObject {
+    /// Monotonic seconds (any origin).
+    var now: TimeInterval { get }
+    /// Runs `action` on the main actor after `delay` seconds (0 or less: on the next turn).
+    func schedule(after delay: TimeInterval, _ action: @escaping @MainActor () -> Void) -> BlueZTimer
+}
+
+extension BlueZScheduler {
+    /// Waits `delay` seconds without blocking; returns `false` when the calling task was
+    /// cancelled (early).
+    public func sleep(_ delay: TimeInterval) async -> Bool {
+        if Task.isCancelled { return false }
+        let box = BlueZSleepBox()
+        let finished: Bool = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                box.continuation = continuation
+                box.timer = schedule(after: delay) { box.finish(true) }
+                if Task.isCancelled { box.finish(false) }
+            }
+        } onCancel: {
+            Task { @MainActor in box.finish(false) }
+        }
+        return finished
+    }
+}
+
+/// One sleeping task: resumed exactly once, by the timer or by cancellation.
+@MainActor
+private final class BlueZSleepBox {
+    var continuation: CheckedContinuation<Bool, Never>?
+    var timer: BlueZTimer?
+
+    func finish(_ value: Bool) {
+        timer?.cancel()
+        timer = nil
+        let continuation = self.continuation
+        self.continuation = nil
+        continuation?.resume(returning: value)
+    }
+}
+
+/// The production scheduler: `DispatchSource` timers on the main queue, a monotonic clock.
+@MainActor
+public final class BlueZDispatchScheduler: BlueZScheduler {
+    private let origin = ContinuousClock.now
+
+    /// A scheduler on the main queue.
+    public init() {}
+
+    /// Seconds since this scheduler was created (monotonic).
+    public var now: TimeInterval {
+        let elapsed = ContinuousClock.now - origin
+        let (seconds, attoseconds) = elapsed.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+
+    /// Schedules `action` with a one-shot `DispatchSource` timer on the main queue.
+    public func schedule(after delay: TimeInterval, _ action: @escaping @MainActor () -> Void) -> BlueZTimer {
+        let source = DispatchSource.makeTimerSource(queue: .main)
+        let nanoseconds = Int(min(max(0, delay), 86_400) * 1e9)
+        source.schedule(deadline: .now() + .nanoseconds(nanoseconds))
+        source.setEventHandler {
+            MainActor.assumeIsolated {
+                source.cancel()
+                action()
+            }
+        }
+        source.resume()
+        return BlueZTimer { source.cancel() }
+    }
+}

@@ -1,0 +1,108 @@
+import BoardKit
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Settings of the ``BlueZManager``.
+public struct BlueZManagerSettings: Hashable, Sendable {
+    /// The discovery filter's `RSSI` (dBm), or `nil` for none. Note that setting it makes
+    /// BlueZ report every RSSI change (reference/bluez-dbus.md §3.2).
+    public var discoveryRSSI: Int16?
+    /// Waits between attempts to reach the bus (or to load BlueZ's objects) after a failure;
+    /// the last entry repeats forever.
+    public var busRetryDelays: [TimeInterval]
+    /// The timeout of ordinary BlueZ calls (discovery, StartNotify, GetManagedObjects).
+    public var callTimeout: TimeInterval
+
+    /// Settings with sensible defaults.
+    public init(
+        discoveryRSSI: Int16? = nil, busRetryDelays: [TimeInterval] = [0.5, 1, 2, 5, 10, 30],
+        callTimeout: TimeInterval = 10
+    ) {
+        self.discoveryRSSI = discoveryRSSI
+        self.busRetryDelays = busRetryDelays
+        self.callTimeout = callTimeout
+    }
+
+    /// The wait before retry `attempt` (1-indexed).
+    func busRetryDelay(attempt: Int) -> TimeInterval {
+        guard let last = busRetryDelays.last else { return 1 }
+        let index = max(0, attempt - 1)
+        return max(0.05, index < busRetryDelays.count ? busRetryDelays[index] : last)
+    }
+}
+
+/// Timing settings of one ``BlueZBoardTransport``.
+public struct BlueZTransportSettings: Hashable, Sendable {
+    /// The D-Bus timeout of `Device1.Connect` (BlueZ itself gives up after ~20–30 s).
+    public var connectTimeout: TimeInterval
+    /// How long to wait for `ServicesResolved` (and the GATT objects) after the link is up.
+    public var servicesTimeout: TimeInterval
+    /// Back-offs between retries of a `Connect` that failed with `InProgress` or an abort
+    /// (`le-connection-abort-by-local`…), within one attempt; their count is the number of
+    /// retries.
+    public var transientRetryDelays: [TimeInterval]
+    /// How long a reconnect attempt scans for a board whose BlueZ object is gone.
+    public var rediscoveryTimeout: TimeInterval
+    /// The wait before scanning again after a failed first connect (``BlueZBoardTransport/start()``).
+    public var initialRetryDelay: TimeInterval
+    /// The D-Bus timeout of one `WriteValue`.
+    public var writeTimeout: TimeInterval
+    /// The longest single write; `nil` derives it from the negotiated MTU (`MTU` − 3, or 20
+    /// when BlueZ does not export the MTU). Longer payloads are written as back-to-back chunks.
+    public var maximumWriteLength: Int?
+
+    /// Settings with production defaults.
+    public init(
+        connectTimeout: TimeInterval = 35, servicesTimeout: TimeInterval = 20,
+        transientRetryDelays: [TimeInterval] = [0.5, 1, 2], rediscoveryTimeout: TimeInterval = 20,
+        initialRetryDelay: TimeInterval = 5, writeTimeout: TimeInterval = 10, maximumWriteLength: Int? = nil
+    ) {
+        self.connectTimeout = connectTimeout
+        self.servicesTimeout = servicesTimeout
+        self.transientRetryDelays = transientRetryDelays
+        self.rediscoveryTimeout = rediscoveryTimeout
+        self.initialRetryDelay = initialRetryDelay
+        self.writeTimeout = writeTimeout
+        self.maximumWriteLength = maximumWriteLength
+    }
+}
+
+/// What the bridge publishes about a link (`<base>/<board>/connection`): the state plus the
+/// reconnect details.
+public struct BlueZLinkStatus: Equatable, Sendable {
+    /// The transport state.
+    public var state: BoardTransportState
+    /// The current reconnect attempt (1-indexed) while reconnecting, else `nil`.
+    public var reconnectAttempt: Int?
+    /// The policy's `maxAttempts`.
+    public var maxAttempts: Int
+    /// While waiting before a reconnect attempt: how long that wait is (seconds).
+    public var nextDelay: TimeInterval?
+    /// The last error, readable.
+    public var lastError: String?
+    /// The connected (or last connected) board's name.
+    public var deviceName: String?
+    /// The connected (or last connected) board's address.
+    public var deviceAddress: String?
+    /// The adapter of the current (or last) link (`hci0`).
+    public var adapter: String?
+
+    /// A status record.
+    public init(
+        state: BoardTransportState, reconnectAttempt: Int? = nil, maxAttempts: Int, nextDelay: TimeInterval? = nil,
+        lastError: String? = nil, deviceName: String? = nil, deviceAddress: String? = nil, adapter: String? = nil
+    ) {
+        self.state = state
+        self.reconnectAttempt = reconnectAttempt
+        self.maxAttempts = maxAttempts
+        self.nextDelay = nextDelay
+        self.lastError = lastError
+        self.deviceName = deviceName
+        self.deviceAddress = deviceAddress
+        self.adapter = adapter
+    }
+}

@@ -1,0 +1,79 @@
+/// Bluetooth device addresses as BlueZ spells them.
+public enum BluetoothAddress {
+    /// `text` as an upper-case `AA:BB:CC:DD:EE:FF` address (`-` or `_` separators and lower
+    /// case accepted), or `nil` when it is not six hexadecimal byte pairs.
+    public static func normalized(_ text: String) -> String? {
+        let parts = text.split(omittingEmptySubsequences: false) { $0 == ":" || $0 == "-" || $0 == "_" }
+        guard parts.count == 6 else { return nil }
+        var result: [String] = []
+        for part in parts {
+            guard part.count == 2, UInt8(part, radix: 16) != nil else { return nil }
+            result.append(part.uppercased())
+        }
+        return result.joined(separator: ":")
+    }
+
+    /// The object path element of a device: `dev_AA_BB_CC_DD_EE_FF`.
+    public static func pathElement(_ address: String) -> String {
+        "dev_" + address.replacingColons(with: "_")
+    }
+}
+
+/// Bluetooth UUIDs as BlueZ spells them: 128-bit, lower case.
+public enum BluetoothUUID {
+    /// The Bluetooth base UUID's tail, after the 32-bit prefix.
+    static let baseSuffix = "-0000-1000-8000-00805f9b34fb"
+
+    /// `text` (16-bit `180a`, 32-bit `0000180a` or 128-bit) as a lower-case 128-bit UUID,
+    /// or `nil` when it is none of these.
+    public static func normalized(_ text: String) -> String? {
+        let lowered = text.lowercased()
+        let stripped = lowered.hasPrefix("0x") ? String(lowered.dropFirst(2)) : lowered
+        if stripped.count == 4 || stripped.count == 8, UInt32(stripped, radix: 16) != nil {
+            return String(repeating: "0", count: 8 - stripped.count) + stripped + baseSuffix
+        }
+        let groups = lowered.split(separator: "-", omittingEmptySubsequences: false)
+        guard groups.map(\.count) == [8, 4, 4, 4, 12],
+            groups.allSatisfy({ group in group.allSatisfy { $0.isHexDigit } })
+        else { return nil }
+        return lowered
+    }
+
+    /// The 128-bit form of a 16-bit assigned number.
+    public static func assigned(_ number: UInt16) -> String {
+        let hex = String(number, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex + baseSuffix
+    }
+}
+
+/// Hexadecimal byte strings (`"0a1b"`) for configuration and the control interface.
+public enum HexBytes {
+    /// The bytes of `text` (pairs of hex digits; spaces and `:` ignored), or `nil`.
+    public static func parse(_ text: String) -> [UInt8]? {
+        let digits = text.filter { $0 != " " && $0 != ":" }
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+
+    /// `bytes` as lower-case hex without separators.
+    public static func string(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+}
+
+extension String {
+    func replacingColons(with replacement: Character) -> String {
+        String(map { $0 == ":" ? replacement : $0 })
+    }
+}

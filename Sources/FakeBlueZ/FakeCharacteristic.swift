@@ -1,0 +1,130 @@
+import DBus
+
+/// One exported `org.bluez.GattCharacteristic1` (§4.1): its notify sessions per sender,
+/// its cached `Value`, and the lock of a pending request write.
+@MainActor
+final class FakeCharacteristic {
+    static let interface = "org.bluez.GattCharacteristic1"
+    static let descriptorInterface = "org.bluez.GattDescriptor1"
+    static let serviceInterface = "org.bluez.GattService1"
+
+    unowned let device: FakeDevice
+    let path: String
+    let servicePath: String
+    let definition: GattLayout.Characteristic
+    /// Part of a service claimed by a BlueZ plugin: read-only.
+    let isClaimed: Bool
+    /// The CCCD's path, if the characteristic notifies or indicates.
+    var cccdPath: String?
+    /// Senders with a notify session, in order.
+    var sessions: [String] = []
+    /// The last value read or notified.
+    var value: [UInt8] = []
+    /// Whether a request write is waiting for its response.
+    var requestWritePending = false
+    var writeTasks: [Task<Void, Never>] = []
+
+    init(device: FakeDevice, path: String, servicePath: String, definition: GattLayout.Characteristic, isClaimed: Bool)
+    {
+        self.device = device
+        self.path = path
+        self.servicePath = servicePath
+        self.definition = definition
+        self.isClaimed = isClaimed
+    }
+
+    var uuid: String { definition.uuid }
+    private var tree: DBusObjectTree { device.sim.tree }
+
+    func set(_ property: String, _ value: DBusValue?, flush: Bool = false) {
+        tree.setProperty(property, interface: Self.interface, path: path, to: value, flush: flush)
+    }
+
+    /// The properties at export (`MTU` only while connected, 5.62+; `Handle` 5.69+;
+    /// `Notifying` only with notify or indicate; no `NotifyAcquired`/`WriteAcquired`, as
+    /// AcquireNotify/AcquireWrite are not offered).
+    func initialProperties(connected: Bool, mtu: Int) -> [(String, DBusValue)] {
+        let version = device.sim.version
+        var properties: [(String, DBusValue)] = []
+        if version.atLeast(69) { properties.append(("Handle", .uint16(definition.handle))) }
+        properties += [("UUID", .string(uuid)), ("Service", .objectPath(servicePath)), ("Value", .bytes(value))]
+        if definition.canNotify { properties.append(("Notifying", .bool(!sessions.isEmpty))) }
+        properties.append(("Flags", .strings(definition.flags)))
+        if connected && version.atLeast(62) { properties.append(("MTU", .uint16(UInt16(clamping: mtu)))) }
+        return properties
+    }
+
+    /// The link is (back) up: the MTU is known again.
+    func linkUp(mtu: Int) {
+        if device.sim.version.atLeast(62) { set("MTU", .uint16(UInt16(clamping: mtu))) }
+    }
+
+    /// The link is down: no MTU; notify sessions survive (re-armed on reconnect).
+    func linkDown() {
+        if device.sim.version.atLeast(62) { set("MTU", nil) }
+    }
+
+    /// One notification: `Value` updated and signalled on its own, even when unchanged.
+    func notify(_ bytes: [UInt8]) {
+        value = bytes
+        set("Value", .bytes(bytes), flush: true)
+    }
+
+    /// Adds a notify session for `sender`; returns whether it is the first.
+    func addSession(_ sender: String) -> Bool {
+        guard !sessions.contains(sender) else { return false }
+        sessions.append(sender)
+        if sessions.count == 1 { set("Notifying", .bool(true)) }
+        return sessions.count == 1
+    }
+
+    /// Removes `sender`'s session; returns whether it had one.
+    @discardableResult
+    func removeSession(_ sender: String) -> Bool {
+        guard let index = sessions.firstIndex(of: sender) else { return false }
+        sessions.remove(at: index)
+        if sessions.isEmpty && definition.canNotify { set("Notifying", .bool(false)) }
+        return true
+    }
+
+    func cancelPendingWrites() {
+        for task in writeTasks { task.cancel() }
+        writeTasks.removeAll()
+        requestWritePending = false
+    }
+}
+
+/// The options dictionary of `ReadValue`/`WriteValue`: keys matched case-insensitively,
+/// unknown keys ignored, a known key with the wrong type refused.
+struct GattOptions: Equatable {
+    var offset: UInt16 = 0
+    var type: String?
+
+    init(_ argument: DBusValue?) throws(DBusError) {
+        guard let argument else { return }
+        guard let entries = argument.dictionaryEntries else { throw BlueZErrors.invalidArguments }
+        for entry in entries {
+            guard let key = entry.key.stringValue?.lowercased(), let value = entry.value.variantValue else {
+                throw BlueZErrors.invalidArguments
+            }
+            switch key {
+            case "offset":
+                guard case .uint16(let offset) = value else { throw BlueZErrors.invalidArguments }
+                self.offset = offset
+            case "type":
+                guard case .string(let type) = value else { throw BlueZErrors.invalidArguments }
+                self.type = type
+            case "mtu":
+                guard case .uint16 = value else { throw BlueZErrors.invalidArguments }
+            case "device":
+                guard case .objectPath = value else { throw BlueZErrors.invalidArguments }
+            case "link":
+                guard case .string = value else { throw BlueZErrors.invalidArguments }
+            case "prepare-authorize":
+                guard case .bool = value else { throw BlueZErrors.invalidArguments }
+            default:
+                break
+            }
+        }
+    }
+}

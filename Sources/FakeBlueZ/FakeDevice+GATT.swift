@@ -1,0 +1,241 @@
+import DBus
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The GATT objects of a device (§4): export in handle order (parent before child), I/O with
+/// BlueZ's errors, notify sessions, and notifications from the board's firmware.
+extension FakeDevice {
+    /// Exports every service, characteristic and descriptor of the board's layout.
+    func exportGATT() {
+        let tree = sim.tree
+        let version = sim.version
+        for service in board.layout.services {
+            let servicePath = path + "/service" + Self.hex4(service.handle)
+            var properties: [(String, DBusValue)] = []
+            if version.atLeast(69) { properties.append(("Handle", .uint16(service.handle))) }
+            properties += [
+                ("UUID", .string(service.uuid)), ("Device", .objectPath(path)), ("Primary", .bool(true)),
+                ("Includes", .objectPaths([])),
+            ]
+            do {
+                try tree.addInterface(
+                    DBusInterface(name: FakeCharacteristic.serviceInterface, methods: [], properties: properties),
+                    at: servicePath)
+            } catch {
+                sim.log("cannot export \(servicePath): \(error)")
+                continue
+            }
+            gattServices.append(servicePath)
+            for definition in service.characteristics {
+                let characteristic = FakeCharacteristic(
+                    device: self, path: servicePath + "/char" + Self.hex4(definition.handle), servicePath: servicePath,
+                    definition: definition, isClaimed: service.isClaimed)
+                export(characteristic)
+                characteristics.append(characteristic)
+            }
+        }
+    }
+
+    private func export(_ characteristic: FakeCharacteristic) {
+        let tree = sim.tree
+        let interface = DBusInterface(
+            name: FakeCharacteristic.interface,
+            methods: [
+                DBusMethodDescription(
+                    "ReadValue", in: [DBusArgument("options", "a{sv}")], out: [DBusArgument("value", "ay")]),
+                DBusMethodDescription(
+                    "WriteValue", in: [DBusArgument("value", "ay"), DBusArgument("options", "a{sv}")]),
+                DBusMethodDescription("StartNotify"), DBusMethodDescription("StopNotify"),
+            ],
+            properties: characteristic.initialProperties(connected: hasLink, mtu: board.mtu),
+            methodHandler: { [weak self, weak characteristic] invocation in
+                guard let self, let characteristic else { return }
+                self.handle(invocation, on: characteristic)
+            })
+        do {
+            try tree.addInterface(interface, at: characteristic.path)
+        } catch {
+            sim.log("cannot export \(characteristic.path): \(error)")
+        }
+        for descriptor in characteristic.definition.descriptors {
+            let descriptorPath = characteristic.path + "/desc" + Self.hex4(descriptor.handle)
+            var properties: [(String, DBusValue)] = []
+            if sim.version.atLeast(69) { properties.append(("Handle", .uint16(descriptor.handle))) }
+            properties += [
+                ("UUID", .string(descriptor.uuid)), ("Characteristic", .objectPath(characteristic.path)),
+                ("Value", .bytes([])),
+            ]
+            let descriptorInterface = DBusInterface(
+                name: FakeCharacteristic.descriptorInterface,
+                methods: [
+                    DBusMethodDescription(
+                        "ReadValue", in: [DBusArgument("options", "a{sv}")], out: [DBusArgument("value", "ay")]),
+                    DBusMethodDescription(
+                        "WriteValue", in: [DBusArgument("value", "ay"), DBusArgument("options", "a{sv}")]),
+                ],
+                properties: properties,
+                methodHandler: { [weak self, weak characteristic] invocation in
+                    guard let self, let characteristic else { return }
+                    self.handleDescriptor(invocation, of: characteristic, path: descriptorPath)
+                })
+            try? tree.addInterface(descriptorInterface, at: descriptorPath)
+            characteristic.cccdPath = descriptorPath
+        }
+    }
+
+    /// Removes every GATT object (children first: `InterfacesRemoved` per object).
+    func removeGATT() {
+        for characteristic in characteristics { characteristic.cancelPendingWrites() }
+        for servicePath in gattServices.reversed() {
+            sim.tree.removeObject(at: servicePath, includingDescendants: true)
+        }
+        gattServices.removeAll()
+        characteristics.removeAll()
+    }
+
+    // MARK: Methods
+
+    private func handle(_ invocation: DBusMethodInvocation, on characteristic: FakeCharacteristic) {
+        switch invocation.member {
+        case "ReadValue": read(invocation, characteristic)
+        case "WriteValue": write(invocation, characteristic)
+        case "StartNotify":
+            guard characteristic.definition.canNotify else { return invocation.fail(BlueZErrors.notSupported) }
+            guard state != .disconnecting else { return invocation.fail(BlueZErrors.notConnected) }
+            guard !characteristic.sessions.contains(invocation.sender) else { return invocation.reply() }
+            invocation.reply()
+            _ = characteristic.addSession(invocation.sender)
+            if hasLink && servicesResolved { board.subscribed() }
+        case "StopNotify":
+            guard characteristic.sessions.contains(invocation.sender) else {
+                return invocation.fail(BlueZErrors.noNotifySession)
+            }
+            invocation.reply()
+            characteristic.removeSession(invocation.sender)
+        default:
+            invocation.fail(DBusError.noSuchMethod(invocation.message))
+        }
+    }
+
+    private func read(_ invocation: DBusMethodInvocation, _ characteristic: FakeCharacteristic) {
+        let options: GattOptions
+        do throws(DBusError) {
+            options = try GattOptions(invocation.body.first)
+        } catch {
+            return invocation.fail(error)
+        }
+        guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
+        guard characteristic.definition.canRead else { return invocation.fail(BlueZErrors.readNotPermitted) }
+        let value = characteristic.definition.readValue ?? characteristic.value
+        let offset = Int(options.offset)
+        guard offset <= value.count else { return invocation.fail(BlueZErrors.invalidOffset) }
+        // A read result is also signalled as a Value change (its own signal).
+        characteristic.notify(value)
+        invocation.reply([.bytes(value[offset...])])
+    }
+
+    private func write(_ invocation: DBusMethodInvocation, _ characteristic: FakeCharacteristic) {
+        let options: GattOptions
+        do throws(DBusError) {
+            options = try GattOptions(invocation.body.count > 1 ? invocation.body[1] : nil)
+        } catch {
+            return invocation.fail(error)
+        }
+        guard let bytes = invocation.body.first?.bytesValue else {
+            return invocation.fail(BlueZErrors.invalidArguments)
+        }
+        guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
+        guard !characteristic.isClaimed else { return invocation.fail(BlueZErrors.notAuthorized) }
+        let flags = characteristic.definition.flags
+        guard characteristic.definition.canWrite else { return invocation.fail(BlueZErrors.notSupported) }
+        let type = options.type ?? (flags.contains("write") ? "request" : "command")
+        guard ["request", "command", "reliable"].contains(type) else {
+            return invocation.fail(BlueZErrors.invalidArguments)
+        }
+        guard options.offset == 0 else { return invocation.fail(BlueZErrors.invalidOffset) }
+        if type == "command" {
+            // Write without response: answered at once, never InProgress.
+            guard bytes.count <= board.mtu - 3 else { return invocation.fail(BlueZErrors.writeNotInitiated) }
+            invocation.reply()
+            let frames = board.receiveWrite(bytes, characteristic: characteristic.uuid, type: type)
+            deliverNotifications(frames)
+            return
+        }
+        guard !characteristic.requestWritePending else { return invocation.fail(BlueZErrors.inProgress) }
+        characteristic.requestWritePending = true
+        let frames = board.receiveWrite(bytes, characteristic: characteristic.uuid, type: type)
+        let task = schedule(after: sim.behavior.writeResponseDelay) { [weak self, weak characteristic] in
+            guard let self, let characteristic else { return }
+            characteristic.requestWritePending = false
+            guard self.hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
+            invocation.reply()
+            self.deliverNotifications(frames)
+        }
+        characteristic.writeTasks.removeAll { $0.isCancelled }
+        characteristic.writeTasks.append(task)
+    }
+
+    /// The CCCD: readable (notifications on or off), never writable (use StartNotify).
+    private func handleDescriptor(
+        _ invocation: DBusMethodInvocation, of characteristic: FakeCharacteristic, path: String
+    ) {
+        do throws(DBusError) {
+            _ = try GattOptions(invocation.member == "ReadValue" ? invocation.body.first : invocation.body.last)
+        } catch {
+            return invocation.fail(error)
+        }
+        guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
+        switch invocation.member {
+        case "ReadValue":
+            let value: [UInt8] = [characteristic.sessions.isEmpty ? 0x00 : 0x01, 0x00]
+            sim.tree.setProperty(
+                "Value", interface: FakeCharacteristic.descriptorInterface, path: path, to: .bytes(value), flush: true)
+            invocation.reply([.bytes(value)])
+        case "WriteValue":
+            invocation.fail(BlueZErrors.writeNotPermitted)
+        default:
+            invocation.fail(DBusError.noSuchMethod(invocation.message))
+        }
+    }
+
+    // MARK: Notifications and sessions
+
+    /// Sends the firmware's notifications, each on the characteristic it belongs to, as its
+    /// own `PropertiesChanged(Value)`. Dropped (and counted) without a link, a resolved
+    /// service set or a notify session; longer than MTU − 3: truncated or refused (counted).
+    func deliverNotifications(_ frames: [Data]) {
+        for frame in frames {
+            var bytes = [UInt8](frame)
+            guard hasLink, servicesResolved, !isRemoved,
+                let uuid = NotificationRouting.characteristic(for: bytes, profile: board.profile),
+                let characteristic = characteristics.first(where: { $0.uuid == uuid && $0.definition.canNotify }),
+                !characteristic.sessions.isEmpty
+            else {
+                board.droppedNotifications += 1
+                continue
+            }
+            let limit = board.mtu - 3
+            if bytes.count > limit {
+                board.oversizeNotifications += 1
+                if sim.behavior.oversizeNotifications == .refuse { continue }
+                bytes = Array(bytes.prefix(limit))
+            }
+            characteristic.notify(bytes)
+            board.notificationsSent += 1
+        }
+    }
+
+    /// A client left the bus: its notify sessions end.
+    func clientLeft(_ name: String) {
+        for characteristic in characteristics { characteristic.removeSession(name) }
+    }
+
+    static func hex4(_ value: UInt16) -> String {
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+}

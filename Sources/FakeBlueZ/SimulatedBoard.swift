@@ -1,0 +1,190 @@
+import Adapters
+import BoardKit
+import Emulation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// One simulated board: the physical object (pieces, battery, firmware personality), its
+/// radio presence (advertising, RSSI, MTU, injected connect failures), and what the host did
+/// to it (the write log).
+@MainActor
+final class SimulatedBoard {
+    /// The most writes kept in the log (the oldest go first).
+    static let writeLogLimit = 50_000
+
+    unowned let sim: FakeBlueZ
+    let configuration: BoardConfiguration
+    let id: String
+    let name: String
+    let address: String
+    let family: BoardFamily
+    let profile: BoardProfile
+    let layout: GattLayout
+    let mtu: Int
+    let adapterName: String
+    var personality: any BoardPersonality
+    var game: SimulatedGame
+    var isPresent: Bool
+    var rssi: Int
+    var batteryPercent: Int
+    var isCharging: Bool
+    var pendingOutcomes: [ConnectOutcome] = []
+    var writes: [WriteRecord] = []
+    var droppedNotifications = 0
+    var oversizeNotifications = 0
+    var notificationsSent = 0
+    weak var device: FakeDevice?
+    private(set) var isLinked = false
+    private var linkEstablishedSent = false
+    private var tickTimer: RepeatingTimer?
+    var scriptTask: Task<Void, Never>?
+    var autoplayPace: Double?
+
+    init(sim: FakeBlueZ, configuration: BoardConfiguration) throws(FakeBlueZError) {
+        self.sim = sim
+        self.configuration = configuration
+        id = configuration.effectiveID
+        name = configuration.effectiveName
+        address = configuration.address
+        family = configuration.family
+        mtu = configuration.effectiveMTU
+        adapterName = configuration.adapter
+        isPresent = configuration.present
+        rssi = configuration.rssi
+        batteryPercent = configuration.battery
+        isCharging = configuration.charging
+        game = try SimulatedGame(fen: configuration.fen)
+        personality = PersonalityFactory.makePersonality(
+            family: family, name: name, board: game.position.snapshot, isFlipped: configuration.flipped)
+        profile = personality.profile
+        layout = GattLayout(
+            profile: profile, name: name, manufacturer: family.manufacturer,
+            exportsClaimedServices: sim.version.atLeast(80))
+        if batteryPercent != 100 || isCharging {
+            _ = personality.perform(.setBattery(percent: batteryPercent, charging: isCharging), at: sim.clock.now())
+        }
+    }
+
+    /// The path its device object has (or would have).
+    var devicePath: String { "/org/bluez/\(adapterName)/" + BluetoothAddress.pathElement(address) }
+
+    /// One advertisement report: the configured RSSI with a little random jitter.
+    func advertisement(using random: inout SimulatorRandom) -> Advertisement {
+        let jitter = sim.behavior.rssiJitter
+        let offset = jitter > 0 ? Int.random(in: -jitter...jitter, using: &random) : 0
+        return Advertisement(
+            address: address, name: name, rssi: Int16(clamping: min(20, max(-127, rssi + offset))),
+            txPower: configuration.txPower.map { Int16(clamping: $0) }, uuids: configuration.advertisedUUIDs,
+            manufacturerData: configuration.advertisedManufacturerData,
+            serviceData: configuration.advertisedServiceData)
+    }
+
+    /// The outcome of the next `Connect`: an injected failure, else success when present and
+    /// a timeout when not.
+    func takeConnectOutcome() -> ConnectOutcome {
+        if !pendingOutcomes.isEmpty { return pendingOutcomes.removeFirst() }
+        return isPresent ? .success : .timeout
+    }
+
+    // MARK: Link
+
+    /// A link is up (before GATT discovery): ticks start.
+    func linkUp() {
+        isLinked = true
+        linkEstablishedSent = false
+        tickTimer?.cancel()
+        if let interval = personality.tickInterval, interval > 0 {
+            tickTimer = RepeatingTimer(interval: interval) { [weak self] in self?.tick() }
+        }
+    }
+
+    /// The host subscribed on this link: the firmware learns of the link
+    /// (`linkEstablished`), once per link.
+    func subscribed() {
+        guard isLinked, !linkEstablishedSent else { return }
+        linkEstablishedSent = true
+        emit(personality.linkEstablished(at: sim.clock.now()))
+    }
+
+    /// The link is gone: the firmware forgets per-link state; ticks stop.
+    func linkDown() {
+        guard isLinked else { return }
+        isLinked = false
+        tickTimer?.cancel()
+        tickTimer = nil
+        personality.linkLost()
+    }
+
+    /// A write arrived: logged with its time; writes to the profile's write characteristic go
+    /// to the firmware, whose notifications are returned (the caller sends them after the
+    /// write's reply).
+    func receiveWrite(_ bytes: [UInt8], characteristic: String, type: String) -> [Data] {
+        let time = sim.clock.now()
+        writes.append(WriteRecord(time: time, characteristic: characteristic, type: type, bytes: bytes))
+        if writes.count > Self.writeLogLimit { writes.removeFirst(writes.count - Self.writeLogLimit) }
+        guard characteristic == profile.writeCharacteristicUUID.lowercased() else { return [] }
+        var frames: [Data] = []
+        if isLinked && !linkEstablishedSent {
+            linkEstablishedSent = true
+            frames += personality.linkEstablished(at: time)
+        }
+        frames += personality.handleWrite(Data(bytes), at: time)
+        return frames
+    }
+
+    /// A person acts on the board; the firmware's notifications go out.
+    func perform(_ action: PhysicalAction) {
+        if case .setBattery(let percent, let charging) = action {
+            batteryPercent = min(max(percent, 0), 100)
+            isCharging = charging
+        }
+        emit(personality.perform(action, at: sim.clock.now()))
+    }
+
+    private func tick() {
+        guard isLinked else { return }
+        emit(personality.tick(at: sim.clock.now()))
+    }
+
+    /// Sends notifications through the device (dropped and counted without one).
+    func emit(_ frames: [Data]) {
+        guard !frames.isEmpty else { return }
+        if let device {
+            device.deliverNotifications(frames)
+        } else {
+            droppedNotifications += frames.count
+        }
+    }
+
+    /// Stops ticks and scripts (removal, shutdown).
+    func stopAll() {
+        tickTimer?.cancel()
+        tickTimer = nil
+        scriptTask?.cancel()
+        scriptTask = nil
+        autoplayPace = nil
+    }
+
+    // MARK: Reports
+
+    var status: BoardStatus {
+        BoardStatus(
+            id: id, name: name, family: family.rawValue, address: address, adapter: adapterName, path: devicePath,
+            exported: device != nil, connected: device?.hasLink ?? false, present: isPresent, rssi: rssi, mtu: mtu,
+            battery: batteryPercent, charging: isCharging, placement: personality.board.fenPlacement,
+            playing: scriptTask != nil, autoplay: autoplayPace ?? 0, writes: writes.count)
+    }
+
+    var violationReport: ViolationReport {
+        let violations = personality.violations
+        return ViolationReport(
+            writesTooClose: violations.writesTooClose, missingAcks: violations.missingAcks,
+            malformedCommands: violations.malformedCommands, commandsBeforeUnlock: violations.commandsBeforeUnlock,
+            total: violations.total, oversizeNotifications: oversizeNotifications,
+            droppedNotifications: droppedNotifications, notificationsSent: notificationsSent)
+    }
+}

@@ -1,3 +1,5 @@
+import BoardKit
+import Bridge
 import Config
 
 /// The `boardbridge` command line: parse, run one command, return the exit code.
@@ -28,8 +30,66 @@ public enum BoardBridgeCLI {
                         + "use --config PATH\n")
             }
             return status
+        case .success(.decode(let family, let hex)):
+            return decode(family: family, hex: hex, output: output, readLine: { Swift.readLine() })
+        case .success(.run):
+            output.writeError("boardbridge: run must be started through BoardBridgeCLI.startBridge\n")
+            return ExitCode.software
         }
     }
+
+    /// `decode`: one JSON line per event; notifications from `hex`, else from `readLine`.
+    static func decode(
+        family: BoardFamily, hex: [String], output: some CLIOutput, readLine: () -> String?
+    ) -> Int32 {
+        var decoder: EventDecoder
+        do { decoder = try EventDecoder(family: family) } catch {
+            output.writeError("boardbridge: \(error)\n")
+            return ExitCode.software
+        }
+        if hex.isEmpty {
+            while let line = readLine() {
+                for event in decoder.decode(hex: line) { output.writeOutput(event + "\n") }
+            }
+        } else {
+            for line in hex {
+                for event in decoder.decode(hex: line) { output.writeOutput(event + "\n") }
+            }
+        }
+        return ExitCode.success
+    }
+
+    /// `run`: loads the configuration and starts the bridge on the main actor. Returns
+    /// an exit code when it cannot start, or `nil` when the caller must now run the main
+    /// queue (`dispatchMain()`); the bridge exits the process itself on shutdown.
+    @MainActor
+    public static func startBridge(
+        configPath: String?, busAddress: String?, environment: [String: String], output: some CLIOutput,
+        fileExists: (String) -> Bool = StandardStreams.fileExists
+    ) -> Int32? {
+        let path = ConfigLocation.resolve(configPath, fileExists: fileExists)
+        let configuration: BridgeConfiguration
+        do {
+            configuration = try ConfigLoader.load(path: path, environment: environment)
+        } catch {
+            var text = error.errors.map { "\($0)\n" }.joined()
+            text += "boardbridge: \(error.errors.count) configuration error(s) in \(path)\n"
+            output.writeError(text)
+            return ExitCode.config
+        }
+        do {
+            let app = try BridgeApp(configuration: configuration, environment: environment, busAddress: busAddress)
+            app.start()
+            runningApp = app
+            return nil
+        } catch {
+            output.writeError("boardbridge: cannot start: \(error)\n")
+            return ExitCode.config
+        }
+    }
+
+    /// The running bridge (kept alive for the life of the process).
+    @MainActor private static var runningApp: BridgeApp?
 
     /// `check-config`: prints `configuration OK: N boards (path)` or every error.
     static func checkConfig(path: String, environment: [String: String], output: some CLIOutput) -> Int32 {
@@ -55,14 +115,22 @@ public enum BoardBridgeCLI {
         boardbridge \(BoardBridgeVersion.current): bridges Bluetooth LE chess boards to MQTT.
 
         Usage:
+          boardbridge run [--config PATH] [--bus ADDRESS]
           boardbridge check-config [--config PATH]
+          boardbridge decode --family NAME [HEX...]
           boardbridge --help | -h
           boardbridge --version
 
         Commands:
+          run             Connect to every configured board through BlueZ and bridge it to
+                          MQTT until SIGTERM or SIGINT. --bus overrides the D-Bus system bus
+                          address (default: $DBUS_SYSTEM_BUS_ADDRESS, else the system bus).
           check-config    Load the configuration, list every problem with its file, line
                           and column, and exit. Prints "configuration OK: N boards" when
                           there are none.
+          decode          Decode captured notifications of a board family (chessnut,
+                          chessup, squareoff, pegasus, millennium): one hex string per
+                          argument, or one per line on stdin. Prints one JSON line per event.
 
         Options:
           --config PATH   The configuration file. Default: \(ConfigLocation.local) in the working
@@ -73,6 +141,7 @@ public enum BoardBridgeCLI {
         Exit codes:
           0               Success.
           64              Usage error: unknown command or option, missing value.
+          70              Internal error.
           78              Configuration error: the file is missing, unreadable or invalid.
 
         """

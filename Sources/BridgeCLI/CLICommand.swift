@@ -1,3 +1,5 @@
+import BoardKit
+
 /// What the `boardbridge` command line asks for.
 public enum CLICommand: Sendable, Equatable {
     /// `--help` / `-h` (anywhere on the line): print the usage text.
@@ -7,6 +9,13 @@ public enum CLICommand: Sendable, Equatable {
     /// `check-config [--config PATH]`: load the configuration and report every problem.
     /// `configPath` is `nil` when no `--config` was given (see ``ConfigLocation``).
     case checkConfig(configPath: String?)
+    /// `run [--config PATH] [--bus ADDRESS]`: run the bridge until SIGTERM/SIGINT.
+    /// `busAddress` overrides the system bus (default: `DBUS_SYSTEM_BUS_ADDRESS` or the
+    /// standard socket).
+    case run(configPath: String?, busAddress: String?)
+    /// `decode --family NAME [HEX...]`: decode captured notifications (one per argument,
+    /// or one per stdin line when none is given) and print events as JSON lines.
+    case decode(family: BoardFamily, hex: [String])
 }
 
 /// A command line that cannot be understood. Exits with ``ExitCode/usage`` (64).
@@ -31,6 +40,8 @@ public enum ExitCode {
     public static let success: Int32 = 0
     /// EX_USAGE: the command line is wrong.
     public static let usage: Int32 = 64
+    /// EX_SOFTWARE: an internal error.
+    public static let software: Int32 = 70
     /// EX_CONFIG: the configuration file is missing, unreadable or invalid.
     public static let config: Int32 = 78
 }

@@ -1,7 +1,9 @@
+import BoardKit
+
 /// Turns `boardbridge`'s arguments into a ``CLICommand``: a pure function, no I/O.
 public enum CommandLineParser {
     /// The subcommands offered (only those that work in this build).
-    public static let commands = ["check-config"]
+    public static let commands = ["run", "check-config", "decode"]
 
     /// Parses `arguments` (without the program name).
     ///
@@ -20,7 +22,15 @@ public enum CommandLineParser {
             }
             return .success(.version)
         case "check-config":
-            return parseCheckConfig(rest)
+            return parseOptions(rest, command: first, allowed: ["--config"]).map {
+                .checkConfig(configPath: $0["--config"])
+            }
+        case "run":
+            return parseOptions(rest, command: first, allowed: ["--config", "--bus"]).map {
+                .run(configPath: $0["--config"], busAddress: $0["--bus"])
+            }
+        case "decode":
+            return parseDecode(rest)
         default:
             if first.hasPrefix("-") { return .failure(UsageError("unknown option \(quote(first))")) }
             return .failure(
@@ -29,29 +39,68 @@ public enum CommandLineParser {
         }
     }
 
-    private static func parseCheckConfig(_ arguments: [String]) -> Result<CLICommand, UsageError> {
-        var path: String?
+    /// Parses `--name VALUE` / `--name=VALUE` options, each at most once.
+    private static func parseOptions(
+        _ arguments: [String], command: String, allowed: [String]
+    ) -> Result<[String: String], UsageError> {
+        var values: [String: String] = [:]
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
+            let name = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
+            guard allowed.contains(name) else {
+                if argument.hasPrefix("-") {
+                    return .failure(UsageError("unknown option \(quote(argument)) for \(command)"))
+                }
+                return .failure(UsageError("unexpected argument \(quote(argument)) for \(command)"))
+            }
             var value: String?
-            if argument == "--config" {
-                guard index + 1 < arguments.count else { return .failure(UsageError("--config needs a path")) }
+            if argument == name {
+                guard index + 1 < arguments.count else { return .failure(UsageError("\(name) needs a value")) }
                 value = arguments[index + 1]
                 index += 2
-            } else if argument.hasPrefix("--config=") {
-                value = String(argument.dropFirst("--config=".count))
-                index += 1
-            } else if argument.hasPrefix("-") {
-                return .failure(UsageError("unknown option \(quote(argument)) for check-config"))
             } else {
-                return .failure(UsageError("unexpected argument \(quote(argument)) for check-config"))
+                value = String(argument.dropFirst(name.count + 1))
+                index += 1
             }
-            guard let value, !value.isEmpty else { return .failure(UsageError("--config needs a path")) }
-            guard path == nil else { return .failure(UsageError("--config given more than once")) }
-            path = value
+            guard let value, !value.isEmpty else { return .failure(UsageError("\(name) needs a value")) }
+            guard values[name] == nil else { return .failure(UsageError("\(name) given more than once")) }
+            values[name] = value
         }
-        return .success(.checkConfig(configPath: path))
+        return .success(values)
+    }
+
+    private static func parseDecode(_ arguments: [String]) -> Result<CLICommand, UsageError> {
+        var family: BoardFamily?
+        var hex: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--family" || argument.hasPrefix("--family=") {
+                var value: String
+                if argument == "--family" {
+                    guard index + 1 < arguments.count else { return .failure(UsageError("--family needs a value")) }
+                    value = arguments[index + 1]
+                    index += 2
+                } else {
+                    value = String(argument.dropFirst("--family=".count))
+                    index += 1
+                }
+                guard family == nil else { return .failure(UsageError("--family given more than once")) }
+                guard let parsed = BoardFamily(rawValue: value.lowercased()) else {
+                    let names = BoardFamily.allCases.map(\.rawValue).joined(separator: ", ")
+                    return .failure(UsageError("unknown family \(quote(value)), expected one of \(names)"))
+                }
+                family = parsed
+            } else if argument.hasPrefix("-") {
+                return .failure(UsageError("unknown option \(quote(argument)) for decode"))
+            } else {
+                hex.append(argument)
+                index += 1
+            }
+        }
+        guard let family else { return .failure(UsageError("decode needs --family NAME")) }
+        return .success(.decode(family: family, hex: hex))
     }
 
     private static func quote(_ text: String) -> String { "\"\(text)\"" }

@@ -1,4 +1,5 @@
 import BridgeCLI
+import Dispatch
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -9,7 +10,14 @@ import BridgeCLI
     import Glibc
 #endif
 
-exit(
-    BoardBridgeCLI.run(
-        Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
-        output: StandardStreams()))
+let arguments = Array(CommandLine.arguments.dropFirst())
+let environment = ProcessInfo.processInfo.environment
+if case .success(.run(let configPath, let busAddress)) = CommandLineParser.parse(arguments) {
+    if let status = BoardBridgeCLI.startBridge(
+        configPath: configPath, busAddress: busAddress, environment: environment, output: StandardStreams())
+    {
+        exit(status)
+    }
+    dispatchMain()
+}
+exit(BoardBridgeCLI.run(arguments, environment: environment, output: StandardStreams()))

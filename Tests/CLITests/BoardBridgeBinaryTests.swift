@@ -49,6 +49,28 @@ import Testing
         #expect(outcome.output == BoardBridgeCLI.versionText + "\n")
     }
 
+    @Test func decodePrintsEventsAsJSONLines() throws {
+        // The Chessnut start position (golden vector of the reference), then a battery frame.
+        let start =
+            "01 24 58 23 31 85 44 44 44 44 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 "
+            + "77 77 77 77 a6 c9 9b 6a cb 01 00 00"
+        let outcome = try run(["decode", "--family", "chessnut", start, "zz"])
+        #expect(outcome.status == 0)
+        let lines = outcome.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains(#"{"event":"pieces","fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"}"#))
+        #expect(lines.last == #"{"error":"not hex: zz"}"#)
+    }
+
+    @Test func runWithABrokenConfigExits78() throws {
+        let scratch = try TestTools.temporaryDirectory("boardbridge-run")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let config = scratch.appendingPathComponent("config.yaml")
+        try "base_topik: x\n".write(to: config, atomically: true, encoding: .utf8)
+        let outcome = try run(["run", "--config", config.path])
+        #expect(outcome.status == 78)
+        #expect(outcome.error.contains(#"did you mean "base_topic""#))
+    }
+
     @Test func usageErrorExits64() throws {
         let outcome = try run(["--no-such-option"])
         #expect(outcome.status == 64)

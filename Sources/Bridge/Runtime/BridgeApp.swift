@@ -1,0 +1,344 @@
+import Adapters
+import BlueZ
+import BoardKit
+import Config
+import Dispatch
+import MQTT
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The `boardbridge run` process: one ``BoardSession`` per configured board over a
+/// BlueZ transport, one MQTT client, Home Assistant discovery, signals and systemd.
+///
+/// Everything runs on the main actor (the one event loop, driven by `dispatchMain()`).
+/// Shutdown (SIGTERM/SIGINT) publishes `offline`, saves every game, closes the board
+/// links and flushes MQTT within ``shutdownDeadline``; a second signal ends at once.
+@MainActor
+public final class BridgeApp {
+    /// How long a graceful shutdown may take before the process exits anyway.
+    public static let shutdownDeadline: TimeInterval = 10
+
+    private let configuration: BridgeConfiguration
+    private let logger: Logger
+    private let topics: Topics
+    private let builder: MessageBuilder
+    private let bridge: BridgeDescriptor
+    private let discovery: HomeAssistantDiscovery?
+    private let parser: CommandParser
+    private let notifier: SystemdNotifier
+    private let client: MQTTClient
+    private let publisher: MQTTPublisher
+    private let manager: BlueZManager
+    private var sessions: [String: BoardSession] = [:]
+    private var transports: [String: BlueZBoardTransport] = [:]
+    private var signalSources: [any DispatchSourceSignal] = []
+    private var watchdog: DispatchSourceTimer?
+    private var isStopping = false
+    private var announcedReady = false
+
+    /// Prepares the bridge for `configuration` (nothing connects until ``start()``).
+    public init(
+        configuration: BridgeConfiguration, environment: [String: String], busAddress: String? = nil
+    ) throws {
+        self.configuration = configuration
+        logger = Logger(
+            label: "bridge", level: configuration.logging.level, format: configuration.logging.format)
+        let node = configuration.node ?? Self.hostName()
+        topics = try Topics(base: configuration.baseTopic, node: node)
+        builder = MessageBuilder(topics: topics)
+        bridge = BridgeDescriptor(topics: topics, version: BoardBridgeVersion.current, name: "BoardBridge \(node)")
+        if configuration.homeAssistant.enabled {
+            discovery = try HomeAssistantDiscovery(
+                prefix: configuration.homeAssistant.discoveryPrefix,
+                mode: configuration.homeAssistant.deviceDiscovery ? .device : .perComponent, topics: topics)
+        } else {
+            discovery = nil
+        }
+        parser = CommandParser(maximumPayloadSize: configuration.mqtt.maxCommandBytes)
+        notifier = SystemdNotifier(environment: environment)
+        let clientID = configuration.mqtt.clientID ?? "boardbridge-\(node)"
+        let mqttLogger = logger.labelled("mqtt")
+        client = try MQTTClient(
+            configuration: configuration.mqtt.clientConfiguration(
+                clientID: clientID, will: builder.bridgeState(online: false)),
+            logHandler: { level, message in
+                mqttLogger.log(level.bridgeLevel, message)
+            })
+        publisher = MQTTPublisher(client: client, logger: mqttLogger)
+        let bluezLogger = logger.labelled("bluez")
+        manager = BlueZManager(
+            busAddress: busAddress,
+            settings: BlueZManagerSettings(discoveryRSSI: configuration.bluetooth.scanFilter.rssi.map(Int16.init)),
+            logger: BlueZLogger { level, message in bluezLogger.log(level.bridgeLevel, message) })
+        let store = try StateStore(directory: configuration.stateDirectory)
+        for board in configuration.boards {
+            let transport = try makeTransport(for: board)
+            let session = BoardSession(
+                board: board, transport: transport, game: configuration.game, builder: builder,
+                publisher: publisher, store: store,
+                clock: SessionClock(now: { Date().timeIntervalSince1970 }), logger: logger)
+            transports[board.id] = transport
+            sessions[board.id] = session
+        }
+    }
+
+    private func makeTransport(for board: BoardConfiguration) throws -> BlueZBoardTransport {
+        let match: BlueZ.BoardMatch
+        switch board.match {
+        case .address(let address): match = .address(address)
+        case .namePattern(let pattern): match = .namePattern(pattern.pattern)
+        }
+        let key = board.developerKeyBytes().map { Data($0) }
+        return try BlueZBoardTransport(
+            manager: manager, family: board.family, match: match, adapter: board.adapter,
+            policy: board.reconnect, options: AdapterOptions(developerKey: key),
+            settings: BlueZTransportSettings(connectTimeout: configuration.bluetooth.connectTimeout),
+            label: board.id)
+    }
+
+    /// Connects to the broker and to BlueZ, starts every board, installs signal handlers
+    /// and the systemd watchdog. Returns at once; the main queue does the rest.
+    public func start() {
+        installSignalHandlers()
+        client.onConnected = { [weak self] _ in self?.brokerConnected() }
+        client.onMessage = { [weak self] message in self?.received(message) }
+        client.onMessagesDropped = { [weak self] count in
+            self?.logger.warning("outgoing queue full: dropped messages", [("count", String(count))])
+        }
+        do {
+            for filter in topics.subscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
+            if discovery != nil {
+                try client.subscribe(configuration.homeAssistant.statusTopic, qos: .atLeastOnce)
+            }
+        } catch {
+            logger.error("cannot subscribe", [("error", "\(error)")])
+        }
+        publisher.publish(builder.bridgeState(online: true))
+        publishInfo()
+        client.start()
+        manager.start()
+        for (id, session) in sessions.sorted(by: { $0.key < $1.key }) {
+            let transport = transports[id]
+            transport?.onStatusChange = { [weak session] status in
+                guard let session else { return }
+                session.connectionDetail = .init(
+                    maxAttempts: status.maxAttempts, nextDelay: status.nextDelay, lastError: status.lastError)
+                session.transportStateChanged()
+            }
+            session.start()
+            session.publishRetained()
+            transport?.start()
+        }
+        startWatchdog()
+        logger.notice(
+            "started",
+            [("version", BoardBridgeVersion.current), ("boards", String(sessions.count)), ("node", topics.node)])
+        notifier.notify("READY=1\nSTATUS=bridging \(sessions.count) boards")
+        announcedReady = true
+    }
+
+    // MARK: MQTT
+
+    private func brokerConnected() {
+        logger.info("connected to the broker")
+        // Retained state is re-published on every connection (the broker may have lost it).
+        publisher.publish(builder.bridgeState(online: true))
+        publishInfo()
+        for session in sessions.values { session.publishRetained() }
+        publishDiscovery()
+    }
+
+    private func publishInfo() {
+        let descriptors = configuration.boards.map(descriptor)
+        let config = (try? JSONValue(parsing: configuration.redactedValue.jsonText)) ?? .null
+        publisher.publish(builder.bridgeInfo(bridge: bridge, boards: descriptors, config: config))
+    }
+
+    private func descriptor(_ board: BoardConfiguration) -> BoardDescriptor {
+        BoardDescriptor(id: board.id, name: board.name, family: board.family, address: board.address)
+    }
+
+    private func publishDiscovery() {
+        guard let discovery else { return }
+        for message in discovery.bridgeDiscoveryMessages(bridge) { publisher.publish(message) }
+        for board in configuration.boards {
+            for message in discovery.discoveryMessages(for: descriptor(board), bridge: bridge) {
+                publisher.publish(message)
+            }
+        }
+    }
+
+    private func received(_ message: MQTTMessage) {
+        if discovery != nil, message.topic == configuration.homeAssistant.statusTopic {
+            if HomeAssistantDiscovery.isOnline(statusPayload: message.payload) {
+                logger.info("Home Assistant is online: announcing the boards again")
+                publishDiscovery()
+                for session in sessions.values { session.publishRetained() }
+            }
+            return
+        }
+        let target = ResponseTarget(
+            responseTopic: message.properties.responseTopic, correlationData: message.properties.correlationData)
+        switch topics.parse(message.topic) {
+        case .boardCommand(let board, let name):
+            handleCommand(board: board, name: name, payload: message.payload, target: target)
+        case .bridgeRequest(let op):
+            handleRequest(op: op, payload: message.payload, target: target)
+        case nil:
+            logger.debug("ignored message", [("topic", message.topic)])
+        }
+    }
+
+    private func handleCommand(board id: String, name: String?, payload: [UInt8], target: ResponseTarget) {
+        guard let session = sessions[id] else {
+            let parsed = parser.parse(payload, name: name)
+            publisher.publish(
+                builder.boardResponse(
+                    board: id, .error(.unknownBoard(id), transaction: parsed.transaction), target: target))
+            return
+        }
+        let parsed = parser.parse(payload, name: name, rawAllowed: session.board.allowRawCommands)
+        let response: ResponsePayload
+        switch parsed.result {
+        case .failure(let error):
+            logger.warning("refused command", [("board", id), ("error", error.description)])
+            response = .error(error, transaction: parsed.transaction)
+        case .success(let command):
+            switch session.execute(command) {
+            case .success(let data): response = .ok(data: data, transaction: parsed.transaction)
+            case .failure(let failure):
+                logger.warning("refused command", [("board", id), ("error", failure.description)])
+                response = .error(message: failure.description, transaction: parsed.transaction)
+            }
+        }
+        publisher.publish(builder.boardResponse(board: id, response, target: target))
+    }
+
+    private func handleRequest(op: String, payload: [UInt8], target: ResponseTarget) {
+        let parsed = parser.parseRequest(payload)
+        let response: ResponsePayload
+        switch (parsed.result, op) {
+        case (.failure(let error), _):
+            response = .error(error, transaction: parsed.transaction)
+        case (.success, "info"):
+            response = .ok(
+                data: [
+                    "version": .string(BoardBridgeVersion.current), "node": .string(topics.node),
+                    "boards": .array(sessions.keys.sorted().map { .string($0) }),
+                ], transaction: parsed.transaction)
+        case (.success, "boards"):
+            let boards = sessions.keys.sorted().compactMap { sessions[$0]?.statePayload.json }
+            response = .ok(data: .array(boards), transaction: parsed.transaction)
+        case (.success(let members), "reconnect"):
+            guard let id = members["board"]?.stringValue, let transport = transports[id] else {
+                response = .error(message: "reconnect needs an existing \"board\"", transaction: parsed.transaction)
+                break
+            }
+            transport.disconnect()
+            transport.start()
+            response = .ok(data: ["board": .string(id)], transaction: parsed.transaction)
+        case (.success, _):
+            response = .error(
+                message: "unknown request \"\(op)\", expected one of info, boards, reconnect",
+                transaction: parsed.transaction)
+        }
+        publisher.publish(builder.bridgeResponse(op: op, response, target: target))
+    }
+
+    // MARK: Signals, watchdog, shutdown
+
+    private func installSignalHandlers() {
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+            source.setEventHandler { [weak self] in
+                MainActor.assumeIsolated { self?.signalled(signalNumber) }
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    private func signalled(_ signalNumber: Int32) {
+        guard !isStopping else {
+            logger.warning("second signal: exiting now")
+            exit(1)
+        }
+        logger.notice("shutting down", [("signal", String(signalNumber))])
+        Task { await shutdown() }
+    }
+
+    private func startWatchdog() {
+        guard let interval = notifier.watchdogInterval else { return }
+        let source = DispatchSource.makeTimerSource(queue: .main)
+        source.schedule(deadline: .now() + interval / 2, repeating: interval / 2)
+        source.setEventHandler { [weak self] in
+            MainActor.assumeIsolated { _ = self?.notifier.notify("WATCHDOG=1") }
+        }
+        source.resume()
+        watchdog = source
+    }
+
+    /// Publishes `offline`, saves the games, closes the links and flushes MQTT, then exits.
+    public func shutdown() async {
+        guard !isStopping else { return }
+        isStopping = true
+        notifier.notify("STOPPING=1")
+        let deadline = DispatchSource.makeTimerSource(queue: .main)
+        deadline.schedule(deadline: .now() + Self.shutdownDeadline)
+        let logger = logger
+        deadline.setEventHandler {
+            logger.error("shutdown deadline passed, exiting")
+            exit(1)
+        }
+        deadline.resume()
+        for (id, session) in sessions {
+            session.stop()
+            publisher.publish(builder.availability(board: id, online: false))
+        }
+        publisher.publish(builder.bridgeState(online: false))
+        for transport in transports.values { await transport.close() }
+        manager.stop()
+        _ = await client.flush(timeout: .seconds(3))
+        client.stop()
+        logger.notice("stopped")
+        exit(0)
+    }
+
+    private static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "boardbridge" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let safe = name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }
+        return safe.isEmpty ? "boardbridge" : String(safe)
+    }
+}
+
+extension MQTTLogLevel {
+    var bridgeLevel: LogLevel {
+        switch self {
+        case .debug: .debug
+        case .info: .info
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+}
+
+extension BlueZLogLevel {
+    var bridgeLevel: LogLevel {
+        switch self {
+        case .debug: .debug
+        case .info: .info
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+}

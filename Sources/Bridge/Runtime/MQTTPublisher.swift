@@ -1,0 +1,54 @@
+import Config
+import MQTT
+
+/// Hands the bridge's messages to the MQTT client, whose ordered, bounded queue keeps
+/// them across broker outages (nothing published while the broker is down is lost).
+@MainActor
+final class MQTTPublisher: MessagePublishing {
+    let client: MQTTClient
+    private let logger: Logger
+
+    init(client: MQTTClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    func publish(_ message: OutgoingMessage) {
+        var properties = MQTTProperties()
+        properties.correlationData = message.correlationData
+        do {
+            try client.publish(
+                MQTTMessage(
+                    topic: message.topic, payload: message.payload,
+                    qos: message.qos >= 1 ? .atLeastOnce : .atMostOnce, retain: message.retain,
+                    properties: properties))
+        } catch {
+            logger.error("cannot publish", [("topic", message.topic), ("error", "\(error)")])
+        }
+    }
+}
+
+extension Config.MQTTConfiguration {
+    /// The client configuration for this section: the broker, credentials, TLS, the
+    /// queue bound, the reconnect backoff and the bridge's last will.
+    func clientConfiguration(clientID: String, will: OutgoingMessage) -> MQTT.MQTTConfiguration {
+        var tlsSettings: MQTT.MQTTTLSConfiguration?
+        if endpoint.usesTLS {
+            tlsSettings = MQTT.MQTTTLSConfiguration(
+                caFile: tls.caFile, certificateFile: tls.certFile, keyFile: tls.keyFile, insecure: tls.insecure)
+        }
+        var configuration = MQTT.MQTTConfiguration(
+            host: endpoint.host, port: UInt16(clamping: endpoint.port), tls: tlsSettings, clientID: clientID)
+        configuration.keepAlive = UInt16(clamping: keepalive)
+        configuration.protocolVersion = protocolVersion == .v5 ? .v5 : .v311
+        configuration.username = username
+        configuration.password = password.map { MQTTPassword($0.reveal()) }
+        configuration.lastWill = MQTTLastWill(
+            message: MQTTMessage(topic: will.topic, payload: will.payload, qos: .atLeastOnce, retain: will.retain))
+        configuration.reconnect = MQTTReconnectPolicy(
+            minimumDelay: .milliseconds(Int(reconnect.minDelay * 1000)),
+            maximumDelay: .milliseconds(Int(reconnect.maxDelay * 1000)))
+        configuration.outgoingQueueLimit = queueLimit
+        return configuration
+    }
+}

@@ -1,0 +1,62 @@
+import Adapters
+import BoardKit
+import Bridge
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `boardbridge decode`: feeds captured notifications (hex, as btmon shows them) to a
+/// family's adapter, in order and statefully (frames split across notifications decode
+/// as on the air), and renders each event as one JSON line.
+public struct EventDecoder {
+    private var adapter: any BoardAdapter
+
+    /// A decoder for boards of `family`.
+    public init(family: BoardFamily) throws(AdapterFactoryError) {
+        adapter = try AdapterFactory.makeAdapter(for: family)
+    }
+
+    /// The JSON lines for one notification given as hex (spaces and colons allowed), or
+    /// an error line naming the bad input.
+    public mutating func decode(hex line: String) -> [String] {
+        let digits = line.filter { !" :\t-".contains($0) }
+        guard !digits.isEmpty else { return [] }
+        guard digits.count.isMultiple(of: 2), digits.allSatisfy(\.isHexDigit) else {
+            let error: JSONValue = ["error": .string("not hex: \(line)")]
+            return [error.encodedString()]
+        }
+        var bytes: [UInt8] = []
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            bytes.append(UInt8(digits[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return adapter.feed(bytes: Data(bytes)).map { Self.json($0).encodedString() }
+    }
+
+    /// One event as JSON: `{"event":"pieces","fen":"…"}`, `{"event":"raw","hex":"…"}`, ….
+    public static func json(_ event: BoardEvent) -> JSONValue {
+        switch event {
+        case .connected: ["event": "connected"]
+        case .ready: ["event": "ready"]
+        case .disconnected(let error): ["event": "disconnected", "error": JSONValue(error)]
+        case .pieces(let snapshot): ["event": "pieces", "fen": .string(snapshot.fenPlacement)]
+        case .occupancy(let map): ["event": "occupancy", "squares": .array(map.squares.map { .string($0.name) })]
+        case .pieceLifted(let square): ["event": "lift", "square": .string(square.name)]
+        case .piecePlaced(let square, let piece):
+            ["event": "place", "square": .string(square.name), "piece": JSONValue(piece.map { String($0.fenLetter) })]
+        case .moveReported(let move): ["event": "move", "uci": .string(move.uci)]
+        case .promotionPicked(let kind): ["event": "promotion", "piece": .string(kind.rawValue)]
+        case .battery(let percent, let charging):
+            ["event": "battery", "percent": JSONValue(percent), "charging": JSONValue(charging)]
+        case .button(let button): ["event": "button", "name": .string(button.name)]
+        case .version(let version): ["event": "version", "version": .string(version)]
+        case .raw(let data):
+            ["event": "raw", "hex": .string(data.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())]
+        }
+    }
+}

@@ -150,6 +150,29 @@ struct DiscoveryTests {
             })
     }
 
+    @Test(arguments: [false, true])
+    func advertisedDataIsSignalledOnChangeOrAlwaysWithDuplicateData(_ duplicateData: Bool) async throws {
+        var board = SimFixture.chessnut
+        board.manufacturerData = ["0x04b8": "0102"]
+        let fixture = try await SimFixture(boards: [board])
+        defer { fixture.close() }
+        _ = try await fixture.call(
+            Self.hci0, SimFixture.adapter, "SetDiscoveryFilter",
+            [.propertyDictionary(["DuplicateData": .bool(duplicateData)])])
+        let path = try await fixture.discover("AA:BB:CC:00:00:01")
+        func manufacturerSignals() -> Int {
+            fixture.signals.messages.filter {
+                SignalRecorder.changes($0, path: path, interface: SimFixture.device)?["ManufacturerData"] != nil
+            }.count
+        }
+        if duplicateData {
+            #expect(await eventually { manufacturerSignals() >= 2 })
+        } else {
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(manufacturerSignals() == 0)
+        }
+    }
+
     @Test func departedClientsLoseTheirSessions() async throws {
         let fixture = try await SimFixture()
         defer { fixture.close() }

@@ -79,7 +79,7 @@ struct ConnectionTests {
 
     @Test func overlappingConnectsAreInProgress() async throws {
         var behavior = SimFixture.fast
-        behavior.connectDelay = 0.5
+        behavior.connectDelay = 1.5
         let fixture = try await SimFixture(boards: [SimFixture.chessnut, SimFixture.pegasus], behavior: behavior)
         defer { fixture.close() }
         let first = try await fixture.discover(Self.chessnut)
@@ -196,7 +196,7 @@ struct ConnectionTests {
 
     @Test func disconnectCancelsAPendingConnect() async throws {
         var behavior = SimFixture.fast
-        behavior.connectDelay = 0.5
+        behavior.connectDelay = 1.5
         let fixture = try await SimFixture(behavior: behavior)
         defer { fixture.close() }
         let path = try await fixture.discover(Self.chessnut)

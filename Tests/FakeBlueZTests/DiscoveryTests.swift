@@ -191,7 +191,7 @@ struct DiscoveryTests {
 
     @Test func temporaryDevicesExpireAfterDiscovery() async throws {
         var behavior = SimFixture.fast
-        behavior.temporaryTimeout = 0.3
+        behavior.temporaryTimeout = 1
         let fixture = try await SimFixture(boards: [SimFixture.chessnut, SimFixture.pegasus], behavior: behavior)
         defer { fixture.close() }
         let chessnut = try await fixture.discover("AA:BB:CC:00:00:01")
@@ -200,7 +200,7 @@ struct DiscoveryTests {
         _ = try await fixture.call(Self.hci0, SimFixture.adapter, "StopDiscovery")
         _ = try await fixture.call(pegasus, SimFixture.device, "Connect")  // connecting makes it permanent
         #expect(await eventually { fixture.signals.firstIndex { SignalRecorder.isRemoved($0, chessnut) } != nil })
-        try await Task.sleep(for: .milliseconds(400))
+        try await Task.sleep(for: .milliseconds(1100))
         #expect(fixture.signals.firstIndex { SignalRecorder.isRemoved($0, pegasus) } == nil)
     }
 }

@@ -36,6 +36,35 @@ struct GattTests {
             [.bytes(bytes), .propertyDictionary(["type": .string(type)])])
     }
 
+    @Test(arguments: BoardFamily.allCases)
+    func everyFamilyExposesItsProfile(_ family: BoardFamily) async throws {
+        let board = BoardConfiguration(family: family, address: Self.chessnut, id: "board")
+        let fixture = try await SimFixture(boards: [board])
+        defer { fixture.close() }
+        let device = try await fixture.connect(Self.chessnut)
+        let profile = AdapterFactory.profile(for: family, advertisedName: board.effectiveName)
+        let objects = try await fixture.managedObjects()
+        let services = objects.compactMap { $0.value["org.bluez.GattService1"]?["UUID"]?.stringValue }
+        #expect(services.contains(profile.serviceUUID))
+        for uuid in profile.notifyCharacteristicUUIDs {
+            let path = try await fixture.characteristicPath(uuid, device: device)
+            let flags = objects[path]?[SimFixture.characteristic]?["Flags"]?.stringArrayValue ?? []
+            #expect(flags.contains("notify"), "\(uuid)")
+            #expect(objects.keys.contains { $0.hasPrefix(path + "/desc") }, "CCCD of \(uuid)")
+            _ = try await fixture.call(path, SimFixture.characteristic, "StartNotify")
+        }
+        let write = try await fixture.characteristicPath(profile.writeCharacteristicUUID, device: device)
+        let flags = objects[write]?[SimFixture.characteristic]?["Flags"]?.stringArrayValue ?? []
+        #expect(flags.contains("write") && flags.contains("write-without-response"))
+        let mtu = objects[write]?[SimFixture.characteristic]?["MTU"]?.uint16Value
+        #expect(mtu == UInt16(board.effectiveMTU))
+        // Every path ends in a four-digit lower-case hex handle.
+        for path in objects.keys where path.hasPrefix(device + "/") {
+            let tail = path.suffix(4)
+            #expect(tail.allSatisfy { $0.isHexDigit && !$0.isUppercase }, "\(path)")
+        }
+    }
+
     @Test func startSessionGetsAckAndStateFrames() async throws {
         let fixture = try await SimFixture()
         defer { fixture.close() }
@@ -153,7 +182,7 @@ struct GattTests {
 
     @Test func concurrentRequestWritesAreInProgressButCommandsAreNot() async throws {
         var behavior = SimFixture.fast
-        behavior.writeResponseDelay = 0.4
+        behavior.writeResponseDelay = 1.5
         let fixture = try await SimFixture(behavior: behavior)
         defer { fixture.close() }
         try await connectAndSubscribe(fixture)

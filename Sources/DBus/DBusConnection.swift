@@ -81,7 +81,7 @@ public final class DBusConnection {
     public init(address: String) async throws(DBusError) {
         dbus_threads_init_default()
         let pointer = try withCError { error in dbus_connection_open_private(address, &error) }
-        // Open is the only call that can return without the pointer on success; defend anyway.
+        // libdbus sets the error whenever it returns no connection; this guard is only defensive.
         guard let pointer else { throw DBusError(name: DBusError.Name.failed, message: "Could not open \(address)") }
         dbus_connection_set_exit_on_disconnect(pointer, 0)
         self.address = address

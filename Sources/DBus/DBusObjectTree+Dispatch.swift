@@ -28,11 +28,14 @@ extension DBusObjectTree {
             }
             return
         }
-        if isIntrospect && node.interface(named: DBusStandard.introspectableInterface) != nil {
+        // Without the standard interfaces listed, every object still answers them.
+        let introspectable =
+            !includesStandardInterfaces || node.interface(named: DBusStandard.introspectableInterface) != nil
+        let hasProperties =
+            !includesStandardInterfaces || node.interface(named: DBusStandard.propertiesInterface) != nil
+        if isIntrospect && introspectable {
             invocation.reply([.string(introspectionXML(for: path))])
-        } else if call.interface == DBusStandard.propertiesInterface
-            && node.interface(named: DBusStandard.propertiesInterface) != nil
-        {
+        } else if call.interface == DBusStandard.propertiesInterface && hasProperties {
             handleProperties(invocation, node)
         } else if let interface = node.interface(named: call.interface), let definition = interface.definition,
             let handler = definition.methodHandler,

@@ -8,7 +8,7 @@
 /// Reading: the `…Value` accessors in `DBusValue+Accessors.swift` look through variants,
 /// so `entry.value.stringValue` works on an `a{sv}` entry. Building: the helpers in
 /// `DBusValue+Builders.swift` (``bytes(_:)``, ``strings(_:)``, ``propertyDictionary(_:)``…).
-public indirect enum DBusValue: Hashable, Sendable {
+public enum DBusValue: Hashable, Sendable {
     /// `y`: an unsigned byte.
     case byte(UInt8)
     /// `b`: a boolean (32 bits on the wire).
@@ -41,11 +41,11 @@ public indirect enum DBusValue: Hashable, Sendable {
     /// `a…`: an array; the first value is the element signature (`"y"` for `ay`).
     case array(String, [DBusValue])
     /// `a{…}`: a dictionary; key signature (a basic type), value signature, entries in order.
-    case dictionary(String, String, [DBusDictEntry])
+    indirect case dictionary(String, String, [DBusDictEntry])
     /// `(…)`: a struct of one or more members.
     case `struct`([DBusValue])
     /// `v`: a variant holding one value of any type.
-    case variant(DBusValue)
+    indirect case variant(DBusValue)
 
     /// The value's complete type signature, e.g. `a{sv}` or `(oq)`.
     public var typeSignature: String {

@@ -318,6 +318,27 @@ struct DBusObjectTreeTests {
         #expect(nowhere?.name == DBusError.Name.unknownObject)
     }
 
+    @Test func treeWithoutStandardInterfacesStillAnswersThem() async throws {
+        let bus = try await BusFixture()
+        defer { bus.close() }
+        let tree = try DBusObjectTree(
+            connection: bus.server, rootPath: "/org/example", includesStandardInterfaces: false)
+        try tree.addInterface(Self.adapterInterface(), at: "/org/example/a")
+        let objects = try await bus.client.managedObjects(destination: bus.server.uniqueName, path: "/org/example")
+        #expect(
+            objects == [
+                "/org/example/a": ["org.bluez.Adapter1": ["Powered": .bool(true), "Roles": .strings(["central"])]]
+            ])
+        #expect(
+            try await bus.client.property(
+                "Powered", interface: "org.bluez.Adapter1", path: "/org/example/a", destination: bus.server.uniqueName)
+                == .bool(true))
+        let xml = try await bus.client.call(
+            destination: bus.server.uniqueName, path: "/org/example/a", interface: Self.introspectable,
+            member: "Introspect")
+        #expect(xml.first?.stringValue?.contains("org.bluez.Adapter1") == true)
+    }
+
     @Test func invalidExportsAreRejected() async throws {
         let fixture = try await Fixture()
         defer { fixture.bus.close() }

@@ -100,6 +100,10 @@ public final class FakeBlueZ {
         log("serving \(Self.busName) as \(connection.uniqueName) (BlueZ \(behavior.bluezVersion) behaviour)")
     }
 
+    isolated deinit {
+        shutDown()
+    }
+
     /// Stops every timer and script, unexports the tree and the control object. The
     /// connection stays open (close it to give up `org.bluez`). Idempotent.
     public func shutDown() {

@@ -22,7 +22,8 @@ final class FakeCharacteristic {
     var value: [UInt8] = []
     /// Whether a request write is waiting for its response.
     var requestWritePending = false
-    var writeTasks: [Task<Void, Never>] = []
+    /// Bumped when pending writes are abandoned (removal, shutdown); their answers fail.
+    var writeEpoch = 0
 
     init(device: FakeDevice, path: String, servicePath: String, definition: GattLayout.Characteristic, isClaimed: Bool)
     {
@@ -88,8 +89,7 @@ final class FakeCharacteristic {
     }
 
     func cancelPendingWrites() {
-        for task in writeTasks { task.cancel() }
-        writeTasks.removeAll()
+        writeEpoch += 1
         requestWritePending = false
     }
 }

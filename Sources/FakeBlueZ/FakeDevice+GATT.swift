@@ -13,7 +13,8 @@ extension FakeDevice {
     func exportGATT() {
         let tree = sim.tree
         let version = sim.version
-        for service in board.layout.services {
+        // Claimed services (GAP, DIS) are exported, read-only, from BlueZ 5.80 on.
+        for service in board.layout.services where !service.isClaimed || version.atLeast(80) {
             let servicePath = path + "/service" + Self.hex4(service.handle)
             var properties: [(String, DBusValue)] = []
             if version.atLeast(69) { properties.append(("Handle", .uint16(service.handle))) }
@@ -162,21 +163,22 @@ extension FakeDevice {
             guard bytes.count <= board.mtu - 3 else { return invocation.fail(BlueZErrors.writeNotInitiated) }
             invocation.reply()
             let frames = board.receiveWrite(bytes, characteristic: characteristic.uuid, type: type)
-            deliverNotifications(frames)
+            board.emit(frames)
             return
         }
         guard !characteristic.requestWritePending else { return invocation.fail(BlueZErrors.inProgress) }
         characteristic.requestWritePending = true
         let frames = board.receiveWrite(bytes, characteristic: characteristic.uuid, type: type)
-        let task = schedule(after: sim.behavior.writeResponseDelay) { [weak self, weak characteristic] in
-            guard let self, let characteristic else { return }
+        let epoch = characteristic.writeEpoch
+        schedule(after: sim.behavior.writeResponseDelay) { [weak self, weak characteristic] in
+            guard let self, let characteristic, characteristic.writeEpoch == epoch, !self.isRemoved else {
+                return invocation.fail(BlueZErrors.notConnectedIO)
+            }
             characteristic.requestWritePending = false
             guard self.hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
             invocation.reply()
-            self.deliverNotifications(frames)
+            self.board.emit(frames)
         }
-        characteristic.writeTasks.removeAll { $0.isCancelled }
-        characteristic.writeTasks.append(task)
     }
 
     /// The CCCD: readable (notifications on or off), never writable (use StartNotify).

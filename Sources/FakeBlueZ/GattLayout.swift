@@ -5,9 +5,9 @@ import BoardKit
 /// server numbers them: each service's handle, then per characteristic its declaration,
 /// its value (declaration + 1) and, for notify/indicate, its CCCD (value + 1).
 ///
-/// Services in order: Generic Access (0x1800) and Device Information (0x180A) when claimed
-/// services are exported (BlueZ 5.80+; read-only), Generic Attribute (0x1801, Service
-/// Changed), then the board's profile services.
+/// Services in order: Generic Access (0x1800), Generic Attribute (0x1801, Service Changed),
+/// Device Information (0x180A), then the board's profile services. GAP and DIS are claimed
+/// by BlueZ plugins: exported read-only from 5.80, hidden before (their handles stay taken).
 struct GattLayout: Hashable, Sendable {
     /// One descriptor (only CCCDs here).
     struct Descriptor: Hashable, Sendable {
@@ -45,26 +45,22 @@ struct GattLayout: Hashable, Sendable {
     var services: [Service]
 
     /// The layout for a board of `profile` called `name`.
-    init(profile: BoardProfile, name: String, manufacturer: String, exportsClaimedServices: Bool) {
+    init(profile: BoardProfile, name: String, manufacturer: String) {
         var builder = Builder()
-        if exportsClaimedServices {
-            builder.addService(
-                BluetoothUUID.assigned(0x1800), claimed: true,
-                [
-                    (BluetoothUUID.assigned(0x2A00), ["read"], Array(name.utf8)),
-                    (BluetoothUUID.assigned(0x2A01), ["read"], [0x00, 0x00]),
-                ])
-        }
+        builder.addService(
+            BluetoothUUID.assigned(0x1800), claimed: true,
+            [
+                (BluetoothUUID.assigned(0x2A00), ["read"], Array(name.utf8)),
+                (BluetoothUUID.assigned(0x2A01), ["read"], [0x00, 0x00]),
+            ])
         builder.addService(
             BluetoothUUID.assigned(0x1801), claimed: false, [(BluetoothUUID.assigned(0x2A05), ["indicate"], nil)])
-        if exportsClaimedServices {
-            builder.addService(
-                BluetoothUUID.assigned(0x180A), claimed: true,
-                [
-                    (BluetoothUUID.assigned(0x2A29), ["read"], Array(manufacturer.utf8)),
-                    (BluetoothUUID.assigned(0x2A24), ["read"], Array(name.utf8)),
-                ])
-        }
+        builder.addService(
+            BluetoothUUID.assigned(0x180A), claimed: true,
+            [
+                (BluetoothUUID.assigned(0x2A29), ["read"], Array(manufacturer.utf8)),
+                (BluetoothUUID.assigned(0x2A24), ["read"], Array(name.utf8)),
+            ])
         let elsewhere = Set(profile.additionalServices.values.flatMap { $0 })
         var primary: [String] = []
         for uuid in profile.notifyCharacteristicUUIDs + [profile.writeCharacteristicUUID]

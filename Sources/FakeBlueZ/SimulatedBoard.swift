@@ -61,9 +61,7 @@ final class SimulatedBoard {
         personality = PersonalityFactory.makePersonality(
             family: family, name: name, board: game.position.snapshot, isFlipped: configuration.flipped)
         profile = personality.profile
-        layout = GattLayout(
-            profile: profile, name: name, manufacturer: family.manufacturer,
-            exportsClaimedServices: sim.version.atLeast(80))
+        layout = GattLayout(profile: profile, name: name, manufacturer: family.manufacturer)
         if batteryPercent != 100 || isCharging {
             _ = personality.perform(.setBattery(percent: batteryPercent, charging: isCharging), at: sim.clock.now())
         }
@@ -125,7 +123,7 @@ final class SimulatedBoard {
     func receiveWrite(_ bytes: [UInt8], characteristic: String, type: String) -> [Data] {
         let time = sim.clock.now()
         writes.append(WriteRecord(time: time, characteristic: characteristic, type: type, bytes: bytes))
-        if writes.count > Self.writeLogLimit { writes.removeFirst(writes.count - Self.writeLogLimit) }
+        if writes.count > Self.writeLogLimit + 1000 { writes.removeFirst(writes.count - Self.writeLogLimit) }
         guard characteristic == profile.writeCharacteristicUUID.lowercased() else { return [] }
         var frames: [Data] = []
         if isLinked && !linkEstablishedSent {
@@ -150,13 +148,19 @@ final class SimulatedBoard {
         emit(personality.tick(at: sim.clock.now()))
     }
 
-    /// Sends notifications through the device (dropped and counted without one).
+    /// Sends notifications through the device (dropped and counted without one), then lets
+    /// firmware that gave up on the host drop the link (ChessUp after unacknowledged floods).
     func emit(_ frames: [Data]) {
-        guard !frames.isEmpty else { return }
-        if let device {
-            device.deliverNotifications(frames)
-        } else {
-            droppedNotifications += frames.count
+        if !frames.isEmpty {
+            if let device {
+                device.deliverNotifications(frames)
+            } else {
+                droppedNotifications += frames.count
+            }
+        }
+        if isLinked, let chessUp = personality as? ChessUpPersonality, chessUp.wantsToDropLink {
+            sim.log("board \(id): firmware drops the link")
+            device?.dropLink(reason: .remote)
         }
     }
 

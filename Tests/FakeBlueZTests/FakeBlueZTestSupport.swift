@@ -1,0 +1,207 @@
+import BoardKit
+import DBus
+import FakeBlueZ
+import Foundation
+import TestSupport
+import Testing
+
+/// Polls `condition` on the main actor (sleeping between tries, which lets the main queue run
+/// the D-Bus sources and the simulator's timers) until it holds or `timeout` passes.
+@MainActor
+func eventually(timeout: Duration = .seconds(10), _ condition: @MainActor () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while !condition() {
+        guard clock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
+
+/// Runs `body` and returns the `DBusError` it throws (`nil` when it succeeds; any other
+/// error is recorded as an issue).
+@MainActor
+func dbusError(_ body: @MainActor () async throws -> Void) async -> DBusError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as DBusError {
+        return error
+    } catch {
+        Issue.record("unexpected error \(error)")
+        return nil
+    }
+}
+
+/// Every signal `org.bluez` sends, in wire order.
+@MainActor
+final class SignalRecorder {
+    private(set) var messages: [DBusMessage] = []
+
+    func append(_ message: DBusMessage) {
+        messages.append(message)
+    }
+
+    /// `(member, path)` of every signal, for failure messages.
+    var summary: [String] {
+        messages.map { message in
+            switch message.member {
+            case "PropertiesChanged":
+                let names = message.body.count > 1 ? message.body[1].stringDictionaryValue?.keys.sorted() ?? [] : []
+                let invalid = message.body.count > 2 ? message.body[2].stringArrayValue ?? [] : []
+                return "PC \(message.path) \(names) inv\(invalid)"
+            case "InterfacesAdded", "InterfacesRemoved":
+                return "\(message.member) \(message.body.first?.objectPathValue ?? "")"
+            default:
+                return "\(message.member) \(message.path) \(message.body)"
+            }
+        }
+    }
+
+    /// The index of the first signal after `start` satisfying `predicate`.
+    func firstIndex(after start: Int = -1, where predicate: (DBusMessage) -> Bool) -> Int? {
+        messages.indices.first { $0 > start && predicate(messages[$0]) }
+    }
+
+    /// Whether `message` is `InterfacesAdded` for `path`.
+    static func isAdded(_ message: DBusMessage, _ path: String) -> Bool {
+        message.member == "InterfacesAdded" && message.body.first?.objectPathValue == path
+    }
+
+    /// Whether `message` is `InterfacesRemoved` for `path`.
+    static func isRemoved(_ message: DBusMessage, _ path: String) -> Bool {
+        message.member == "InterfacesRemoved" && message.body.first?.objectPathValue == path
+    }
+
+    /// The changed properties if `message` is `PropertiesChanged` of `interface` at `path`.
+    static func changes(_ message: DBusMessage, path: String, interface: String) -> [String: DBusValue]? {
+        guard message.member == "PropertiesChanged", message.path == path, message.body.count == 3,
+            message.body[0].stringValue == interface
+        else { return nil }
+        return message.body[1].stringDictionaryValue
+    }
+
+    /// The invalidated properties if `message` is `PropertiesChanged` of `interface` at `path`.
+    static func invalidated(_ message: DBusMessage, path: String, interface: String) -> [String]? {
+        guard message.member == "PropertiesChanged", message.path == path, message.body.count == 3,
+            message.body[0].stringValue == interface
+        else { return nil }
+        return message.body[2].stringArrayValue
+    }
+
+    /// Whether `message` changes `property` of `interface` at `path` to `value`.
+    static func sets(
+        _ message: DBusMessage, path: String, interface: String, _ property: String, _ value: DBusValue
+    )
+        -> Bool
+    {
+        changes(message, path: path, interface: interface)?[property] == value
+    }
+}
+
+/// A private bus with an in-process ``FakeBlueZ`` and a client connection that records every
+/// signal from `org.bluez`. Torn down by ``close()``.
+@MainActor
+final class SimFixture {
+    static let device = "org.bluez.Device1"
+    static let adapter = "org.bluez.Adapter1"
+    static let characteristic = "org.bluez.GattCharacteristic1"
+
+    let daemon: PrivateDBusDaemon
+    let sim: FakeBlueZ
+    let client: DBusConnection
+    let signals = SignalRecorder()
+
+    /// Fast timings, no RSSI jitter.
+    static let fast = BehaviorConfiguration(
+        connectDelay: 0.01, connectTimeout: 0.2, serviceDiscoveryDelay: 0.01, disconnectDelay: 0.01,
+        writeResponseDelay: 0.05, advertisingInterval: 0.05, rssiJitter: 0)
+
+    static let chessnut = BoardConfiguration(family: .chessnut, address: "AA:BB:CC:00:00:01", id: "air")
+    static let pegasus = BoardConfiguration(family: .dgtPegasus, address: "AA:BB:CC:00:00:02", id: "pegasus")
+
+    init(
+        boards: [BoardConfiguration] = [chessnut], adapters: [AdapterConfiguration] = [],
+        behavior: BehaviorConfiguration = fast
+    ) async throws {
+        daemon = try PrivateDBusDaemon()
+        do {
+            let server = try await DBusConnection(address: daemon.address)
+            sim = try await FakeBlueZ(
+                connection: server,
+                configuration: FakeBlueZConfiguration(adapters: adapters, boards: boards, behavior: behavior))
+            client = try await DBusConnection(address: daemon.address)
+            let recorder = signals
+            _ = try await client.subscribe(DBusMatchRule(sender: FakeBlueZ.busName)) { recorder.append($0) }
+        } catch {
+            daemon.stop()
+            throw error
+        }
+    }
+
+    func close() {
+        sim.shutDown()
+        client.close()
+        sim.connection.close()
+        daemon.stop()
+    }
+
+    /// The device path of a board address on hci0.
+    static func devicePath(_ address: String, adapter: String = "hci0") -> String {
+        "/org/bluez/\(adapter)/dev_" + address.replacingOccurrences(of: ":", with: "_")
+    }
+
+    func call(
+        _ path: String, _ interface: String, _ member: String, _ body: [DBusValue] = [],
+        on connection: DBusConnection? = nil
+    ) async throws(DBusError) -> [DBusValue] {
+        try await (connection ?? client).call(
+            destination: FakeBlueZ.busName, path: path, interface: interface, member: member, body: body)
+    }
+
+    func property(_ name: String, _ interface: String, _ path: String) async throws(DBusError) -> DBusValue {
+        try await client.property(name, interface: interface, path: path, destination: FakeBlueZ.busName)
+    }
+
+    func managedObjects() async throws(DBusError) -> [String: [String: [String: DBusValue]]] {
+        try await client.managedObjects(destination: FakeBlueZ.busName)
+    }
+
+    /// Starts discovery on hci0 and waits until the device of `address` exists.
+    @discardableResult
+    func discover(
+        _ address: String, adapter: String = "hci0", on connection: DBusConnection? = nil
+    ) async throws
+        -> String
+    {
+        let path = Self.devicePath(address, adapter: adapter)
+        _ = try await call("/org/bluez/\(adapter)", Self.adapter, "StartDiscovery", on: connection)
+        let found = await eventually { self.signals.firstIndex { SignalRecorder.isAdded($0, path) } != nil }
+        try #require(found, "no InterfacesAdded for \(path): \(signals.summary)")
+        return path
+    }
+
+    /// Discovers, stops discovery and connects; waits for `ServicesResolved=true`.
+    @discardableResult
+    func connect(_ address: String) async throws -> String {
+        let path = try await discover(address)
+        _ = try await call("/org/bluez/hci0", Self.adapter, "StopDiscovery")
+        _ = try await call(path, Self.device, "Connect")
+        let resolved = await eventually {
+            self.signals.firstIndex {
+                SignalRecorder.sets($0, path: path, interface: Self.device, "ServicesResolved", .bool(true))
+            } != nil
+        }
+        try #require(resolved, "ServicesResolved never came: \(signals.summary)")
+        return path
+    }
+
+    /// The characteristic path of `uuid` under `device`, from `GetManagedObjects`.
+    func characteristicPath(_ uuid: String, device: String) async throws -> String {
+        let objects = try await managedObjects()
+        let match = objects.first { path, interfaces in
+            path.hasPrefix(device + "/") && interfaces[Self.characteristic]?["UUID"]?.stringValue == uuid
+        }
+        return try #require(match?.key, "no characteristic \(uuid)")
+    }
+}

@@ -212,7 +212,10 @@ public final class BridgeApp {
             response = .error(error, transaction: parsed.transaction)
         case .success(let command):
             switch session.execute(command) {
-            case .success(let data): response = .ok(data: data, transaction: parsed.transaction)
+            case .success(let data):
+                // Successes are answered only to those who asked for an answer.
+                guard parsed.transaction != nil || target.responseTopic != nil else { return }
+                response = .ok(data: data, transaction: parsed.transaction)
             case .failure(let failure):
                 logger.warning("refused command", [("board", id), ("error", failure.description)])
                 response = .error(message: failure.description, transaction: parsed.transaction)

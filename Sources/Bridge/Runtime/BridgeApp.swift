@@ -40,6 +40,7 @@ public final class BridgeApp {
     private var transports: [String: BlueZBoardTransport] = [:]
     private var signalSources: [any DispatchSourceSignal] = []
     private var watchdog: DispatchSourceTimer?
+    private let store: StateStore
     private var isStopping = false
     private var announcedReady = false
 
@@ -77,7 +78,7 @@ public final class BridgeApp {
             busAddress: busAddress,
             settings: BlueZManagerSettings(discoveryRSSI: configuration.bluetooth.scanFilter.rssi.map(Int16.init)),
             logger: BlueZLogger { level, message in bluezLogger.log(level.bridgeLevel, message) })
-        let store = try StateStore(directory: configuration.stateDirectory)
+        store = try StateStore(directory: configuration.stateDirectory)
         for board in configuration.boards {
             let transport = try makeTransport(for: board)
             let session = BoardSession(
@@ -122,6 +123,7 @@ public final class BridgeApp {
         }
         publisher.publish(builder.bridgeState(online: true))
         publishInfo()
+        removeDepartedBoards()
         client.start()
         manager.start()
         for (id, session) in sessions.sorted(by: { $0.key < $1.key }) {
@@ -172,6 +174,30 @@ public final class BridgeApp {
             for message in discovery.discoveryMessages(for: descriptor(board), bridge: bridge) {
                 publisher.publish(message)
             }
+        }
+    }
+
+    /// Clears the retained topics and discovery of boards announced by an earlier run
+    /// that are no longer configured, then remembers the boards announced now.
+    private func removeDepartedBoards() {
+        let fileName = "announced"
+        let current = configuration.boards.map(\.id)
+        var previous: [String] = []
+        if let data = try? store.read(fileName), let ids = try? JSONDecoder().decode([String].self, from: data) {
+            previous = ids
+        }
+        for id in previous where !current.contains(id) {
+            logger.notice("board left the configuration: clearing its topics", [("board", id)])
+            for message in builder.boardRemoval(board: id) { publisher.publish(message) }
+            if let discovery {
+                let gone = BoardDescriptor(id: id, family: .chessnut)
+                for message in discovery.removalMessages(for: gone, bridge: bridge) { publisher.publish(message) }
+            }
+        }
+        do {
+            try store.write(try JSONEncoder().encode(current), as: fileName)
+        } catch {
+            logger.warning("cannot remember the announced boards", [("error", "\(error)")])
         }
     }
 

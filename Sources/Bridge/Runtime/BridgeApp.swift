@@ -37,6 +37,9 @@ public final class BridgeApp {
     private let publisher: MQTTPublisher
     private let manager: BlueZManager
     private var sessions: [String: BoardSession] = [:]
+    private var boards: [BoardConfiguration] = []
+    private var discoveryScan: BlueZDiscoverySession?
+    private var discoveryTimer: DispatchSourceTimer?
     private var transports: [String: BlueZBoardTransport] = [:]
     private var signalSources: [any DispatchSourceSignal] = []
     private var watchdog: DispatchSourceTimer?
@@ -79,15 +82,25 @@ public final class BridgeApp {
             settings: BlueZManagerSettings(discoveryRSSI: configuration.bluetooth.scanFilter.rssi.map(Int16.init)),
             logger: BlueZLogger { level, message in bluezLogger.log(level.bridgeLevel, message) })
         store = try StateStore(directory: configuration.stateDirectory)
-        for board in configuration.boards {
-            let transport = try makeTransport(for: board)
-            let session = BoardSession(
-                board: board, transport: transport, game: configuration.game, builder: builder,
-                publisher: publisher, store: store,
-                clock: SessionClock(now: { Date().timeIntervalSince1970 }), logger: logger)
-            transports[board.id] = transport
-            sessions[board.id] = session
+        let adapters = configuration.bluetooth.adapters
+        for (index, var board) in configuration.boards.enumerated() {
+            // Boards without an adapter of their own are spread over the configured ones.
+            if board.adapter == nil, adapters.count > 1 { board.adapter = adapters[index % adapters.count] }
+            try addSession(for: board)
         }
+    }
+
+    @discardableResult
+    private func addSession(for board: BoardConfiguration) throws -> BoardSession {
+        let transport = try makeTransport(for: board)
+        let session = BoardSession(
+            board: board, transport: transport, game: configuration.game, builder: builder,
+            publisher: publisher, store: store,
+            clock: SessionClock(now: { Date().timeIntervalSince1970 }), logger: logger)
+        transports[board.id] = transport
+        sessions[board.id] = session
+        boards.append(board)
+        return session
     }
 
     private func makeTransport(for board: BoardConfiguration) throws -> BlueZBoardTransport {
@@ -126,24 +139,68 @@ public final class BridgeApp {
         removeDepartedBoards()
         client.start()
         manager.start()
-        for (id, session) in sessions.sorted(by: { $0.key < $1.key }) {
-            let transport = transports[id]
-            transport?.onStatusChange = { [weak session] status in
-                guard let session else { return }
-                session.connectionDetail = .init(
-                    maxAttempts: status.maxAttempts, nextDelay: status.nextDelay, lastError: status.lastError)
-                session.transportStateChanged()
-            }
-            session.start()
-            session.publishRetained()
-            transport?.start()
-        }
+        for id in sessions.keys.sorted() { startSession(id) }
+        if configuration.bluetooth.discovery { startDiscoveryMode() }
         startWatchdog()
         logger.notice(
             "started",
             [("version", BoardBridgeVersion.current), ("boards", String(sessions.count)), ("node", topics.node)])
         notifier.notify("READY=1\nSTATUS=bridging \(sessions.count) boards")
         announcedReady = true
+    }
+
+    private func startSession(_ id: String) {
+        guard let session = sessions[id], let transport = transports[id] else { return }
+        transport.onStatusChange = { [weak session] status in
+            guard let session else { return }
+            session.connectionDetail = .init(
+                maxAttempts: status.maxAttempts, nextDelay: status.nextDelay, lastError: status.lastError)
+            session.transportStateChanged()
+        }
+        session.start()
+        session.publishRetained()
+        transport.start()
+    }
+
+    // MARK: Discovery mode
+
+    /// `bluetooth.discovery`: keeps scanning and bridges every board of a known family
+    /// that no configured board claims, with an id derived from its address
+    /// (`chessnut-aabbcc000001`).
+    private func startDiscoveryMode() {
+        discoveryScan = manager.startDiscovery()
+        let source = DispatchSource.makeTimerSource(queue: .main)
+        source.schedule(deadline: .now() + 2, repeating: 5)
+        source.setEventHandler { [weak self] in
+            MainActor.assumeIsolated { self?.adoptDiscoveredBoards() }
+        }
+        source.resume()
+        discoveryTimer = source
+    }
+
+    private func adoptDiscoveredBoards() {
+        let claimed = Set(boards.compactMap(\.address).map { $0.uppercased() })
+        for found in manager.discoveredBoards {
+            guard let family = found.family, !claimed.contains(found.address.uppercased()) else { continue }
+            let id = family.rawValue + "-" + found.address.lowercased().filter { $0 != ":" }
+            guard sessions[id] == nil else { continue }
+            let board = BoardConfiguration(
+                id: id, name: found.device.name, match: .address(found.address.uppercased()), family: family,
+                adapter: found.adapter, orientation: .auto, reconnect: configuration.reconnect)
+            do {
+                try addSession(for: board)
+                logger.notice("bridging a discovered board", [("board", id), ("name", found.device.name)])
+                startSession(id)
+                publishInfo()
+                if let discovery {
+                    for message in discovery.discoveryMessages(for: descriptor(board), bridge: bridge) {
+                        publisher.publish(message)
+                    }
+                }
+            } catch {
+                logger.warning("cannot bridge a discovered board", [("board", id), ("error", "\(error)")])
+            }
+        }
     }
 
     // MARK: MQTT
@@ -158,7 +215,7 @@ public final class BridgeApp {
     }
 
     private func publishInfo() {
-        let descriptors = configuration.boards.map(descriptor)
+        let descriptors = boards.map(descriptor)
         let config = (try? JSONValue(parsing: configuration.redactedValue.jsonText)) ?? .null
         publisher.publish(builder.bridgeInfo(bridge: bridge, boards: descriptors, config: config))
     }
@@ -170,7 +227,7 @@ public final class BridgeApp {
     private func publishDiscovery() {
         guard let discovery else { return }
         for message in discovery.bridgeDiscoveryMessages(bridge) { publisher.publish(message) }
-        for board in configuration.boards {
+        for board in boards {
             for message in discovery.discoveryMessages(for: descriptor(board), bridge: bridge) {
                 publisher.publish(message)
             }
@@ -333,6 +390,8 @@ public final class BridgeApp {
             publisher.publish(builder.availability(board: id, online: false))
         }
         publisher.publish(builder.bridgeState(online: false))
+        discoveryTimer?.cancel()
+        discoveryScan?.stop()
         for transport in transports.values { await transport.close() }
         manager.stop()
         _ = await client.flush(timeout: .seconds(3))

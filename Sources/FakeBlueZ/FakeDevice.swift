@@ -264,6 +264,6 @@ final class FakeDevice {
         connectTask?.cancel()
         resolveTask?.cancel()
         disconnectTask?.cancel()
-        for characteristic in characteristics { characteristic.cancelPendingWrites() }
+        for characteristic in characteristics { characteristic.abandon() }
     }
 }

@@ -71,7 +71,7 @@ struct ConnectionTests {
         #expect(characteristic["Notifying"] == .bool(false))
         #expect(characteristic["MTU"] == .uint16(185))
         #expect(characteristic["Handle"] == .uint16(0x0010))
-        #expect(characteristic["NotifyAcquired"] == nil)
+        #expect(characteristic["NotifyAcquired"] == .bool(false))
         let descriptor = try #require(objects[Self.stateCCCD]?["org.bluez.GattDescriptor1"])
         #expect(descriptor["UUID"] == .string("00002902-0000-1000-8000-00805f9b34fb"))
         #expect(descriptor["Characteristic"] == .objectPath(Self.stateCharacteristic))

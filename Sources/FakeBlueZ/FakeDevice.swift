@@ -30,6 +30,8 @@ final class FakeDevice {
     /// Run when the link is down (pending `Disconnect` replies, `RemoveDevice`).
     var afterDisconnect: [@MainActor () -> Void] = []
     var servicesResolved = false
+    /// The GATT cache is stale: re-export at the next resolution.
+    var servicesChanged = false
     /// The exported GATT objects: services, characteristics, descriptors.
     var gattServices: [String] = []
     var characteristics: [FakeCharacteristic] = []

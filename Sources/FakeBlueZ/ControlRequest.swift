@@ -53,7 +53,10 @@ public struct ControlRequest: Equatable, Sendable {
             }
             switch word {
             case "--bus": request.busAddress = try value()
-            case "--pace": request.pace = try SpecificationParser.double(try value(), key: "--pace")
+            case "--pace":
+                let text = try value()
+                request.pace = try SpecificationParser.double(text, key: "--pace")
+                guard (0...3600).contains(request.pace) else { throw .invalidValue(key: "--pace", value: text) }
             case "--error": request.error = try value()
             case "--reason": request.reason = try value()
             case "--charging": request.charging = true

@@ -24,9 +24,12 @@ public struct GameSession: Sendable {
     public internal(set) var gate: BoardSyncGate
     /// When the clock starts by itself.
     public var clockStart: ClockStartPolicy
-    /// Whether the session waits for the board to show itself after a restore (the gate
-    /// holds the clock paused until then).
+    /// Whether the session waits for the board to show itself (after a restore, or a
+    /// lost link); the gate holds the clock paused until then.
     public internal(set) var awaitingBoard: Bool
+    /// Whether a lost link pauses the clock until the board shows itself again (moves
+    /// made meanwhile are seen then, and the clock resumes for the side then to move).
+    public var pausesWhileDisconnected: Bool
 
     /// A session for `game` under `timeControl`.
     public init(
@@ -40,6 +43,7 @@ public struct GameSession: Sendable {
         gate = BoardSyncGate()
         self.clockStart = clockStart
         awaitingBoard = false
+        pausesWhileDisconnected = true
     }
 
     /// The game so far.
@@ -57,11 +61,16 @@ public struct GameSession: Sendable {
     /// Feeds one board event observed at `time`.
     public mutating func handle(_ event: BoardEvent, at time: TimeInterval) -> [SessionOutput] {
         var outputs = checkFlag(at: time)
-        if awaitingBoard {
-            switch event {
-            case .pieces, .occupancy, .pieceLifted, .piecePlaced, .moveReported: awaitingBoard = false
-            default: break
-            }
+        switch event {
+        case .pieces, .occupancy, .pieceLifted, .piecePlaced, .moveReported:
+            awaitingBoard = false
+        case .ready where tracker.inputPath == .reportedMoves:
+            // Such boards send nothing until the next move: the link itself is the sign.
+            awaitingBoard = false
+        case .disconnected where pausesWhileDisconnected && !tracker.isGameOver:
+            awaitingBoard = true
+        default:
+            break
         }
         absorb(tracker.handle(event, at: time), at: time, into: &outputs)
         updateGate(at: time, into: &outputs)
@@ -135,7 +144,9 @@ public struct GameSession: Sendable {
     }
 
     /// Sets the remaining times (either may be left as it is).
-    public mutating func adjustClock(white: TimeInterval?, black: TimeInterval?, at time: TimeInterval)
+    public mutating func adjustClock(
+        white: TimeInterval?, black: TimeInterval?, at time: TimeInterval
+    )
         -> [SessionOutput]
     {
         var outputs = checkFlag(at: time)
@@ -166,7 +177,9 @@ public struct GameSession: Sendable {
 
     // MARK: Internals
 
-    private func clockUpdate(_ action: ClockUpdate.Action, _ cause: ClockUpdate.Cause, at time: TimeInterval)
+    private func clockUpdate(
+        _ action: ClockUpdate.Action, _ cause: ClockUpdate.Cause, at time: TimeInterval
+    )
         -> SessionOutput
     {
         .clock(
@@ -187,7 +200,9 @@ public struct GameSession: Sendable {
     }
 
     /// Applies what the tracker reported to the clock, and passes it on.
-    private mutating func absorb(_ reported: [TrackerOutput], at time: TimeInterval, into outputs: inout [SessionOutput]) {
+    private mutating func absorb(
+        _ reported: [TrackerOutput], at time: TimeInterval, into outputs: inout [SessionOutput]
+    ) {
         for output in reported {
             switch output {
             case .move(var move):

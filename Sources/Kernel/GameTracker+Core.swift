@@ -141,14 +141,16 @@ extension GameTracker {
         }
         let previous = analysis
         recent.append((before, previous.board))
-        if recent.count > max(0, options.maxTakebackPlies) { recent.removeFirst(recent.count - options.maxTakebackPlies) }
+        let keep = max(0, options.maxTakebackPlies)
+        if recent.count > keep { recent.removeFirst(recent.count - keep) }
         suppressed = nil
         illegalCache = nil
         pending = nil
         pick = nil
-        let end = automaticEnd()
-        if let end { game.result = end.result }
-        analysis = PositionAnalysis(game.position, gameOver: isGameOver)
+        // Game keeps its result for automatic endings; the reason is only looked up then.
+        let end = isGameOver ? automaticEnd() : nil
+        let placed = previous.candidate(for: move)?.result
+        analysis = PositionAnalysis(game.position, gameOver: isGameOver, board: placed)
         previousAnalysis = previous
         let record = game.moves.last
         let committed = CommittedMove(

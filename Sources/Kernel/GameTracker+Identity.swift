@@ -21,7 +21,32 @@ extension GameTracker {
         let frame = orient(physical, into: &outputs)
         lastFrame = frame
         if let suppressed, frame != suppressed { self.suppressed = nil }
-        apply(classifyIdentity(frame, at: time, into: &outputs), at: time, into: &outputs)
+        var verdict = classifyIdentity(frame, at: time, into: &outputs)
+        if catchingUp {
+            catchingUp = false
+            if case .unexplained = verdict, catchUp(to: frame, at: time, into: &outputs) { verdict = .inSync }
+        }
+        apply(verdict, at: time, into: &outputs)
+    }
+
+    /// Commits the two plies that lead from the game position to `frame`, if there are
+    /// such (both players moved while the link was down). Costs a few hundred move
+    /// results, so it runs once per new link, on its first frame.
+    private mutating func catchUp(
+        to frame: PackedBoard, at time: TimeInterval, into outputs: inout [TrackerOutput]
+    )
+        -> Bool
+    {
+        guard !isGameOver else { return false }
+        for first in analysis.legal {
+            let next = PositionAnalysis(analysis.position.applying(first.move), board: first.result)
+            guard let second = next.legal.first(where: { $0.result == frame }) else { continue }
+            commit(first.move, at: time, into: &outputs)
+            guard !isGameOver, analysis.candidate(for: second.move) != nil else { return true }
+            commit(second.move, at: time, into: &outputs)
+            return true
+        }
+        return false
     }
 
     /// Maps a physical frame to game coordinates, detecting the orientation when asked to.
@@ -57,7 +82,9 @@ extension GameTracker {
                 return frame == analysis.board ? .inSync : classifyIdentity(frame, at: time, into: &outputs)
             }
             let difference = frame.differences(from: analysis.board)
-            if difference != 0, pending.alternatives.contains(where: { $0.isIntermediate(frame, difference: difference) }) {
+            if difference != 0,
+                pending.alternatives.contains(where: { $0.isIntermediate(frame, difference: difference) })
+            {
                 return .inProgress
             }
             self.pending = nil

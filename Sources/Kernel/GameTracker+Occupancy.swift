@@ -150,13 +150,19 @@ extension GameTracker {
         if let illegal = illegalCandidates().first(where: {
             $0.resultOccupancy == occupancy && $0.changed & ~touched == 0
         }) {
-            alertIllegal(.occupancy(occupancy, illegal.move), move: illegal.move, reason: .leavesKingInCheck, into: &outputs)
+            alertIllegal(
+                .occupancy(occupancy, illegal.move), move: illegal.move, reason: .leavesKingInCheck, into: &outputs)
             return .outOfSync(difference)
         }
-        if let previousAnalysis, let lastMove = game.moves.last?.move, !recent.isEmpty {
+        // The piece just moved was lifted again and put elsewhere (a slide, or a change
+        // of mind): the last move is corrected. Only the same piece counts: occupancy
+        // cannot tell another piece of the same side moved there instead from a knock.
+        let landed = game.moves.last.map { UInt64(1) << UInt64($0.move.to.rawValue) } ?? 0
+        if let previousAnalysis, let lastMove = game.moves.last?.move, !recent.isEmpty, touched & landed != 0 {
             let lastChanged = previousAnalysis.candidate(for: lastMove)?.changed ?? 0
             if let corrected = previousAnalysis.legal.first(where: {
-                $0.resultOccupancy == occupancy && $0.changed & ~(touched | lastChanged) == 0 && $0.move != lastMove
+                $0.move.from == lastMove.from && $0.move != lastMove && $0.resultOccupancy == occupancy
+                    && $0.changed & ~(touched | lastChanged) == 0
             }) {
                 performTakeback(plies: 1, into: &outputs)
                 commit(corrected.move, at: time, into: &outputs)
@@ -173,7 +179,9 @@ extension GameTracker {
     private func choose(_ matches: [MoveCandidate]) -> [MoveCandidate]? {
         var groups: [[MoveCandidate]] = []
         for match in matches {
-            if let index = groups.firstIndex(where: { $0[0].move.from == match.move.from && $0[0].move.to == match.move.to }) {
+            if let index = groups.firstIndex(where: {
+                $0[0].move.from == match.move.from && $0[0].move.to == match.move.to
+            }) {
                 groups[index].append(match)
             } else {
                 groups.append([match])

@@ -59,6 +59,10 @@ public struct GameTracker: Sendable {
     // Reported path.
     var reportedMismatch: UInt64 = 0
 
+    /// Whether the next identity frame may show two plies made while nobody watched
+    /// (after a new link, or a restore).
+    var catchingUp = true
+
     /// A tracker for `game`, reading events the way `inputPath` says. `orientation` is
     /// one detected earlier (restored state); a fixed setting in `options` wins over it.
     public init(
@@ -131,6 +135,7 @@ public struct GameTracker: Sendable {
             touched = 0
             lastFrame = nil
             lastPhysical = nil
+            catchingUp = true
         case .disconnected:
             touched = 0
             lastPlaced = nil
@@ -211,5 +216,6 @@ public struct GameTracker: Sendable {
         self.options = options
         grace.duration = options.desyncGrace
         if let fixed = options.orientation.fixed { orientation = fixed }
+        rebuildRecent()
     }
 }

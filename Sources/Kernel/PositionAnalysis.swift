@@ -82,7 +82,9 @@ struct MoveCandidate: Sendable {
         while bits != 0 {
             let square = bits.trailingZeroBitCount
             let code = board.code(at: square)
-            if code != 0, code != result.code(at: square), !(isPromotion && square == move.to.rawValue && code == pawnCode) {
+            if code != 0, code != result.code(at: square),
+                !(isPromotion && square == move.to.rawValue && code == pawnCode)
+            {
                 return false
             }
             bits &= bits - 1
@@ -102,10 +104,11 @@ struct PositionAnalysis: Sendable {
     /// Its legal moves (none once the game is over).
     let legal: [MoveCandidate]
 
-    /// Analyses `position`; `gameOver` leaves the legal moves empty.
-    init(_ position: Position, gameOver: Bool = false) {
+    /// Analyses `position`; `gameOver` leaves the legal moves empty. `board` is its
+    /// placement when already known (the result of the move that led here).
+    init(_ position: Position, gameOver: Bool = false, board known: PackedBoard? = nil) {
         self.position = position
-        let board = PackedBoard(position: position)
+        let board = known ?? PackedBoard(position: position)
         self.board = board
         occupancy = board.occupancy
         guard !gameOver else {

@@ -11,7 +11,9 @@ import Testing
             options: TrackerOptions(desyncGrace: 2, orientation: .whiteNear))
     }
 
-    private func play(_ uci: String, on session: inout GameSession, board: inout PhysicalBoard, at time: Double)
+    private func play(
+        _ uci: String, on session: inout GameSession, board: inout PhysicalBoard, at time: Double
+    )
         -> [SessionOutput]
     {
         let move = session.position.legalMove(uci: uci)!
@@ -27,7 +29,8 @@ import Testing
         var board = PhysicalBoard(path: .identity)
         _ = session.handle(board.snapshotEvent, at: 0)
         let first = play("e2e4", on: &session, board: &board, at: 5)
-        #expect(first.clockUpdates == [ClockUpdate(action: .start(.black), cause: .game, white: 302, black: 300, time: 5)])
+        #expect(
+            first.clockUpdates == [ClockUpdate(action: .start(.black), cause: .game, white: 302, black: 300, time: 5)])
         #expect(first.trackerMoves.map(\.clock) == [302])
         let second = play("e7e5", on: &session, board: &board, at: 15)
         #expect(second.trackerMoves.map(\.clock) == [292])
@@ -108,7 +111,8 @@ import Testing
         #expect(session.pauseClock(at: 11).isEmpty)
         #expect(session.resumeClock(at: 20).clockUpdates.map(\.action) == [.resume(.white)])
         let adjusted = session.adjustClock(white: 100, black: nil, at: 25)
-        #expect(adjusted.clockUpdates == [ClockUpdate(action: .adjust, cause: .command, white: 100, black: 300, time: 25)])
+        #expect(
+            adjusted.clockUpdates == [ClockUpdate(action: .adjust, cause: .command, white: 100, black: 300, time: 25)])
         let resigned = session.endGame(GameEnd(result: .blackWins, reason: .resignation(loser: .white)), at: 30)
         #expect(
             resigned == [
@@ -130,7 +134,9 @@ import Testing
         for uci in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"] {
             _ = session.handle(.moveReported(BoardMove(uci: uci)!), at: 1)
         }
-        #expect(session.claimDraw(at: 2).first == .tracker(.gameEnded(GameEnd(result: .draw, reason: .threefoldRepetition))))
+        #expect(
+            session.claimDraw(at: 2).first == .tracker(.gameEnded(GameEnd(result: .draw, reason: .threefoldRepetition)))
+        )
     }
 
     @Test func snapshotRoundTripsAndRestoreWaitsForTheBoard() throws {
@@ -160,12 +166,59 @@ import Testing
         #expect(restored.clock.remaining(for: .black, at: 1011) == 282)
     }
 
+    @Test func lostLinkPausesTheClockUntilTheBoardIsBack() {
+        var session = session()
+        var board = PhysicalBoard(path: .identity)
+        _ = session.handle(board.snapshotEvent, at: 0)
+        _ = play("e2e4", on: &session, board: &board, at: 1)
+        let lost = session.handle(.disconnected(error: "link lost"), at: 5)
+        #expect(lost == [.clock(ClockUpdate(action: .pause, cause: .gate, white: 302, black: 296, time: 5))])
+        #expect(session.handle(.connected, at: 30).isEmpty)
+        #expect(session.handle(.ready, at: 31).isEmpty)
+        // Black moved while the link was down.
+        let move = session.position.legalMove(uci: "e7e5")!
+        for step in steps(for: move, in: session.position, variant: 0) { _ = board.perform(step) }
+        let back = session.handle(board.snapshotEvent, at: 32)
+        #expect(back.trackerMoves.map(\.uci) == ["e7e5"])
+        #expect(back.clockUpdates.map(\.action) == [.resume(.white)])
+        #expect(session.clock.remaining(for: .black, at: 40) == 298)
+    }
+
+    @Test func twoPliesMadeWhileTheLinkWasDownAreCaughtUp() {
+        var session = session()
+        var board = PhysicalBoard(path: .identity)
+        _ = session.handle(board.snapshotEvent, at: 0)
+        _ = play("e2e4", on: &session, board: &board, at: 1)
+        _ = session.handle(.disconnected(error: nil), at: 2)
+        _ = session.handle(.connected, at: 20)
+        var reference = session.game
+        for uci in ["c7c5", "g1f3"] {
+            let move = reference.position.legalMove(uci: uci)!
+            for step in steps(for: move, in: reference.position, variant: 0) { _ = board.perform(step) }
+            try? reference.play(move)
+        }
+        let back = session.handle(board.snapshotEvent, at: 21)
+        #expect(back.trackerMoves.map(\.uci) == ["c7c5", "g1f3"])
+        #expect(back.clockUpdates.map(\.action) == [.resume(.black)])
+        #expect(session.syncState == .inSync)
+        // Only the first frame after a new link is searched that deep.
+        for uci in ["d7d6", "d2d4"] {
+            let move = reference.position.legalMove(uci: uci)!
+            for step in steps(for: move, in: reference.position, variant: 0) { _ = board.perform(step) }
+            try? reference.play(move)
+        }
+        #expect(session.handle(board.snapshotEvent, at: 22).trackerMoves.isEmpty)
+    }
+
     @Test func restoreOfAStoppedClockDoesNotResume() throws {
         let session = session(path: .reportedMoves)
         let saved = session.snapshot(at: 5)
         #expect(!saved.clockWasRunning)
         var restored = GameSession(restoring: saved, at: 10)
-        #expect(restored.handle(.moveReported(BoardMove(uci: "e2e4")!), at: 11).clockUpdates.map(\.action) == [.start(.black)])
+        #expect(
+            restored.handle(.moveReported(BoardMove(uci: "e2e4")!), at: 11).clockUpdates.map(\.action) == [
+                .start(.black)
+            ])
     }
 }
 

@@ -52,7 +52,9 @@ import Testing
         var outputs = tracker.handle(board.snapshotEvent, at: 0)
         let plan = steps(for: position(fen).legalMove(uci: "e4d5")!, in: position(fen), variant: variant)
         #expect(plan.count == 3)
-        for (index, step) in plan.enumerated() { outputs += tracker.handle(board.perform(step)[0], at: Double(index + 1)) }
+        for (index, step) in plan.enumerated() {
+            outputs += tracker.handle(board.perform(step)[0], at: Double(index + 1))
+        }
         #expect(
             outputs == [
                 .syncChanged(.moveInProgress), committed("e4d5", "exd5", from: fen, ply: 1, at: 3),
@@ -204,7 +206,8 @@ import Testing
         #expect(
             outputs == [
                 .illegalMove(
-                    IllegalMove(move: BoardMove(from: .d2, to: .f3), reason: .leavesKingInCheck, color: .white, fen: fen)),
+                    IllegalMove(
+                        move: BoardMove(from: .d2, to: .f3), reason: .leavesKingInCheck, color: .white, fen: fen)),
                 .syncChanged(.outOfSync(mismatched: [.d2, .f3])),
             ])
         #expect(tracker.game.moves.isEmpty)
@@ -234,7 +237,8 @@ import Testing
         _ = tracker.handle(board.perform(.lift(.b8))[0], at: 1)
         _ = tracker.handle(board.perform(.place(Piece(.black, .knight), .c6))[0], at: 1.5)
         // A frame arriving after the grace reports it at once.
-        #expect(tracker.handle(board.perform(.lift(.h2))[0], at: 4).syncStates == [.outOfSync(mismatched: [.h2, .c6, .b8])])
+        #expect(
+            tracker.handle(board.perform(.lift(.h2))[0], at: 4).syncStates == [.outOfSync(mismatched: [.h2, .c6, .b8])])
     }
 
     @Test func impossibleSnapshotsAreOutOfSyncNeverACrash() {
@@ -310,7 +314,9 @@ import Testing
         _ = long.handle(longBoard.snapshotEvent, at: 0)
         for uci in ["g1f3", "g8f6", "b1c3"] {
             let move = long.position.legalMove(uci: uci)!
-            for step in steps(for: move, in: long.position, variant: 0) { _ = long.handle(longBoard.perform(step)[0], at: 1) }
+            for step in steps(for: move, in: long.position, variant: 0) {
+                _ = long.handle(longBoard.perform(step)[0], at: 1)
+            }
         }
         #expect(long.handle(.pieces(.startingPosition), at: 2) == [.newGame(fen: Position.starting.fen)])
         #expect(long.game.moves.isEmpty)

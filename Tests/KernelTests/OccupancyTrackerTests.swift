@@ -143,6 +143,19 @@ import Testing
                 ])
     }
 
+    @Test func movingTheSamePieceOnCorrectsTheLastMove() {
+        var tracker = tracker()
+        _ = tracker.handle(.pieceLifted(.g1), at: 1)
+        #expect(tracker.handle(.piecePlaced(.f3, piece: nil), at: 2).moves.map(\.uci) == ["g1f3"])
+        _ = tracker.handle(.pieceLifted(.f3), at: 3)
+        let outputs = tracker.handle(.piecePlaced(.h3, piece: nil), at: 4)
+        #expect(
+            outputs == [
+                .takeback(Takeback(plies: 1, undone: ["g1f3"], ply: 0, fen: Position.starting.fen)),
+                committed("g1h3", from: Position.starting.fen, at: 4), .syncChanged(.inSync),
+            ])
+    }
+
     @Test func illegalMoveAlerts() {
         // The knight on c3 is pinned by the bishop on b4.
         let fen = "rnbqk1nr/pppp1ppp/8/4p3/1b6/2NP4/PPP1PPPP/R1BQKBNR w KQkq - 0 1"
@@ -152,7 +165,8 @@ import Testing
             tracker.handle(.piecePlaced(.d5, piece: nil), at: 2)
                 == [
                     .illegalMove(
-                        IllegalMove(move: BoardMove(from: .c3, to: .d5), reason: .leavesKingInCheck, color: .white, fen: fen)),
+                        IllegalMove(
+                            move: BoardMove(from: .c3, to: .d5), reason: .leavesKingInCheck, color: .white, fen: fen)),
                     .syncChanged(.outOfSync(mismatched: [.c3, .d5])),
                 ])
         _ = tracker.handle(.pieceLifted(.d5), at: 3)

@@ -41,7 +41,8 @@ import Testing
             tracker.handle(report("c3d5"), at: 1)
                 == [
                     .illegalMove(
-                        IllegalMove(move: BoardMove(from: .c3, to: .d5), reason: .leavesKingInCheck, color: .white, fen: fen)),
+                        IllegalMove(
+                            move: BoardMove(from: .c3, to: .d5), reason: .leavesKingInCheck, color: .white, fen: fen)),
                     .syncChanged(.outOfSync(mismatched: [.c3, .d5])),
                 ])
         #expect(
@@ -54,7 +55,9 @@ import Testing
         #expect(
             outputs.first
                 == .illegalMove(
-                    IllegalMove(move: BoardMove(from: .e2, to: .e5), reason: .notAMove, color: .white, fen: Position.starting.fen)))
+                    IllegalMove(
+                        move: BoardMove(from: .e2, to: .e5), reason: .notAMove, color: .white,
+                        fen: Position.starting.fen)))
         #expect(tracker.game.moves.isEmpty)
         // The board's occupancy matching the game clears it.
         #expect(tracker.handle(.occupancy(.startingPosition), at: 2) == [.syncChanged(.inSync)])

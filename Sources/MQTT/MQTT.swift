@@ -1,1 +1,0 @@
-// The MQTT module; see DESIGN.md §1.

@@ -1,0 +1,377 @@
+internal import CMosquitto
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Moves a handle to the background connect and back. Safe because the main actor does
+/// not touch the handle while the background queue has it (phase `connectingInBackground`).
+private struct HandleTransfer: @unchecked Sendable {
+    let handle: MosquittoHandle
+}
+
+/// The connect parameters, copied for the background queue.
+private struct ConnectRequest: Sendable {
+    let host: String
+    let port: Int32
+    let keepAlive: Int32
+    let sessionExpiry: UInt32?
+}
+
+extension MQTTClient {
+    // MARK: - Attempts
+
+    /// Starts one connection attempt: a fresh handle, configured, connected in the background.
+    func beginAttempt() {
+        guard phase == .waiting else { return }
+        generation &+= 1
+        let token = generation
+        attemptNumber += 1
+        statistics.connectAttempts += 1
+        attemptStartedAt = .now
+        refusal = nil
+        lastDisconnectCode = nil
+        pendingFailureCode = nil
+        recentErrors = []
+        setState(.connecting(attempt: attemptNumber))
+        guard phase == .waiting, generation == token else { return }
+        log(.info, "connecting to \(configuration.url) (MQTT \(protocolVersion), attempt \(attemptNumber))")
+
+        let newHandle: MosquittoHandle
+        switch MosquittoSetup.makeHandle(configuration, protocolVersion: protocolVersion, logLevel: logLevel) {
+        case .success(let made): newHandle = made
+        case .failure(let reason):
+            attemptFailed(reason)
+            return
+        }
+        phase = .connectingInBackground
+        let transfer = HandleTransfer(handle: newHandle)
+        let request = ConnectRequest(
+            host: configuration.host, port: Int32(configuration.port), keepAlive: Int32(configuration.keepAlive),
+            sessionExpiry: protocolVersion == .v5 && !configuration.cleanSession
+                ? configuration.sessionExpiryInterval : nil)
+        DispatchQueue.global(qos: .utility).async { [weak self] in
+            let (rc, error) = MosquittoSetup.connect(
+                transfer.handle, request.host, request.port, request.keepAlive,
+                sessionExpiry: request.sessionExpiry)
+            let client = self
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    client?.backgroundConnectFinished(transfer, token: token, rc: rc, error: error)
+                }
+            }
+        }
+    }
+
+    private func backgroundConnectFinished(_ transfer: HandleTransfer, token: UInt64, rc: Int32, error: Int32) {
+        // A stale attempt (stopped meanwhile): dropping the transfer destroys its handle.
+        guard phase == .connectingInBackground, token == generation else { return }
+        handle = transfer.handle
+        collectLogLines()
+        guard rc <= MOSQ_ERR_SUCCESS.rawValue else {
+            attemptFailed(MosquittoSetup.reasonForConnectFailure(rc, error: error, tlsErrors: recentErrors))
+            return
+        }
+        guard let watched = watch(transfer.handle) else {
+            attemptFailed(.connectFailed("cannot watch the socket"))
+            return
+        }
+        readSource = watched
+        phase = .handshaking
+        startTickTimer()
+        if transfer.handle.wantsWrite {
+            let written = mosquitto_loop_write(transfer.handle.raw, 1)
+            if written != MOSQ_ERR_SUCCESS.rawValue { pendingFailureCode = written }
+        }
+        service()
+    }
+
+    /// A read source on a duplicate of libmosquitto's socket: libmosquitto may close its
+    /// descriptor inside any call, while Dispatch requires a watched descriptor to stay
+    /// open until the source is cancelled, so the source watches (and closes) its own.
+    private func watch(_ handle: MosquittoHandle) -> (any DispatchSourceRead)? {
+        let socket = handle.socket
+        guard socket >= 0 else { return nil }
+        let descriptor = dup(socket)
+        guard descriptor >= 0 else { return nil }
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .main)
+        source.setEventHandler { [weak self] in
+            MainActor.assumeIsolated { self?.socketReadable() }
+        }
+        source.setCancelHandler { close(descriptor) }
+        source.resume()
+        return source
+    }
+
+    private func socketReadable() {
+        guard let handle else { return }
+        var rc = mosquitto_loop_read(handle.raw, 1)
+        // libmosquitto reads about one packet per call; read on while the socket has bytes
+        // (bounded), instead of paying a Dispatch wake-up per packet.
+        var rounds = 1
+        while rc == MOSQ_ERR_SUCCESS.rawValue, phase == .connected, rounds < 64, hasPendingInput(handle) {
+            rc = mosquitto_loop_read(handle.raw, 1)
+            rounds += 1
+        }
+        // Before CONNACK the write side is not watched (a TLS handshake waiting to read would
+        // spin on writability), so the CONNECT that follows the handshake goes out here.
+        if phase == .handshaking, rc == MOSQ_ERR_SUCCESS.rawValue, handle.wantsWrite {
+            rc = mosquitto_loop_write(handle.raw, 1)
+        }
+        if rc != MOSQ_ERR_SUCCESS.rawValue { pendingFailureCode = rc }
+        service()
+        if phase == .handshaking, self.handle === handle, let reason = peekForClosedSocket(handle) {
+            connectionEnded(reason)
+        }
+    }
+
+    private func socketWritable() {
+        guard let handle else { return }
+        let rc = mosquitto_loop_write(handle.raw, 1)
+        if rc != MOSQ_ERR_SUCCESS.rawValue { pendingFailureCode = rc }
+        service()
+    }
+
+    private func hasPendingInput(_ handle: MosquittoHandle) -> Bool {
+        let socket = handle.socket
+        guard socket >= 0 else { return false }
+        var byte: UInt8 = 0
+        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+    }
+
+    /// During the handshake libmosquitto can keep a TLS socket that the peer closed (it
+    /// reports `SSL_ERROR_SYSCALL` as "try again"); look for end of file ourselves.
+    private func peekForClosedSocket(_ handle: MosquittoHandle) -> MQTTDisconnectReason? {
+        let socket = handle.socket
+        guard socket >= 0 else { return nil }
+        var byte: UInt8 = 0
+        let count = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count == 0 { return .connectFailed("the broker closed the connection during the handshake") }
+        if count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            return .connectFailed(String(cString: strerror(errno)))
+        }
+        return nil
+    }
+
+    private func startTickTimer() {
+        tickTimer?.cancel()
+        let timer = DispatchSource.makeTimerSource(queue: .main)
+        timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
+        timer.setEventHandler { [weak self] in
+            MainActor.assumeIsolated { self?.tick() }
+        }
+        timer.resume()
+        tickTimer = timer
+    }
+
+    /// Keep-alive (`mosquitto_loop_misc`), the connect timeout, and pending handshake writes.
+    private func tick() {
+        guard let handle else { return }
+        if phase == .handshaking && ContinuousClock.now - attemptStartedAt > configuration.connectTimeout {
+            connectionEnded(.timedOut)
+            return
+        }
+        var rc = mosquitto_loop_misc(handle.raw)
+        if rc == MOSQ_ERR_SUCCESS.rawValue, phase == .handshaking, handle.wantsWrite {
+            rc = mosquitto_loop_write(handle.raw, 1)
+        }
+        if rc != MOSQ_ERR_SUCCESS.rawValue { pendingFailureCode = rc }
+        service()
+    }
+
+    /// Watches for writability only while libmosquitto has bytes waiting (after CONNACK).
+    private func updateWriteInterest() {
+        guard let handle, phase == .connected, handle.wantsWrite else {
+            writeSource?.cancel()
+            writeSource = nil
+            return
+        }
+        guard writeSource == nil else { return }
+        let descriptor = dup(handle.socket)
+        guard descriptor >= 0 else { return }
+        let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: .main)
+        source.setEventHandler { [weak self] in
+            MainActor.assumeIsolated { self?.socketWritable() }
+        }
+        source.setCancelHandler { close(descriptor) }
+        source.resume()
+        writeSource = source
+    }
+
+    // MARK: - Servicing
+
+    /// Processes what libmosquitto's callbacks recorded, then checks the connection. Runs
+    /// after every libmosquitto call; re-entrant calls (from owner callbacks) return at
+    /// once and the outer loop picks up their effects.
+    func service() {
+        guard !isServicing else { return }
+        isServicing = true
+        defer { isServicing = false }
+        while let current = handle {
+            let token = generation
+            let events = current.takeEvents()
+            if !events.isEmpty {
+                for event in events {
+                    guard token == generation, handle === current else { break }
+                    process(event)
+                }
+                continue
+            }
+            guard token == generation, handle === current else { break }
+            if pendingFailureCode != nil || current.socket < 0 {
+                connectionEnded(endReason())
+                break
+            }
+            updateWriteInterest()
+            resumeFlushWaiters(all: false)
+            break
+        }
+    }
+
+    /// Hands queued messages to libmosquitto while connected and the window allows.
+    func sendQueued() {
+        guard phase == .connected, let handle else { return }
+        while queue.inFlightCount < window, pendingFailureCode == nil, let entry = queue.popFirst() {
+            var expiry: UInt32?
+            if let interval = entry.message.properties.messageExpiryInterval {
+                let waited = UInt64(max(0, (ContinuousClock.now - entry.enqueuedAt).components.seconds))
+                guard waited < UInt64(interval) else {
+                    statistics.messagesExpired += 1
+                    log(.debug, "expired while queued: message on \"\(entry.message.topic)\"")
+                    continue
+                }
+                expiry = interval - UInt32(waited)
+            }
+            let qos = min(entry.message.qos, serverMaximumQoS)
+            var mid: Int32 = 0
+            let rc = MosquittoSetup.publish(
+                handle, entry.message, qos: qos, expiry: expiry, withProperties: protocolVersion == .v5, mid: &mid)
+            switch rc {
+            case MOSQ_ERR_SUCCESS.rawValue:
+                queue.markInFlight(entry, mid: mid)
+            case MOSQ_ERR_NOMEM.rawValue:
+                queue.pushFront(entry)
+                return
+            case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue, MOSQ_ERR_ERRNO.rawValue,
+                MOSQ_ERR_PROTOCOL.rawValue, MOSQ_ERR_TLS.rawValue:
+                queue.pushFront(entry)
+                pendingFailureCode = rc
+                return
+            default:
+                statistics.messagesRejected += 1
+                log(
+                    .warning,
+                    "message on \"\(entry.message.topic)\" not sent: \(MosquittoLibrary.errorText(rc))")
+            }
+        }
+        service()
+    }
+
+    func sendSubscriptions(_ list: [MQTTSubscription]) {
+        guard let handle else { return }
+        for subscription in list {
+            var mid: Int32 = 0
+            let options = protocolVersion == .v5 ? subscription.options.bits : 0
+            let rc = mosquitto_subscribe_v5(
+                handle.raw, &mid, subscription.filter, Int32(subscription.qos.rawValue), options, nil)
+            if rc == MOSQ_ERR_SUCCESS.rawValue {
+                pendingSubscriptions[mid] = [subscription.filter]
+            } else {
+                noteLibraryFailure(rc, in: "mosquitto_subscribe_v5 \"\(subscription.filter)\"")
+            }
+        }
+    }
+
+    /// A libmosquitto call failed: connection-level codes end the connection, others are logged.
+    func noteLibraryFailure(_ rc: Int32, in call: String) {
+        switch rc {
+        case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue, MOSQ_ERR_ERRNO.rawValue:
+            pendingFailureCode = rc
+        default:
+            log(.warning, "\(call): \(MosquittoLibrary.errorText(rc))")
+        }
+    }
+
+    // MARK: - Ending connections
+
+    /// Cancels sources and timers and destroys the handle (closing its socket).
+    func tearDownConnection() {
+        readSource?.cancel()
+        readSource = nil
+        writeSource?.cancel()
+        writeSource = nil
+        tickTimer?.cancel()
+        tickTimer = nil
+        handle = nil
+        pendingSubscriptions = [:]
+    }
+
+    /// The attempt failed before a connection existed.
+    private func attemptFailed(_ reason: MQTTDisconnectReason) {
+        connectionEnded(reason)
+    }
+
+    /// The current attempt or connection is over: clean up, requeue, back off, retry.
+    func connectionEnded(_ reason: MQTTDisconnectReason) {
+        let wasConnected = phase == .connected
+        tearDownConnection()
+        queue.requeueInFlight()
+        guard phase != .stopped else { return }
+        phase = .waiting
+        generation &+= 1
+        let token = generation
+        if wasConnected {
+            log(.warning, "lost connection to \(configuration.url): \(reason)")
+        } else {
+            log(.error, "connection attempt \(attemptNumber) to \(configuration.url) failed: \(reason)")
+        }
+        if case .refused(let refusal) = reason,
+            let next = MQTTProtocolNegotiation.fallback(
+                after: refusal, current: protocolVersion, allowsFallback: configuration.allowsProtocolFallback)
+        {
+            protocolVersion = next
+            log(.info, "the broker refused MQTT 5; retrying with MQTT \(next)")
+            setState(.disconnected(reason, retryIn: .zero))
+            if phase == .waiting, token == generation { scheduleRetry(after: .zero) }
+            return
+        }
+        if wasConnected, let connectedAt, ContinuousClock.now - connectedAt >= Self.stableConnection {
+            consecutiveFailures = 0
+        }
+        consecutiveFailures += 1
+        let delay = configuration.reconnect.delay(
+            afterFailures: consecutiveFailures, random: Double.random(in: 0..<1))
+        setState(.disconnected(reason, retryIn: delay))
+        if phase == .waiting, token == generation { scheduleRetry(after: delay) }
+    }
+
+    /// A connection that lasted this long resets the backoff.
+    static var stableConnection: Duration { .seconds(10) }
+
+    private func scheduleRetry(after delay: Duration) {
+        retryTimer?.cancel()
+        let timer = DispatchSource.makeTimerSource(queue: .main)
+        timer.schedule(deadline: .now() + delay.dispatchInterval, leeway: .milliseconds(10))
+        timer.setEventHandler { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self else { return }
+                self.retryTimer?.cancel()
+                self.retryTimer = nil
+                self.beginAttempt()
+            }
+        }
+        timer.resume()
+        retryTimer = timer
+    }
+}
+
+extension MQTTClient {
+    /// Test hook: cuts the TCP connection without a DISCONNECT (`shutdown(2)` on the
+    /// socket), as a crash or a network failure would, so the broker publishes the last
+    /// will and the client goes through its reconnect path.
+    func severConnectionForTesting() {
+        guard let handle, handle.socket >= 0 else { return }
+        shutdown(handle.socket, Int32(SHUT_RDWR))
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import MQTT
+
+/// User name and password against a mosquitto password file.
+@Suite(.serialized, .enabled(if: TestTools.available("mosquitto", "mosquitto_passwd")))
+@MainActor
+struct MQTTAuthenticationTests {
+    private static let secret = "s3cret-Pa55word"
+    private static let wrong = "wr0ng-Pa55word"
+
+    private func makeBroker() throws -> MosquittoBroker {
+        let broker = try MosquittoBroker(
+            options: .init(allowAnonymous: false, users: ["alice": Self.secret, "bob": "other"]))
+        try broker.start()
+        return broker
+    }
+
+    @Test func correctPasswordConnects() async throws {
+        let broker = try makeBroker()
+        defer { broker.stop() }
+        let (client, received) = try makeClient(url: broker.url) {
+            $0.username = "alice"
+            $0.password = MQTTPassword(Self.secret)
+        }
+        defer { client.stop() }
+        try client.subscribe("auth/#")
+        #expect(try await connectAndSync(client, received, probeTopic: "auth/probe"))
+        #expect(!received.logs.joined().contains(Self.secret))
+    }
+
+    /// A wrong password is refused with "not authorised", retried with backoff (the
+    /// attempt count over a fixed wait is bounded: no busy loop), and never shown.
+    @Test func wrongPasswordIsNotAuthorisedAndRetriedWithBackoff() async throws {
+        let broker = try makeBroker()
+        defer { broker.stop() }
+        let (client, recorder) = try makeClient(url: broker.url) {
+            $0.username = "alice"
+            $0.password = MQTTPassword(Self.wrong)
+            $0.reconnect = MQTTReconnectPolicy(minimumDelay: .milliseconds(200), maximumDelay: .seconds(1))
+        }
+        defer { client.stop() }
+        client.start()
+        #expect(
+            await waitUntil {
+                if case .disconnected(.refused(.notAuthorized), _) = client.state { return true }
+                return false
+            })
+        try await Task.sleep(for: .seconds(3))
+        let attempts = client.statistics.connectAttempts
+        // Delays of about 0.2, 0.4, 0.8, 1, 1 … s allow roughly 6 attempts in 3 s; a busy
+        // loop would make hundreds. The bounds are on a count, not on time.
+        #expect(attempts >= 2)
+        #expect(attempts <= 15)
+        #expect(client.statistics.connections == 0)
+        #expect(client.state.description.contains("not authorised"))
+        let refusal = MQTTDisconnectReason.refused(.notAuthorized)
+        #expect(
+            refusal.description == "connection refused by the broker: not authorised (check the user name and password)"
+        )
+        #expect(recorder.logs.contains { $0.hasPrefix("error:") && $0.contains("not authorised") })
+
+        let everything =
+            recorder.logs.joined(separator: "\n") + recorder.states.map(\.description).joined()
+            + client.configuration.description + String(reflecting: client.configuration)
+            + String(describing: client.configuration)
+        #expect(!everything.contains(Self.wrong))
+        var dumped = ""
+        dump(client.configuration, to: &dumped)
+        #expect(!dumped.contains(Self.wrong))
+        #expect(dumped.contains("alice"))
+    }
+
+    @Test func anonymousClientIsRefusedWhenAPasswordIsRequired() async throws {
+        let broker = try makeBroker()
+        defer { broker.stop() }
+        let (client, _) = try makeClient(url: broker.url) { $0.protocolVersion = .v311 }
+        defer { client.stop() }
+        client.start()
+        #expect(
+            await waitUntil {
+                if case .disconnected(.refused(let refusal), _) = client.state {
+                    return refusal.isAuthenticationFailure
+                }
+                return false
+            })
+    }
+}

@@ -9,8 +9,9 @@ import TestSupport
 /// ``ChildProcessRegistry`` from start to stop so that an interrupt or a failing section
 /// never leaves it running. Its stdout and stderr go to a log file (``output``).
 ///
-/// Start children from the main thread: a child inherits the spawning thread's signal
-/// mask, and Dispatch's worker threads block most signals.
+/// Main-actor bound, so children are spawned from the main thread: a child inherits the
+/// spawning thread's signal mask, and Dispatch's worker threads block most signals.
+@MainActor
 final class BenchProcess {
     /// A short name for messages (`mosquitto`, `boardbridge`).
     let name: String
@@ -91,7 +92,7 @@ final class BenchProcess {
     }
 
     /// Whether a TCP connection to 127.0.0.1:`port` succeeds now.
-    static func acceptsConnections(port: UInt16) -> Bool {
+    nonisolated static func acceptsConnections(port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -107,7 +108,7 @@ final class BenchProcess {
         return result == 0
     }
 
-    deinit {
+    isolated deinit {
         if process.isRunning { stop(grace: 1) }
     }
 }

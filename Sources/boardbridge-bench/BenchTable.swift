@@ -64,6 +64,8 @@ enum BenchTable {
             extra.append("\(figures(nanoseconds)) ns/op")
         }
         if let p99 = result.details["p99_us"] { extra.append("p99 \(figures(p99)) µs") }
+        if let maximum = result.details["max_us"] { extra.append("max \(figures(maximum)) µs") }
+        if let lost = result.details["lost"], lost > 0 { extra.append("\(Int(lost)) lost") }
         if let spread = result.details["spread"], (result.details["runs"] ?? 0) > 1 {
             extra.append("spread \(String(format: "%.0f", spread * 100)) %")
         }

@@ -85,8 +85,8 @@ enum ProcessSampler {
         var fields: [String: UInt64] = [:]
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, let number = parts[1].split(separator: " ").first.flatMap({ UInt64($0) })
-            else { continue }
+            let words = parts.count == 2 ? parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }) : []
+            guard let number = words.first.flatMap({ UInt64($0) }) else { continue }
             fields[String(parts[0])] = number
         }
         return fields

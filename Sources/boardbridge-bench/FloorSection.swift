@@ -56,7 +56,7 @@ struct FloorSection: BenchSection {
             publisher.stop()
             subscriber.stop()
         }
-        let probe = FloorProbe(subscriber: subscriber)
+        let probe = ArrivalProbe(subscriber: subscriber)
         defer { probe.close() }
         try subscriber.subscribe("bench/floor/#", qos: .atLeastOnce)
         subscriber.start()
@@ -80,7 +80,7 @@ struct FloorSection: BenchSection {
 
     /// One message in flight: publish, wait for it at the subscriber, pause `plan.gap`.
     private func latency(
-        qos: MQTTQoS, plan: Plan, probe: FloorProbe, publisher: MQTTClient, context: BenchContext
+        qos: MQTTQoS, plan: Plan, probe: ArrivalProbe, publisher: MQTTClient, context: BenchContext
     ) async throws {
         let topic = "bench/floor/latency"
         var samples: [Duration] = []
@@ -88,7 +88,7 @@ struct FloorSection: BenchSection {
         var sequence: UInt64 = 1_000_000
         for index in 0..<(plan.warmupRoundTrips + plan.roundTrips) {
             sequence += 1
-            let payload = FloorProbe.payload(sequence: sequence, size: plan.payloadSize)
+            let payload = ArrivalProbe.payload(sequence: sequence, size: plan.payloadSize)
             var sent = ContinuousClock.now
             let arrival = try await probe.awaitArrival(of: sequence, timeout: .seconds(5)) {
                 sent = ContinuousClock.now
@@ -117,11 +117,11 @@ struct FloorSection: BenchSection {
 
     /// As fast as the pipeline goes, with at most `plan.window` messages not yet received.
     private func throughput(
-        qos: MQTTQoS, plan: Plan, probe: FloorProbe, publisher: MQTTClient, broker: BenchBroker,
+        qos: MQTTQoS, plan: Plan, probe: ArrivalProbe, publisher: MQTTClient, broker: BenchBroker,
         context: BenchContext
     ) async throws {
         let topic = "bench/floor/throughput"
-        let payload = FloorProbe.payload(sequence: 0, size: plan.payloadSize)
+        let payload = ArrivalProbe.payload(sequence: 0, size: plan.payloadSize)
         let base = probe.received
         let brokerMonitor = ProcessMonitor(pid: broker.process.pid, interval: .milliseconds(100))
         let benchStart = ProcessSampler.sample()
@@ -201,10 +201,10 @@ struct FloorSection: BenchSection {
     }
 
     /// Publishes probes until one comes back: the subscription (re)made last is active.
-    private func syncSubscription(probe: FloorProbe, publisher: MQTTClient, topic: String) async throws {
+    private func syncSubscription(probe: ArrivalProbe, publisher: MQTTClient, topic: String) async throws {
         for _ in 0..<100 {
             let sequence = probe.freshSequence()
-            let payload = FloorProbe.payload(sequence: sequence, size: 8)
+            let payload = ArrivalProbe.payload(sequence: sequence, size: 8)
             let arrival = try await probe.awaitArrival(of: sequence, timeout: .milliseconds(100)) {
                 try publisher.publish(topic: topic, payload: payload, qos: .atLeastOnce)
             }

@@ -1,13 +1,15 @@
 import Dispatch
 import MQTT
 
-/// The subscriber side of the floor measurements: timestamps every message in the
-/// client's callback (before anything else touches it) and wakes the waiting benchmark.
+/// The subscriber side of a latency or throughput measurement: timestamps every message
+/// in the client's callback (before anything else touches it) and wakes the waiting
+/// benchmark. Messages are told apart by a key (by default the sequence number in the
+/// first 8 payload bytes; section 3 can key the bridge's messages by topic or ply).
 ///
 /// Waits are bounded by a watchdog on the main queue (every 20 ms), so a lost message
 /// ends a wait with `nil`/`false` instead of hanging the run.
 @MainActor
-final class FloorProbe {
+final class ArrivalProbe {
     /// Messages received since creation.
     private(set) var received = 0
     /// When the last message arrived.
@@ -21,11 +23,15 @@ final class FloorProbe {
     private var deadline: ContinuousClock.Instant?
     private var watchdog: (any DispatchSourceTimer)?
 
-    /// Listens to `client`'s messages.
-    init(subscriber client: MQTTClient) {
+    /// Listens to `client`'s messages (it takes over `onMessage`); `key` numbers a message
+    /// for ``awaitArrival(of:timeout:publish:)``.
+    init(
+        subscriber client: MQTTClient,
+        key: @escaping @MainActor (MQTTMessage) -> UInt64? = { ArrivalProbe.sequence(in: $0.payload) }
+    ) {
         client.onMessage = { [weak self] message in
             let now = ContinuousClock.now
-            self?.arrived(sequence: Self.sequence(in: message.payload), at: now)
+            self?.arrived(sequence: key(message), at: now)
         }
         let timer = DispatchSource.makeTimerSource(queue: .main)
         timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.checkDeadline() } }
@@ -61,8 +67,8 @@ final class FloorProbe {
         return nextProbeSequence
     }
 
-    /// Publishes one message with `publish` and waits for the message numbered `sequence`
-    /// to arrive; returns its arrival time, or `nil` after `timeout`.
+    /// Runs `publish` (which makes the message keyed `sequence` happen) and waits for that
+    /// message to arrive; returns its arrival time, or `nil` after `timeout`.
     func awaitArrival(
         of sequence: UInt64, timeout: Duration, publish: () throws -> Void
     ) async rethrows -> ContinuousClock.Instant? {

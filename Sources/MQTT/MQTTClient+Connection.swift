@@ -87,13 +87,16 @@ extension MQTTClient {
         service()
     }
 
-    /// A read source on a duplicate of libmosquitto's socket: libmosquitto may close its
+    /// A read source on a (close-on-exec) duplicate of libmosquitto's socket: libmosquitto may close its
     /// descriptor inside any call, while Dispatch requires a watched descriptor to stay
     /// open until the source is cancelled, so the source watches (and closes) its own.
     private func watch(_ handle: MosquittoHandle) -> (any DispatchSourceRead)? {
         let socket = handle.socket
         guard socket >= 0 else { return nil }
-        let descriptor = dup(socket)
+        // libmosquitto does not mark its socket close-on-exec; a child process spawned
+        // while we are connected would keep the connection open after we close it.
+        _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
+        let descriptor = fcntl(socket, F_DUPFD_CLOEXEC, 0)
         guard descriptor >= 0 else { return nil }
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .main)
         source.setEventHandler { [weak self] in
@@ -106,6 +109,7 @@ extension MQTTClient {
 
     private func socketReadable() {
         guard let handle else { return }
+        sendBudget = Self.sendBudgetPerTurn
         var rc = mosquitto_loop_read(handle.raw, 1)
         // libmosquitto reads about one packet per call; read on while the socket has bytes
         // (bounded), instead of paying a Dispatch wake-up per packet.
@@ -128,6 +132,7 @@ extension MQTTClient {
 
     private func socketWritable() {
         guard let handle else { return }
+        sendBudget = Self.sendBudgetPerTurn
         let rc = mosquitto_loop_write(handle.raw, 1)
         if rc != MOSQ_ERR_SUCCESS.rawValue { pendingFailureCode = rc }
         service()
@@ -172,10 +177,15 @@ extension MQTTClient {
             connectionEnded(.timedOut)
             return
         }
-        var rc = mosquitto_loop_misc(handle.raw)
-        if rc == MOSQ_ERR_SUCCESS.rawValue, phase == .handshaking, handle.wantsWrite {
-            rc = mosquitto_loop_write(handle.raw, 1)
+        sendBudget = Self.sendBudgetPerTurn
+        var rc = MOSQ_ERR_SUCCESS.rawValue
+        if phase == .handshaking {
+            // libmosquitto continues a TLS handshake only inside mosquitto_loop_read, also
+            // when the handshake waits to write; a read with nothing to read is harmless.
+            rc = mosquitto_loop_read(handle.raw, 1)
+            if rc == MOSQ_ERR_SUCCESS.rawValue, handle.wantsWrite { rc = mosquitto_loop_write(handle.raw, 1) }
         }
+        if rc == MOSQ_ERR_SUCCESS.rawValue { rc = mosquitto_loop_misc(handle.raw) }
         if rc != MOSQ_ERR_SUCCESS.rawValue { pendingFailureCode = rc }
         service()
     }
@@ -188,7 +198,7 @@ extension MQTTClient {
             return
         }
         guard writeSource == nil else { return }
-        let descriptor = dup(handle.socket)
+        let descriptor = fcntl(handle.socket, F_DUPFD_CLOEXEC, 0)
         guard descriptor >= 0 else { return }
         let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: .main)
         source.setEventHandler { [weak self] in
@@ -226,70 +236,6 @@ extension MQTTClient {
             updateWriteInterest()
             resumeFlushWaiters(all: false)
             break
-        }
-    }
-
-    /// Hands queued messages to libmosquitto while connected and the window allows.
-    func sendQueued() {
-        guard phase == .connected, let handle else { return }
-        while queue.inFlightCount < window, pendingFailureCode == nil, let entry = queue.popFirst() {
-            var expiry: UInt32?
-            if let interval = entry.message.properties.messageExpiryInterval {
-                let waited = UInt64(max(0, (ContinuousClock.now - entry.enqueuedAt).components.seconds))
-                guard waited < UInt64(interval) else {
-                    statistics.messagesExpired += 1
-                    log(.debug, "expired while queued: message on \"\(entry.message.topic)\"")
-                    continue
-                }
-                expiry = interval - UInt32(waited)
-            }
-            let qos = min(entry.message.qos, serverMaximumQoS)
-            var mid: Int32 = 0
-            let rc = MosquittoSetup.publish(
-                handle, entry.message, qos: qos, expiry: expiry, withProperties: protocolVersion == .v5, mid: &mid)
-            switch rc {
-            case MOSQ_ERR_SUCCESS.rawValue:
-                queue.markInFlight(entry, mid: mid)
-            case MOSQ_ERR_NOMEM.rawValue:
-                queue.pushFront(entry)
-                return
-            case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue, MOSQ_ERR_ERRNO.rawValue,
-                MOSQ_ERR_PROTOCOL.rawValue, MOSQ_ERR_TLS.rawValue:
-                queue.pushFront(entry)
-                pendingFailureCode = rc
-                return
-            default:
-                statistics.messagesRejected += 1
-                log(
-                    .warning,
-                    "message on \"\(entry.message.topic)\" not sent: \(MosquittoLibrary.errorText(rc))")
-            }
-        }
-        service()
-    }
-
-    func sendSubscriptions(_ list: [MQTTSubscription]) {
-        guard let handle else { return }
-        for subscription in list {
-            var mid: Int32 = 0
-            let options = protocolVersion == .v5 ? subscription.options.bits : 0
-            let rc = mosquitto_subscribe_v5(
-                handle.raw, &mid, subscription.filter, Int32(subscription.qos.rawValue), options, nil)
-            if rc == MOSQ_ERR_SUCCESS.rawValue {
-                pendingSubscriptions[mid] = [subscription.filter]
-            } else {
-                noteLibraryFailure(rc, in: "mosquitto_subscribe_v5 \"\(subscription.filter)\"")
-            }
-        }
-    }
-
-    /// A libmosquitto call failed: connection-level codes end the connection, others are logged.
-    func noteLibraryFailure(_ rc: Int32, in call: String) {
-        switch rc {
-        case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue, MOSQ_ERR_ERRNO.rawValue:
-            pendingFailureCode = rc
-        default:
-            log(.warning, "\(call): \(MosquittoLibrary.errorText(rc))")
         }
     }
 

@@ -14,7 +14,10 @@ import Dispatch
 /// - there is no permanent extra thread (memory budget).
 /// The one step that can block — name resolution and the TCP connect inside
 /// `mosquitto_connect_bind_v5` — runs on a short-lived background queue; the main actor
-/// does not touch that attempt's handle until the queue hands it back. The TLS handshake
+/// does not touch that attempt's handle until the queue hands it back. (The connect
+/// timeout starts counting then too, but cannot cut that step short: a hanging resolver
+/// or a broker that drops SYNs delays the attempt until the resolver or the kernel's TCP
+/// connect timeout gives up; the main actor stays free meanwhile.) The TLS handshake
 /// and the MQTT exchange are non-blocking on the main queue. Each attempt uses a fresh
 /// `struct mosquitto` (``MosquittoHandle``), so no library state leaks between connections.
 ///
@@ -32,6 +35,16 @@ import Dispatch
 ///   superseded retained first, then the oldest non-retained, then the oldest), counted in
 ///   ``statistics``, reported to ``onMessagesDropped`` and logged as a warning;
 /// - a message whose MQTT 5 expiry passes while queued is discarded, not sent stale.
+///
+/// **Incoming.** Messages are delivered on the main actor in arrival order, to
+/// ``onMessage`` and to every ``messages(bufferLimit:)`` stream. libmosquitto hands over an
+/// incoming QoS 2 message at PUBREL, so it can follow later QoS 0/1 messages.
+///
+/// **QoS 2 across reconnects.** Every connection uses a fresh `struct mosquitto`, so QoS 2
+/// handshake state does not survive a reconnect: an outgoing QoS 2 message that was not
+/// completed is sent again as a new message (at least once), and with a persistent session
+/// an incoming QoS 2 message caught between PUBREC and PUBREL is lost. Use QoS 1 where
+/// that matters (the bridge does).
 ///
 /// **Hooks.** After every accepted connection the client re-sends all
 /// ``subscriptions``, then calls ``onConnected`` (republish availability and retained
@@ -87,6 +100,8 @@ public final class MQTTClient {
     var tickTimer: (any DispatchSourceTimer)?
     var retryTimer: (any DispatchSourceTimer)?
     var isServicing = false
+    var sendBudget = 256
+    var sendContinuationScheduled = false
     var overflowDropsInEpisode = 0
     var messageStreams: [UInt64: AsyncStream<MQTTMessage>.Continuation] = [:]
     var stateStreams: [UInt64: AsyncStream<MQTTConnectionState>.Continuation] = [:]

@@ -80,16 +80,3 @@ public enum MQTTPublishError: Error, Hashable, Sendable, CustomStringConvertible
         }
     }
 }
-
-/// A libmosquitto call failed: the native `MOSQ_ERR_*` code and the function called.
-public struct MosquittoError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The `MOSQ_ERR_*` code.
-    public let code: Int32
-    /// The libmosquitto function that returned it.
-    public let function: String
-    /// libmosquitto's text for the code (`mosquitto_strerror`).
-    public let message: String
-
-    /// `function: message (code)`.
-    public var description: String { "\(function): \(message) (\(code))" }
-}

@@ -205,7 +205,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     private static func accepts(port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var address = sockaddr_in()

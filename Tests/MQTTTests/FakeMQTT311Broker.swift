@@ -19,7 +19,7 @@ final class FakeMQTT311Broker: @unchecked Sendable {
     private var stopped = false
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -45,14 +45,15 @@ final class FakeMQTT311Broker: @unchecked Sendable {
     /// The PUBLISH packets received (parsed as MQTT 3.1.1: no properties).
     var publications: [(topic: String, payload: [UInt8])] { lock.withLock { published } }
 
-    /// Closes the listener and every connection.
+    /// Closes the listener and every open connection. Connections are shut down under the
+    /// lock that also guards their closing, so a descriptor number that was closed and
+    /// reused elsewhere in the process is never touched.
     func stop() {
-        let sockets = lock.withLock {
+        lock.withLock {
             stopped = true
-            return clients
+            for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
         }
         shutdown(listener, Int32(SHUT_RDWR))
-        for client in sockets { shutdown(client, Int32(SHUT_RDWR)) }
     }
 
     deinit { close(listener) }
@@ -60,19 +61,28 @@ final class FakeMQTT311Broker: @unchecked Sendable {
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
-            let isStopped = lock.withLock { stopped }
-            if client < 0 || isStopped {
+            if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }
+            let accepted = lock.withLock {
+                guard !stopped, client >= 0 else { return false }
+                clients.append(client)
+                return true
+            }
+            guard accepted else {
                 if client >= 0 { close(client) }
-                if isStopped { return }
+                if lock.withLock({ stopped }) { return }
                 continue
             }
-            lock.withLock { clients.append(client) }
             Thread.detachNewThread { [self] in serve(client) }
         }
     }
 
     private func serve(_ client: Int32) {
-        defer { close(client) }
+        defer {
+            lock.withLock {
+                clients.removeAll { $0 == client }
+                close(client)
+            }
+        }
         guard let (type, body) = readPacket(client), type & 0xF0 == 0x10, body.count >= 7 else { return }
         let level = body[6]
         lock.withLock { levels.append(level) }

@@ -160,4 +160,23 @@ struct MQTTRoundTripTests {
         #expect(hookCalls.map(\.connectionCount) == [1, 2])
         #expect(hookCalls.allSatisfy { $0.protocolVersion == .v5 })
     }
+
+    @Test func unreachableBrokerIsReportedAndRetriedWhileMessagesWait() async throws {
+        let port = TestTools.freeLoopbackPort()  // nothing listens there
+        let (client, recorder) = try makeClient(url: "mqtt://127.0.0.1:\(port)")
+        defer { client.stop() }
+        try client.publish(topic: "wait/here", string: "queued while unreachable")
+        client.start()
+        #expect(await waitUntil { client.statistics.connectAttempts >= 3 })
+        #expect(recorder.states.contains { $0 == .connecting(attempt: 1) })
+        #expect(
+            recorder.states.contains {
+                if case .disconnected(.connectFailed("connection refused"), _) = $0 { true } else { false }
+            })
+        #expect(client.queuedMessageCount == 1)
+        #expect(client.statistics.connections == 0)
+        client.stop()
+        #expect(client.state == .stopped)
+        #expect(client.queuedMessageCount == 1)
+    }
 }

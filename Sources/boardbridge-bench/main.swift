@@ -1,1 +1,5 @@
-print("bench: not yet")
+import Foundation
+
+// boardbridge-bench: see BenchRunner and docs/benchmarks.md.
+let status = await BenchRunner.main(arguments: Array(CommandLine.arguments.dropFirst()))
+exit(status)

@@ -1,0 +1,137 @@
+import Foundation
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A child process a benchmark starts (broker, bridge, simulator), tracked by PID in the
+/// ``ChildProcessRegistry`` from start to stop so that an interrupt or a failing section
+/// never leaves it running. Its stdout and stderr go to a log file (``output``).
+///
+/// Main-actor bound, so children are spawned from the main thread: a child inherits the
+/// spawning thread's signal mask, and Dispatch's worker threads block most signals.
+@MainActor
+final class BenchProcess {
+    /// A short name for messages (`mosquitto`, `boardbridge`).
+    let name: String
+    /// When ``start()`` spawned it.
+    private(set) var launchedAt: ContinuousClock.Instant?
+    private let process: ManagedProcess
+    private let registry: ChildProcessRegistry
+
+    /// Prepares (does not start) `executable` with `arguments`; `environment` entries are
+    /// added to the bench's environment.
+    init(
+        name: String, executable: String, arguments: [String], environment: [String: String] = [:],
+        registry: ChildProcessRegistry = .shared
+    ) {
+        self.name = name
+        process = ManagedProcess(executable: executable, arguments: arguments, environment: environment)
+        self.registry = registry
+    }
+
+    /// Spawns the process and registers its PID.
+    func start() throws {
+        launchedAt = .now
+        try process.start()
+        registry.register(process.pid)
+    }
+
+    /// The PID (0 before ``start()``).
+    var pid: Int32 { process.pid }
+
+    /// Whether it is still running.
+    var isRunning: Bool { process.isRunning }
+
+    /// Everything it wrote so far (stdout and stderr).
+    var output: String { process.output }
+
+    /// The log file holding its output.
+    var logPath: String { process.logURL.path }
+
+    /// A /proc sample of it now, or `nil` when it is not running.
+    func sample() -> ProcessSample? {
+        guard pid > 0, process.isRunning else { return nil }
+        return ProcessSampler.sample(pid: pid)
+    }
+
+    /// Stops it by PID (SIGTERM, SIGKILL after `grace` seconds), unregisters it and
+    /// returns its exit status.
+    @discardableResult
+    func stop(grace: TimeInterval = 5) -> Int32 {
+        let pid = process.pid
+        let status = process.stop(grace: grace)
+        registry.unregister(pid)
+        return status
+    }
+
+    /// Polls `condition` every `poll` until it holds or `timeout` passes; returns the time
+    /// from launch to the first poll that saw it hold (`nil` on timeout or when the process
+    /// died first). The resolution is `poll` (default 1 ms).
+    func timeUntil(
+        timeout: Duration, poll: Duration = .milliseconds(1), _ condition: () -> Bool
+    ) async -> Duration? {
+        let start = launchedAt ?? .now
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return ContinuousClock.now - start }
+            if !process.isRunning { return condition() ? ContinuousClock.now - start : nil }
+            try? await Task.sleep(for: poll)
+        }
+        return nil
+    }
+
+    /// The time from launch until its output contains `text` (see ``timeUntil(timeout:poll:_:)``).
+    func timeUntilOutput(
+        containing text: String, timeout: Duration, poll: Duration = .milliseconds(2)
+    ) async
+        -> Duration?
+    {
+        await timeUntil(timeout: timeout, poll: poll) { output.contains(text) }
+    }
+
+    /// Whether a TCP connection to 127.0.0.1:`port` succeeds now.
+    nonisolated static func acceptsConnections(port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return result == 0
+    }
+
+    isolated deinit {
+        if process.isRunning { stop(grace: 1) }
+    }
+}
+
+/// Runs a short command to completion and returns its output (used for the machine record).
+enum CommandOutput {
+    /// The first line `name` (found on PATH) prints to stdout with `arguments`, or `nil`.
+    static func firstLine(of name: String, _ arguments: [String]) -> String? {
+        guard let path = TestTools.path(of: name) else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        ChildProcessRegistry.shared.register(process.processIdentifier)
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        ChildProcessRegistry.shared.unregister(process.processIdentifier)
+        guard process.terminationStatus == 0 else { return nil }
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init)
+        return line?.trimmingCharacters(in: .whitespaces)
+    }
+}

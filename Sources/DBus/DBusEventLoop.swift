@@ -43,15 +43,24 @@ let releaseContext: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointe
     Unmanaged<DBusConnectionContext>.fromOpaque(pointer).release()
 }
 
-/// The Dispatch sources of one `DBusWatch` (a file descriptor libdbus wants to poll).
+/// Drives one `DBusWatch` (a file descriptor libdbus wants to poll).
+///
+/// libdbus gives each socket a read watch and a separate write watch. The read watch gets
+/// one Dispatch read source, created when the watch is enabled and cancelled only when it
+/// is disabled or removed: toggles that do not change the state leave it alone. The write
+/// watch gets no Dispatch source at all: while it is enabled, a pump on the main queue lets
+/// libdbus write (the socket is non-blocking) and tries again a millisecond later until the
+/// outgoing queue is empty. Cancelling and re-creating muxed read/write sources on the same
+/// descriptor at every outgoing message (libdbus toggles the write watch for each one) can
+/// lose an epoll registration in libdispatch on Linux, which left replies unsent until a
+/// call timed out; the pump avoids that churn entirely.
 ///
 /// Stored in the watch itself (`dbus_watch_set_data`), released when libdbus frees the watch.
-/// Toggling cancels the sources and creates new ones (a suspended source would be simpler
-/// but Dispatch forbids releasing a suspended source).
 final class DBusWatchSource: @unchecked Sendable {
     private let watch: OpaquePointer
     private let context: DBusConnectionContext
-    private var sources: [any DispatchSourceProtocol] = []
+    private var readSource: (any DispatchSourceProtocol)?
+    private var isPumpingWrites = false
 
     init(watch: OpaquePointer, context: DBusConnectionContext) {
         self.watch = watch
@@ -62,34 +71,47 @@ final class DBusWatchSource: @unchecked Sendable {
         cancel()
     }
 
-    /// Matches the sources to the watch's current enabled state and flags.
+    /// Matches the read source and the write pump to the watch's enabled state and flags.
     func update() {
-        cancel()
-        guard dbus_watch_get_enabled(watch) != 0 else { return }
+        let enabled = dbus_watch_get_enabled(watch) != 0
         let descriptor = dbus_watch_get_unix_fd(watch)
-        guard descriptor >= 0 else { return }
         let flags = dbus_watch_get_flags(watch)
-        if flags & DBUS_WATCH_READABLE.rawValue != 0 {
+        let wantsRead = enabled && descriptor >= 0 && flags & DBUS_WATCH_READABLE.rawValue != 0
+        if wantsRead, readSource == nil {
             let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .main)
             source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_READABLE.rawValue) }
-            sources.append(source)
+            readSource = source
+            source.resume()
+        } else if !wantsRead, let source = readSource {
+            source.cancel()
+            readSource = nil
         }
-        if flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: .main)
-            source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_WRITABLE.rawValue) }
-            sources.append(source)
+        if enabled, descriptor >= 0, flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
+            scheduleWritePump(after: 0)
         }
-        for source in sources { source.resume() }
     }
 
     func cancel() {
-        for source in sources { source.cancel() }
-        sources.removeAll()
+        readSource?.cancel()
+        readSource = nil
+    }
+
+    private func scheduleWritePump(after milliseconds: Int) {
+        guard !isPumpingWrites else { return }
+        isPumpingWrites = true
+        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [weak self] in
+            guard let self else { return }
+            self.isPumpingWrites = false
+            guard dbus_watch_get_enabled(self.watch) != 0 else { return }
+            self.handle(DBUS_WATCH_WRITABLE.rawValue)
+            // Still enabled: the socket was full; try again shortly.
+            if dbus_watch_get_enabled(self.watch) != 0 { self.scheduleWritePump(after: 1) }
+        }
     }
 
     private func handle(_ condition: UInt32) {
         context.withConnection { connection in
-            // May remove or toggle this very watch (and so cancel these sources).
+            // May remove or toggle this very watch.
             _ = dbus_watch_handle(self.watch, condition)
             connection.dispatchUntilComplete()
         }

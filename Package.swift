@@ -53,7 +53,7 @@ let package = Package(
         .executableTarget(name: "boardsim", dependencies: ["FakeBlueZ"]),
         .executableTarget(
             name: "boardbridge-bench",
-            dependencies: ["BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "TestSupport"]
+            dependencies: ["BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "DBus", "TestSupport"]
         ),
 
         // MARK: Tests

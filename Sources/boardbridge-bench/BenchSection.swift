@@ -25,7 +25,7 @@ enum BenchSections {
     /// Every runnable section. Sections 3 (end to end) and 4 (start-up) join here when the
     /// bridge exists; their harness is ready in `BenchProcess`, `ProcessSampler` and
     /// `Percentiles`.
-    static let all: [any BenchSection] = [PureCoreSection(), FloorSection()]
+    static let all: [any BenchSection] = [PureCoreSection(), FloorSection(), EndToEndSection(), StartupSection()]
 
     /// The sections `selectors` name (an id such as `core` or a number such as `1`), in
     /// run order, or an error naming the unknown selector.

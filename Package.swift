@@ -73,7 +73,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FakeBlueZTests",
-            dependencies: ["FakeBlueZ", "DBus", "Emulation", "Adapters", "BoardKit", "TestSupport"]
+            dependencies: ["FakeBlueZ", "DBus", "Emulation", "Adapters", "BoardKit", "Chess", "TestSupport"]
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "BoardKit", "Kernel", "TestSupport"]),

@@ -40,6 +40,12 @@ public enum BlueZErrors {
     public static let writeNotPermitted = DBusError(name: prefix + "NotPermitted", message: "Write not permitted")
     /// `NotAuthorized` "Operation Not Authorized": writes to a claimed (read-only) service.
     public static let notAuthorized = DBusError(name: prefix + "NotAuthorized", message: "Operation Not Authorized")
+    /// `NotPermitted` "Notify acquired": StartNotify or a second AcquireNotify while the
+    /// notify socket is acquired.
+    public static let notifyAcquired = DBusError(name: prefix + "NotPermitted", message: "Notify acquired")
+    /// `NotPermitted` "Write acquired": WriteValue or a second AcquireWrite while the write
+    /// socket is acquired.
+    public static let writeAcquired = DBusError(name: prefix + "NotPermitted", message: "Write acquired")
     /// `Failed` "Failed to initiate write": a write command longer than MTU − 3.
     public static let writeNotInitiated = DBusError(name: prefix + "Failed", message: "Failed to initiate write")
     /// `Failed` "le-connection-abort-by-local": every asynchronous LE connect failure (≥ 5.62).

@@ -157,7 +157,8 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         for uuid in serviceUUIDs ?? [] where BluetoothUUID.normalized(uuid) == nil {
             throw .invalidValue(key: "serviceUUIDs", value: uuid)
         }
-        if let id, id.isEmpty { throw .invalidValue(key: "id", value: id) }
+        if let id, id.isEmpty || id.contains("\0") { throw .invalidValue(key: "id", value: id) }
+        if let name, name.isEmpty || name.contains("\0") { throw .invalidValue(key: "name", value: name) }
         return board
     }
 

@@ -98,7 +98,7 @@ public enum BoardSimArguments {
           battery BOARD PERCENT [--charging]   set the battery
           button BOARD NAME                    press a button
           rssi BOARD DBM | present BOARD on|off | autoplay BOARD SECONDS|off
-          add-board SPEC | remove-board BOARD
+          add-board SPEC | remove-board BOARD | services-changed BOARD
           writes BOARD [--clear]               received writes, one JSON object per line
           violations BOARD                     protocol-violation counters (JSON)
           board BOARD                          FEN placement of the physical board

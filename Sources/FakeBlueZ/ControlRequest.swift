@@ -31,7 +31,7 @@ public struct ControlRequest: Equatable, Sendable {
         "list": 0...0, "play": 2...10_000, "lift": 2...2, "place": 3...3, "knock": 2...2, "reset": 1...2,
         "drop": 1...1, "fail-connects": 2...2, "power": 2...2, "battery": 2...2, "button": 2...2, "rssi": 2...2,
         "present": 2...2, "autoplay": 2...2, "add-board": 1...1, "remove-board": 1...1, "writes": 1...1,
-        "violations": 1...1, "board": 1...1, "position": 1...1,
+        "violations": 1...1, "board": 1...1, "position": 1...1, "services-changed": 1...1,
     ]
 
     /// Parses the words after `ctl`.
@@ -53,7 +53,10 @@ public struct ControlRequest: Equatable, Sendable {
             }
             switch word {
             case "--bus": request.busAddress = try value()
-            case "--pace": request.pace = try SpecificationParser.double(try value(), key: "--pace")
+            case "--pace":
+                let text = try value()
+                request.pace = try SpecificationParser.double(text, key: "--pace")
+                guard (0...3600).contains(request.pace) else { throw .invalidValue(key: "--pace", value: text) }
             case "--error": request.error = try value()
             case "--reason": request.reason = try value()
             case "--charging": request.charging = true
@@ -138,6 +141,7 @@ public struct ControlRequest: Equatable, Sendable {
         case "add-board":
             return (try await call("AddBoard", [.string(board)], on: connection)).compactMap(\.stringValue)
         case "remove-board": _ = try await call("RemoveBoard", [.string(board)], on: connection)
+        case "services-changed": _ = try await call("ChangeServices", [.string(board)], on: connection)
         case "writes":
             let reply = try await call("Writes", [.string(board)], on: connection)
             if clear { _ = try await call("ClearWrites", [.string(board)], on: connection) }

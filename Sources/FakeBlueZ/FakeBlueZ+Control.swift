@@ -64,6 +64,14 @@ extension FakeBlueZ {
         target.device?.dropLink(reason: reason)
     }
 
+    /// The board's GATT services changed (firmware update): its objects are removed and
+    /// announced again, now if it is connected, else at its next connection.
+    public func changeServices(board: String) throws(FakeBlueZError) {
+        let target = try self.board(board)
+        log("board \(target.id): services changed")
+        target.device?.changeServices()
+    }
+
     /// Makes the next `count` connects to the board end as `outcome`.
     public func failNextConnects(board: String, count: Int, outcome: ConnectOutcome) throws(FakeBlueZError) {
         guard (0...1000).contains(count) else { throw .invalidValue(key: "count", value: "\(count)") }

@@ -136,6 +136,7 @@ public struct AdapterConfiguration: Hashable, Sendable, Codable {
         if let address, BluetoothAddress.normalized(address) == nil {
             throw .invalidValue(key: "address", value: address)
         }
+        if let alias, alias.contains("\0") { throw .invalidValue(key: "alias", value: alias) }
     }
 
     /// The address to use: the configured one, else `00:1A:7D:DA:71:1N`.

@@ -24,6 +24,10 @@ final class FakeCharacteristic {
     var requestWritePending = false
     /// Bumped when pending writes are abandoned (removal, shutdown); their answers fail.
     var writeEpoch = 0
+    /// The `AcquireNotify` socket and its owner, while acquired.
+    var acquiredNotify: (socket: AcquiredSocket, owner: String)?
+    /// The `AcquireWrite` socket and its owner, while acquired.
+    var acquiredWrite: (socket: AcquiredSocket, owner: String)?
 
     init(device: FakeDevice, path: String, servicePath: String, definition: GattLayout.Characteristic, isClaimed: Bool)
     {
@@ -42,8 +46,8 @@ final class FakeCharacteristic {
     }
 
     /// The properties at export (`MTU` only while connected, 5.62+; `Handle` 5.69+;
-    /// `Notifying` only with notify or indicate; no `NotifyAcquired`/`WriteAcquired`, as
-    /// AcquireNotify/AcquireWrite are not offered).
+    /// `Notifying` only with notify or indicate; `NotifyAcquired` only with notify;
+    /// `WriteAcquired` only with write-without-response).
     func initialProperties(connected: Bool, mtu: Int) -> [(String, DBusValue)] {
         let version = device.sim.version
         var properties: [(String, DBusValue)] = []
@@ -51,6 +55,10 @@ final class FakeCharacteristic {
         properties += [("UUID", .string(uuid)), ("Service", .objectPath(servicePath)), ("Value", .bytes(value))]
         if definition.canNotify { properties.append(("Notifying", .bool(!sessions.isEmpty))) }
         properties.append(("Flags", .strings(definition.flags)))
+        if definition.flags.contains("write-without-response") {
+            properties.append(("WriteAcquired", .bool(acquiredWrite != nil)))
+        }
+        if definition.flags.contains("notify") { properties.append(("NotifyAcquired", .bool(acquiredNotify != nil))) }
         if connected && version.atLeast(62) { properties.append(("MTU", .uint16(UInt16(clamping: mtu)))) }
         return properties
     }
@@ -60,16 +68,48 @@ final class FakeCharacteristic {
         if device.sim.version.atLeast(62) { set("MTU", .uint16(UInt16(clamping: mtu))) }
     }
 
-    /// The link is down: no MTU; notify sessions survive (re-armed on reconnect).
+    /// The link is down: no MTU; acquired sockets close (the client sees EOF); notify
+    /// sessions survive (re-armed on reconnect).
     func linkDown() {
         if device.sim.version.atLeast(62) { set("MTU", nil) }
+        releaseNotify()
+        releaseWrite()
     }
 
-    /// One notification: `Value` updated and signalled on its own, even when unchanged.
+    /// Ends an `AcquireNotify` (client closed its end, link loss, owner left).
+    func releaseNotify() {
+        guard let acquired = acquiredNotify else { return }
+        acquiredNotify = nil
+        acquired.socket.close()
+        set("NotifyAcquired", .bool(false))
+    }
+
+    /// Ends an `AcquireWrite`.
+    func releaseWrite() {
+        guard let acquired = acquiredWrite else { return }
+        acquiredWrite = nil
+        acquired.socket.close()
+        set("WriteAcquired", .bool(false))
+    }
+
+    /// One notification: a datagram on the acquired socket, else `Value` updated and
+    /// signalled on its own, even when unchanged.
     func notify(_ bytes: [UInt8]) {
+        if let acquired = acquiredNotify {
+            acquired.socket.send(bytes)
+            return
+        }
+        setValue(bytes)
+    }
+
+    /// A read result or notification through `PropertiesChanged(Value)`, its own signal.
+    func setValue(_ bytes: [UInt8]) {
         value = bytes
         set("Value", .bytes(bytes), flush: true)
     }
+
+    /// Whether notifications are wanted (a notify session or an acquired socket).
+    var isSubscribed: Bool { !sessions.isEmpty || acquiredNotify != nil }
 
     /// Adds a notify session for `sender`; returns whether it is the first.
     func addSession(_ sender: String) -> Bool {
@@ -88,9 +128,14 @@ final class FakeCharacteristic {
         return true
     }
 
-    func cancelPendingWrites() {
+    /// Abandons pending writes and closes acquired sockets (removal, shutdown).
+    func abandon() {
         writeEpoch += 1
         requestWritePending = false
+        acquiredNotify?.socket.close()
+        acquiredNotify = nil
+        acquiredWrite?.socket.close()
+        acquiredWrite = nil
     }
 }
 

@@ -68,6 +68,12 @@ extension FakeDevice {
     private func resolveServices() {
         guard state == .connected || state == .disconnecting, !isRemoved else { return }
         resolveTask = nil
+        if servicesChanged {
+            // The cache is stale (the firmware changed): the old objects go, new ones come.
+            servicesChanged = false
+            removeGATT()
+            sim.tree.flush()
+        }
         if characteristics.isEmpty {
             exportGATT()
             sim.tree.flush()
@@ -78,6 +84,17 @@ extension FakeDevice {
         servicesResolved = true
         set("ServicesResolved", .bool(true), flush: true)
         if characteristics.contains(where: { !$0.sessions.isEmpty }) { board.subscribed() }
+    }
+
+    /// The board's services changed (a firmware update): the GATT objects are re-exported at
+    /// once when resolved (`ServicesResolved` false, `InterfacesRemoved`, `InterfacesAdded`,
+    /// `ServicesResolved` true), else at the next connection. Notify sessions are lost.
+    func changeServices() {
+        servicesChanged = true
+        guard hasLink, servicesResolved else { return }
+        servicesResolved = false
+        set("ServicesResolved", .bool(false), flush: true)
+        resolveServices()
     }
 
     /// Cancels a pending `Connect`, answering it with `error`.

@@ -51,6 +51,12 @@ extension FakeDevice {
                 DBusMethodDescription(
                     "WriteValue", in: [DBusArgument("value", "ay"), DBusArgument("options", "a{sv}")]),
                 DBusMethodDescription("StartNotify"), DBusMethodDescription("StopNotify"),
+                DBusMethodDescription(
+                    "AcquireNotify", in: [DBusArgument("options", "a{sv}")],
+                    out: [DBusArgument("fd", "h"), DBusArgument("mtu", "q")]),
+                DBusMethodDescription(
+                    "AcquireWrite", in: [DBusArgument("options", "a{sv}")],
+                    out: [DBusArgument("fd", "h"), DBusArgument("mtu", "q")]),
             ],
             properties: characteristic.initialProperties(connected: hasLink, mtu: board.mtu),
             methodHandler: { [weak self, weak characteristic] invocation in
@@ -90,7 +96,7 @@ extension FakeDevice {
 
     /// Removes every GATT object (children first: `InterfacesRemoved` per object).
     func removeGATT() {
-        for characteristic in characteristics { characteristic.cancelPendingWrites() }
+        for characteristic in characteristics { characteristic.abandon() }
         for servicePath in gattServices.reversed() {
             sim.tree.removeObject(at: servicePath, includingDescendants: true)
         }
@@ -107,6 +113,7 @@ extension FakeDevice {
         case "StartNotify":
             guard characteristic.definition.canNotify else { return invocation.fail(BlueZErrors.notSupported) }
             guard state != .disconnecting else { return invocation.fail(BlueZErrors.notConnected) }
+            guard characteristic.acquiredNotify == nil else { return invocation.fail(BlueZErrors.notifyAcquired) }
             guard !characteristic.sessions.contains(invocation.sender) else { return invocation.reply() }
             invocation.reply()
             _ = characteristic.addSession(invocation.sender)
@@ -117,6 +124,8 @@ extension FakeDevice {
             }
             invocation.reply()
             characteristic.removeSession(invocation.sender)
+        case "AcquireNotify": acquireNotify(invocation, characteristic)
+        case "AcquireWrite": acquireWrite(invocation, characteristic)
         default:
             invocation.fail(DBusError.noSuchMethod(invocation.message))
         }
@@ -135,7 +144,7 @@ extension FakeDevice {
         let offset = Int(options.offset)
         guard offset <= value.count else { return invocation.fail(BlueZErrors.invalidOffset) }
         // A read result is also signalled as a Value change (its own signal).
-        characteristic.notify(value)
+        characteristic.setValue(value)
         invocation.reply([.bytes(value[offset...])])
     }
 
@@ -151,6 +160,7 @@ extension FakeDevice {
         }
         guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
         guard !characteristic.isClaimed else { return invocation.fail(BlueZErrors.notAuthorized) }
+        guard characteristic.acquiredWrite == nil else { return invocation.fail(BlueZErrors.writeAcquired) }
         let flags = characteristic.definition.flags
         guard characteristic.definition.canWrite else { return invocation.fail(BlueZErrors.notSupported) }
         let type = options.type ?? (flags.contains("write") ? "request" : "command")
@@ -215,7 +225,7 @@ extension FakeDevice {
             guard hasLink, servicesResolved, !isRemoved,
                 let uuid = NotificationRouting.characteristic(for: bytes, profile: board.profile),
                 let characteristic = characteristics.first(where: { $0.uuid == uuid && $0.definition.canNotify }),
-                !characteristic.sessions.isEmpty
+                characteristic.isSubscribed
             else {
                 board.droppedNotifications += 1
                 continue
@@ -231,9 +241,55 @@ extension FakeDevice {
         }
     }
 
-    /// A client left the bus: its notify sessions end.
+    /// A client left the bus: its notify sessions and acquired sockets end.
     func clientLeft(_ name: String) {
-        for characteristic in characteristics { characteristic.removeSession(name) }
+        for characteristic in characteristics {
+            characteristic.removeSession(name)
+            if characteristic.acquiredNotify?.owner == name { characteristic.releaseNotify() }
+            if characteristic.acquiredWrite?.owner == name { characteristic.releaseWrite() }
+        }
+    }
+
+    // MARK: Acquired sockets
+
+    /// `AcquireNotify(a{sv}) → (h, q)`: notifications as datagrams on a socket; `Value` is not
+    /// updated meanwhile. Closing the socket releases it.
+    private func acquireNotify(_ invocation: DBusMethodInvocation, _ characteristic: FakeCharacteristic) {
+        guard characteristic.definition.canNotify else { return invocation.fail(BlueZErrors.notSupported) }
+        guard characteristic.acquiredNotify == nil else { return invocation.fail(BlueZErrors.notifyAcquired) }
+        guard characteristic.sessions.isEmpty else { return invocation.fail(BlueZErrors.inProgress) }
+        guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
+        guard let pair = AcquiredSocket.makePair() else { return invocation.fail(BlueZErrors.ioError) }
+        let socket = AcquiredSocket(
+            descriptor: pair.ours, onDatagram: { _ in },
+            onClose: { [weak characteristic] in characteristic?.releaseNotify() })
+        characteristic.acquiredNotify = (socket, invocation.sender)
+        invocation.reply([.unixFD(pair.theirs), .uint16(UInt16(clamping: board.mtu))])
+        SystemCalls.close(pair.theirs)
+        characteristic.set("NotifyAcquired", .bool(true))
+        if servicesResolved { board.subscribed() }
+    }
+
+    /// `AcquireWrite(a{sv}) → (h, q)`: each datagram written to the socket is a write command.
+    private func acquireWrite(_ invocation: DBusMethodInvocation, _ characteristic: FakeCharacteristic) {
+        guard characteristic.definition.flags.contains("write-without-response"), !characteristic.isClaimed else {
+            return invocation.fail(BlueZErrors.notSupported)
+        }
+        guard characteristic.acquiredWrite == nil else { return invocation.fail(BlueZErrors.writeAcquired) }
+        guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
+        guard let pair = AcquiredSocket.makePair() else { return invocation.fail(BlueZErrors.ioError) }
+        let uuid = characteristic.uuid
+        let socket = AcquiredSocket(
+            descriptor: pair.ours,
+            onDatagram: { [weak self] bytes in
+                guard let self, self.hasLink else { return }
+                self.board.emit(self.board.receiveWrite(bytes, characteristic: uuid, type: "command"))
+            },
+            onClose: { [weak characteristic] in characteristic?.releaseWrite() })
+        characteristic.acquiredWrite = (socket, invocation.sender)
+        invocation.reply([.unixFD(pair.theirs), .uint16(UInt16(clamping: board.mtu))])
+        SystemCalls.close(pair.theirs)
+        characteristic.set("WriteAcquired", .bool(true))
     }
 
     static func hex4(_ value: UInt16) -> String {

@@ -30,6 +30,8 @@ final class FakeDevice {
     /// Run when the link is down (pending `Disconnect` replies, `RemoveDevice`).
     var afterDisconnect: [@MainActor () -> Void] = []
     var servicesResolved = false
+    /// The GATT cache is stale: re-export at the next resolution.
+    var servicesChanged = false
     /// The exported GATT objects: services, characteristics, descriptors.
     var gattServices: [String] = []
     var characteristics: [FakeCharacteristic] = []
@@ -264,6 +266,6 @@ final class FakeDevice {
         connectTask?.cancel()
         resolveTask?.cancel()
         disconnectTask?.cancel()
-        for characteristic in characteristics { characteristic.cancelPendingWrites() }
+        for characteristic in characteristics { characteristic.abandon() }
     }
 }

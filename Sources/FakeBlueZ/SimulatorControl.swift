@@ -15,7 +15,8 @@ enum SimulatorControl {
         ("KnockOver", "ss", ""), ("SetUp", "ss", ""), ("DropLink", "ss", ""), ("FailConnects", "sus", ""),
         ("SetAdapterPowered", "sb", ""), ("SetBattery", "sub", ""), ("PressButton", "ss", ""),
         ("SetRSSI", "sn", ""), ("SetPresent", "sb", ""), ("SetAutoplay", "sd", ""), ("Writes", "s", "a(dssay)"),
-        ("ClearWrites", "s", ""), ("Violations", "s", "a{su}"), ("Placement", "s", "s"), ("Position", "s", "s"),
+        ("ClearWrites", "s", ""), ("ChangeServices", "s", ""), ("Violations", "s", "a{su}"), ("Placement", "s", "s"),
+        ("Position", "s", "s"),
     ]
 
     @MainActor
@@ -92,6 +93,7 @@ enum SimulatorControl {
             }
             return [.array("(dssay)", records)]
         case "ClearWrites": try sim.clearWrites(board: board)
+        case "ChangeServices": try sim.changeServices(board: board)
         case "Violations":
             let report = try sim.violations(board: board)
             let counters: [(String, Int)] = [

@@ -71,7 +71,7 @@ struct ConnectionTests {
         #expect(characteristic["Notifying"] == .bool(false))
         #expect(characteristic["MTU"] == .uint16(185))
         #expect(characteristic["Handle"] == .uint16(0x0010))
-        #expect(characteristic["NotifyAcquired"] == nil)
+        #expect(characteristic["NotifyAcquired"] == .bool(false))
         let descriptor = try #require(objects[Self.stateCCCD]?["org.bluez.GattDescriptor1"])
         #expect(descriptor["UUID"] == .string("00002902-0000-1000-8000-00805f9b34fb"))
         #expect(descriptor["Characteristic"] == .objectPath(Self.stateCharacteristic))
@@ -248,6 +248,30 @@ struct ConnectionTests {
                 fixture.signals.messages.filter { SignalRecorder.isAdded($0, Self.stateService) }.count == addedBefore
                     + 1
             })
+    }
+
+    @Test(arguments: [true, false])
+    func changedServicesAreAnnouncedAgain(whileConnected: Bool) async throws {
+        let fixture = try await SimFixture()
+        defer { fixture.close() }
+        let path = try await fixture.connect(Self.chessnut)
+        if !whileConnected { _ = try await fixture.call(path, SimFixture.device, "Disconnect") }
+        let before = fixture.signals.messages.count
+        try fixture.sim.changeServices(board: "air")
+        if !whileConnected { _ = try await fixture.call(path, SimFixture.device, "Connect") }
+        let isResolved: (DBusMessage) -> Bool = {
+            SignalRecorder.sets($0, path: path, interface: SimFixture.device, "ServicesResolved", .bool(true))
+        }
+        #expect(await eventually { fixture.signals.firstIndex(after: before - 1, where: isResolved) != nil })
+        let removed = fixture.signals.firstIndex(after: before - 1) {
+            SignalRecorder.isRemoved($0, Self.stateCharacteristic)
+        }
+        let added = fixture.signals.firstIndex(after: before - 1) {
+            SignalRecorder.isAdded($0, Self.stateCharacteristic)
+        }
+        let resolved = fixture.signals.firstIndex(after: before - 1, where: isResolved)
+        let order = [removed, added, resolved].compactMap { $0 }
+        #expect(order.count == 3 && order == order.sorted(), "\(fixture.signals.summary)")
     }
 
     @Test func removeDeviceDisconnectsThenRemovesChildrenFirst() async throws {

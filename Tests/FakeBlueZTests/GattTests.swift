@@ -5,6 +5,10 @@ import FakeBlueZ
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// GATT I/O: writes reaching the firmware, notifications, sessions and BlueZ's errors (§4).
 @Suite(.enabled(if: TestTools.available("dbus-daemon")))
 @MainActor
@@ -162,6 +166,62 @@ struct GattTests {
             })
         try await writeValue(fixture, Self.startSession)
         #expect(await eventually { Self.values(fixture, Self.response).contains([0x23, 0x01, 0x00]) })
+    }
+
+    @Test func acquiredSocketsCarryNotificationsAndWrites() async throws {
+        let fixture = try await SimFixture()
+        defer { fixture.close() }
+        try await fixture.connect(Self.chessnut)
+        let characteristic = SimFixture.characteristic
+        let objects = try await fixture.managedObjects()
+        #expect(objects[Self.response]?[characteristic]?["NotifyAcquired"] == .bool(false))
+        #expect(objects[Self.write]?[characteristic]?["WriteAcquired"] == .bool(false))
+        #expect(objects[Self.write]?[characteristic]?["NotifyAcquired"] == nil)
+
+        let notify = try await fixture.call(Self.response, characteristic, "AcquireNotify", [.propertyDictionary([:])])
+        let notifyFD = try #require(notify.first?.unixFDValue)
+        defer { close(notifyFD) }
+        #expect(notify.last == .uint16(185))
+        let write = try await fixture.call(Self.write, characteristic, "AcquireWrite", [.propertyDictionary([:])])
+        let writeFD = try #require(write.first?.unixFDValue)
+        #expect(try await fixture.property("NotifyAcquired", characteristic, Self.response) == .bool(true))
+        #expect(try await fixture.property("WriteAcquired", characteristic, Self.write) == .bool(true))
+        let startNotify = await dbusError { _ = try await fixture.call(Self.response, characteristic, "StartNotify") }
+        #expect(startNotify == DBusError(name: "org.bluez.Error.NotPermitted", message: "Notify acquired"))
+        #expect(
+            await dbusError { try await writeValue(fixture, Self.startSession) }
+                == DBusError(name: "org.bluez.Error.NotPermitted", message: "Write acquired"))
+
+        // A datagram on the write socket is a write command; the ack comes as a datagram.
+        let sent = Self.startSession.withUnsafeBytes { send(writeFD, $0.baseAddress, $0.count, 0) }
+        #expect(sent == 3)
+        var received: [UInt8] = []
+        let gotAck = await eventually {
+            var buffer = [UInt8](repeating: 0, count: 512)
+            let count = buffer.withUnsafeMutableBytes { recv(notifyFD, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 { received = Array(buffer[0..<count]) }
+            return !received.isEmpty
+        }
+        #expect(gotAck)
+        #expect(received == [0x23, 0x01, 0x00])
+        #expect(try fixture.sim.writes(board: "air").map(\.type) == ["command"])
+        #expect(Self.values(fixture, Self.response).isEmpty)  // Value is not updated meanwhile
+
+        // Closing the write socket releases it; a disconnect closes the notify socket (EOF).
+        close(writeFD)
+        #expect(
+            await eventually {
+                fixture.signals.messages.contains {
+                    SignalRecorder.sets($0, path: Self.write, interface: characteristic, "WriteAcquired", .bool(false))
+                }
+            })
+        _ = try await fixture.call(Self.device, SimFixture.device, "Disconnect")
+        let eof = await eventually {
+            var byte: UInt8 = 0
+            return recv(notifyFD, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+        }
+        #expect(eof)
+        #expect(try await fixture.property("NotifyAcquired", characteristic, Self.response) == .bool(false))
     }
 
     @Test func ioWithoutALinkFails() async throws {

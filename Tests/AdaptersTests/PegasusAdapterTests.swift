@@ -76,7 +76,7 @@ import Testing
         #expect(steps.first?.command == .custom(Data([0x40])))
         #expect(steps.first?.delayBefore == 0.3)
         #expect(steps.map(\.command).contains(.custom(Data(hex: "63 07 01 02 03 04 05 06 00")!)))
-        #expect(steps.map(\.command).suffix(3) == [.requestState, .startSession, .requestBattery])
+        #expect(steps.map(\.command).suffix(3) == [.startSession, .requestState, .requestBattery])
         #expect(steps.dropFirst().allSatisfy { $0.delayBefore == 0.05 })
         #expect(adapter.handshakeCommands(isReconnect: true).map(\.command) == steps.map(\.command))
         let unlocked = try PegasusAdapter(developerKey: nil)

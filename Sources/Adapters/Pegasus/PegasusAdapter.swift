@@ -128,7 +128,13 @@ public struct PegasusAdapter: BoardAdapter {
 
     /// Fresh connect and reconnect alike (the unlock is per link): after 300 ms `40`
     /// (reset), then every 50 ms the key `63 07 … 00` and its check `5A`, `4D` (version),
-    /// LEDs off, `42` (dump), `44` (field updates), `4C` (battery).
+    /// LEDs off, `44` (field updates), `42` (dump), `4C` (battery).
+    ///
+    /// Field updates are switched on before the dump is requested, so no change can fall
+    /// between the two: the dump (which makes the adapter ``BoardEvent/ready``) shows the
+    /// board as it is, and every change after it comes as a field update. In the opposite
+    /// order a piece lifted in the gap was never reported and the occupancy seen stayed
+    /// wrong for the rest of the game.
     public func handshakeCommands(isReconnect: Bool) -> [(command: BoardCommand, delayBefore: TimeInterval)] {
         var steps: [(command: BoardCommand, delayBefore: TimeInterval)] = [
             (.custom(Data([PegasusWire.reset])), Self.initialDelay)
@@ -140,8 +146,8 @@ public struct PegasusAdapter: BoardAdapter {
         steps += [
             (.custom(Data([PegasusWire.requestVersion])), Self.stepInterval),
             (.clearIndications, Self.stepInterval),
-            (.requestState, Self.stepInterval),
             (.startSession, Self.stepInterval),
+            (.requestState, Self.stepInterval),
             (.requestBattery, Self.stepInterval),
         ]
         return steps

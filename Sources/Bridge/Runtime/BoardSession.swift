@@ -186,14 +186,16 @@ public final class BoardSession {
             scheduleTick()
             return
         }
+        // Saved before anything is published: a move the world has seen is always in the
+        // saved game, so a crash right after publishing cannot lose it (and a restarted
+        // bridge does not find it again and publish it twice).
+        if outputs.contains(where: \.changesSavedState) { persist() }
         var changedGame = false
-        var changedClock = false
         for output in outputs {
             switch output {
             case .tracker(let tracked):
                 changedGame = publish(tracked) || changedGame
             case .clock(let update):
-                changedClock = true
                 publishClock(update)
             case .alert(let squares):
                 publishEvent(.alert(reason: "out_of_sync", squares: squares))
@@ -202,7 +204,6 @@ public final class BoardSession {
         }
         publishState()
         if changedGame { publisher.publish(builder.pgn(board: board.id, text: core.game.pgn)) }
-        if changedGame || changedClock { persist() }
         scheduleTick()
     }
 
@@ -468,6 +469,17 @@ public struct CommandFailure: Error, Equatable, Sendable, CustomStringConvertibl
     /// A failure saying `description`.
     public init(_ description: String) {
         self.description = description
+    }
+}
+
+extension SessionOutput {
+    /// Whether this output changes what ``BoardSession/persist()`` saves: the game record
+    /// (moves, takebacks, endings, new games) or the clock.
+    fileprivate var changesSavedState: Bool {
+        switch self {
+        case .clock, .tracker(.move), .tracker(.takeback), .tracker(.gameEnded), .tracker(.newGame): true
+        case .tracker(.syncChanged), .tracker(.illegalMove), .tracker(.orientationDetected), .alert: false
+        }
     }
 }
 

@@ -1,0 +1,107 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The `boardbridge run` daemon run by an end-to-end test: `boardbridge run --config FILE
+/// --bus ADDRESS` started with ``ManagedProcess`` and always stopped by PID.
+///
+/// It can be stopped gracefully (``stop(grace:)``, SIGTERM), killed (``kill()``, SIGKILL:
+/// no clean shutdown, the broker fires the last will) and started again with the same
+/// configuration (``start()``), so a test can check that games survive a crash. Its log
+/// is kept across restarts (``output``).
+///
+/// ```swift
+/// let bridge = try BridgeProcess(configFile: config, busAddress: bus.address)
+/// try bridge.start()
+/// defer { bridge.stop() }
+/// ```
+public final class BridgeProcess: @unchecked Sendable {
+    /// The configuration file passed with `--config`.
+    public let configFile: URL
+    /// The D-Bus address passed with `--bus` (where `boardsim` serves `org.bluez`).
+    public let busAddress: String
+    /// The `boardbridge` binary.
+    public let executable: String
+    private let environment: [String: String]
+    private let lock = NSLock()
+    private var process: ManagedProcess?
+    private var earlierOutput = ""
+
+    /// Prepares (does not start) a bridge for `configFile` on `busAddress`.
+    ///
+    /// - Throws: ``MissingTool`` when `boardbridge` is not built.
+    public init(configFile: URL, busAddress: String, environment: [String: String] = [:]) throws {
+        self.configFile = configFile
+        self.busAddress = busAddress
+        self.environment = environment
+        executable = try TestTools.product("boardbridge")
+    }
+
+    /// Starts `boardbridge run` (does nothing while it runs). Readiness is the caller's to
+    /// observe (on MQTT); this only checks that the process did not exit at once.
+    ///
+    /// - Throws: ``SpawnError``; ``BridgeProcessError`` when it exits within `settle` seconds.
+    public func start(settle: TimeInterval = 0.2) throws {
+        guard !isRunning else { return }
+        let child = ManagedProcess(
+            executable: executable, arguments: ["run", "--config", configFile.path, "--bus", busAddress],
+            environment: environment)
+        lock.withLock {
+            if let process { earlierOutput += process.output }
+            process = child
+        }
+        try child.start()
+        if let status = child.waitForExit(timeout: settle) {
+            throw BridgeProcessError(reason: "boardbridge exited at once with status \(status)", output: output)
+        }
+    }
+
+    /// The running bridge's PID, or 0.
+    public var pid: Int32 {
+        guard let process = lock.withLock({ process }), process.isRunning else { return 0 }
+        return process.pid
+    }
+
+    /// Whether the bridge runs.
+    public var isRunning: Bool { lock.withLock { process }?.isRunning ?? false }
+
+    /// Everything it logged, across restarts.
+    public var output: String {
+        lock.withLock { earlierOutput + (process?.output ?? "") }
+    }
+
+    /// Stops it gracefully (SIGTERM, SIGKILL after `grace` seconds) and returns its exit status.
+    @discardableResult
+    public func stop(grace: TimeInterval = 15) -> Int32 {
+        guard let process = lock.withLock({ process }) else { return 0 }
+        return process.stop(grace: grace)
+    }
+
+    /// Kills it with SIGKILL (a crash: no shutdown, no `offline` of its own) and waits until
+    /// it is gone. Returns its exit status (137).
+    @discardableResult
+    public func kill() -> Int32 {
+        guard let process = lock.withLock({ process }) else { return 0 }
+        process.send(signal: SIGKILL)
+        return process.waitForExit(timeout: 10) ?? process.stop(grace: 1)
+    }
+
+    deinit {
+        if let process, process.isRunning { process.stop(grace: 5) }
+    }
+}
+
+/// `boardbridge` did not start.
+public struct BridgeProcessError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let reason: String
+    /// Its output.
+    public let output: String
+
+    /// The reason and the output.
+    public var description: String {
+        output.isEmpty ? reason : "\(reason); output:\n\(output)"
+    }
+}

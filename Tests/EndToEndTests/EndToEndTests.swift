@@ -1,0 +1,33 @@
+import Bridge
+import Chess
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue #7: the whole product with real processes — a private `dbus-daemon`, `boardsim`
+/// faking BlueZ with emulated boards, `mosquitto`, and `boardbridge run` between them.
+/// Each test builds its own hall and tears it down by PID (also on failure). The suite is
+/// serialized: each hall already keeps both cores of a CI machine busy.
+@Suite(.serialized, .enabled(if: TestTools.available("dbus-daemon", "mosquitto")))
+@MainActor
+struct EndToEndTests {
+    /// The games played are legal and hold castling, en passant and a promotion each.
+    @Test(arguments: [Games.whitePromotes, Games.blackUnderpromotes])
+    func gamesHaveEverySpecialMove(uci: [String]) throws {
+        let played = try PlayedGame(uci)
+        var castles = false
+        var enPassant = false
+        var promotes = false
+        for (index, move) in played.game.moves.enumerated() {
+            let before = played.game.positions[index]
+            castles = castles || move.san.hasPrefix("O-O")
+            promotes = promotes || move.move.promotion != nil
+            let isPawn = before.snapshot[move.move.from]?.kind == .pawn
+            let diagonal = move.move.from.file != move.move.to.file
+            enPassant = enPassant || (isPawn && diagonal && before.snapshot[move.move.to] == nil)
+        }
+        #expect(castles)
+        #expect(enPassant)
+        #expect(promotes)
+    }
+}

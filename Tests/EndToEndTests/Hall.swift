@@ -1,0 +1,266 @@
+import Bridge
+import Foundation
+import TestSupport
+
+/// One simulated board as both `boardsim` and the bridge's configuration know it.
+struct HallBoard {
+    /// The board id (topics, `boardsim ctl`).
+    var id: String
+    /// `chessnut`, `chessup`, `squareoff`, `pegasus` or `millennium`.
+    var family: String
+    /// Its Bluetooth address.
+    var address: String
+    /// The adapter that sees it.
+    var adapter = "hci0"
+    /// `auto`, `white` or `black` (occupancy boards need `white` or `black`).
+    var orientation = "auto"
+    /// PGN time control, if any.
+    var timeControl: String?
+}
+
+/// Settings of the bridge under test that the scenarios vary.
+struct HallSettings {
+    /// `game.desync_grace`, seconds.
+    var desyncGrace = 1.0
+    /// `reconnect.delays`, seconds.
+    var reconnectDelays = [0.2, 0.4]
+    /// `reconnect.max_attempts`.
+    var maxReconnectAttempts = 20
+    /// Whether the broker keeps sessions and retained messages across a restart (and the
+    /// test's client keeps a persistent session).
+    var brokerPersistence = false
+}
+
+/// A hall of boards, end to end, with real processes only: a private `dbus-daemon`,
+/// `boardsim` serving `org.bluez` on it, a private `mosquitto`, `boardbridge run` between
+/// them, and the test's own MQTT client watching `<base>/#`. Every process is started
+/// and stopped by PID; ``stop()`` (also from `deinit`) ends them all, even after a failure.
+@MainActor
+final class Hall {
+    static let base = "e2e"
+    static let node = "e2e-node"
+
+    let boards: [HallBoard]
+    let directory: URL
+    let bus: PrivateDBusDaemon
+    let simulator: BoardSimulator
+    let broker: MosquittoBroker
+    let bridge: BridgeProcess
+    let recorder: MessageRecorder
+    private var stopped = false
+
+    /// Starts everything and waits until every board is connected, online and ready.
+    init(boards: [HallBoard], settings: HallSettings = HallSettings()) async throws {
+        self.boards = boards
+        directory = try TestTools.temporaryDirectory("e2e-hall")
+        bus = try PrivateDBusDaemon()
+        let adapters = Array(Set(boards.map(\.adapter))).sorted()
+        var arguments = ["--quiet"]
+        for adapter in adapters { arguments += ["--adapter", adapter] }
+        for board in boards {
+            arguments += [
+                "--board", "family=\(board.family),address=\(board.address),id=\(board.id),adapter=\(board.adapter)",
+            ]
+        }
+        simulator = try BoardSimulator(busAddress: bus.address, arguments: arguments)
+        broker = try MosquittoBroker(options: .init(persistence: settings.brokerPersistence))
+        try broker.start()
+        let configFile = directory.appendingPathComponent("config.yaml")
+        try Self.configuration(
+            boards: boards, adapters: adapters, settings: settings, brokerURL: broker.url,
+            stateDirectory: directory.appendingPathComponent("state").path
+        ).write(to: configFile, atomically: true, encoding: .utf8)
+        bridge = try BridgeProcess(configFile: configFile, busAddress: bus.address)
+        recorder = try MessageRecorder(
+            url: broker.url, base: Self.base, persistentSession: settings.brokerPersistence)
+        try await recorder.connect(base: Self.base)
+        try bridge.start()
+        try await waitUntil("the bridge says online", context: report) {
+            self.recorder.last(on: self.bridgeStateTopic) == #"{"state":"online"}"#
+        }
+        for board in boards { try await waitUntilReady(board.id) }
+    }
+
+    // MARK: Topics
+
+    var bridgeStateTopic: String { "\(Self.base)/bridge/\(Self.node)/state" }
+
+    func topic(_ board: String, _ leaf: String? = nil) -> String {
+        leaf.map { "\(Self.base)/\(board)/\($0)" } ?? "\(Self.base)/\(board)"
+    }
+
+    // MARK: Waiting
+
+    /// How often the bridge logged that `board` finished its handshake (across restarts).
+    func readyCount(_ board: String) -> Int {
+        bridge.output.components(separatedBy: ">\(board): board ready").count - 1
+    }
+
+    /// Waits until `board`'s last `connection` (since `mark`) says `connected`, its last
+    /// `availability` says `online`, and the bridge logged its handshake done more than
+    /// `readyBefore` times.
+    ///
+    /// The log is needed because MQTT does not tell: `connected`/`online` are published
+    /// when the link is up, before the board's handshake (a Pegasus unlocks in paced
+    /// steps), and moves made before it are missed on occupancy boards.
+    func waitUntilReady(_ board: String, since mark: Int = 0, readyBefore: Int = 0) async throws {
+        try await waitUntil("board \(board) connected, online and ready", context: report) {
+            let connection = self.recorder.json(on: self.topic(board, "connection"), since: mark).last
+            let availability = self.recorder.json(on: self.topic(board, "availability"), since: mark).last
+            return connection?["state"]?.stringValue == "connected"
+                && availability?["state"]?.stringValue == "online" && self.readyCount(board) > readyBefore
+        }
+    }
+
+    /// Waits until `count` moves of `board` arrived on its `move` topic (since `mark`) and
+    /// returns them.
+    @discardableResult
+    func waitForMoves(_ board: String, count: Int, since mark: Int = 0) async throws -> [JSONValue] {
+        let topic = topic(board, "move")
+        try await waitUntil("\(count) moves on \(topic)", context: report) {
+            self.recorder.json(on: topic, since: mark).count >= count
+        }
+        return recorder.json(on: topic, since: mark)
+    }
+
+    /// Waits until the last PGN of `board` received since `mark` holds `plies` moves, and
+    /// returns its text.
+    func waitForPGN(_ board: String, plies: Int, since mark: Int = 0) async throws -> String {
+        let topic = topic(board, "pgn")
+        func latest() -> String? { recorder.messages(on: topic, since: mark).last?.text }
+        try await waitUntil("a PGN with \(plies) plies on \(topic)", context: report) {
+            guard let text = latest() else { return false }
+            return (try? PlayedGame.moves(inPGN: text).count) == plies
+        }
+        return latest() ?? ""
+    }
+
+    /// What the broker holds retained under the base topic, as a client connecting now
+    /// sees it: topic → payload text.
+    func retainedMessages() async throws -> [String: String] {
+        let late = try MessageRecorder(url: broker.url, base: Self.base, persistentSession: false)
+        defer { late.client.stop() }
+        // The broker sends retained messages right after the subscription, so they are in
+        // before the probe comes back.
+        try await late.connect(base: Self.base)
+        var retained: [String: String] = [:]
+        for message in late.messages where message.retained { retained[message.topic] = message.text }
+        return retained
+    }
+
+    // MARK: Boards
+
+    /// `boardsim ctl ARGUMENTS…`, failing unless it succeeds.
+    func ctl(_ arguments: String...) async throws {
+        let result = try await simulator.ctl(arguments)
+        guard result.status == 0 else {
+            throw CtlFailure(command: arguments.joined(separator: " "), result: result.description)
+        }
+    }
+
+    /// Plays `uci` on `board` by hand, `pace` seconds per move.
+    func play(_ board: String, _ uci: [String], pace: Double = 0.4) async throws {
+        let result = try await simulator.ctl(["play", board] + uci + ["--pace", String(pace)])
+        guard result.status == 0 else {
+            throw CtlFailure(command: "play \(board) \(uci.joined(separator: " "))", result: result.description)
+        }
+    }
+
+    /// Plays several boards' moves at the same time (`boardsim ctl play` for each at once).
+    func playTogether(_ games: [(board: String, uci: [String])], pace: Double = 0.4) async throws {
+        let simulator = simulator
+        try await withThrowingTaskGroup(of: (String, BoardSimulatorResult).self) { group in
+            for (board, uci) in games {
+                group.addTask {
+                    (board, try await simulator.ctl(["play", board] + uci + ["--pace", String(pace)]))
+                }
+            }
+            for try await (board, result) in group where result.status != 0 {
+                throw CtlFailure(command: "play \(board)", result: result.description)
+            }
+        }
+    }
+
+    // MARK: Ending
+
+    /// Stops every process by PID (the bridge gracefully) and removes the files. Idempotent.
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        bridge.stop()
+        recorder.client.stop()
+        simulator.stop()
+        broker.stop()
+        bus.stop()
+        try? FileManager.default.removeItem(at: directory)
+        try? FileManager.default.removeItem(at: broker.directory)
+    }
+
+    isolated deinit {
+        stop()
+    }
+
+    /// The end of each process's log, for failure reports.
+    func report() -> String {
+        func tail(_ text: String, _ lines: Int = 60) -> String {
+            text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+        }
+        let topics = recorder.messages.suffix(40).map { "\($0.index) \($0.topic) \($0.text.prefix(160))" }
+        return """
+            --- bridge log (tail) ---
+            \(tail(bridge.output))
+            --- boardsim log (tail) ---
+            \(tail(simulator.output, 30))
+            --- last MQTT messages ---
+            \(topics.joined(separator: "\n"))
+            """
+    }
+
+    // MARK: Configuration
+
+    static func configuration(
+        boards: [HallBoard], adapters: [String], settings: HallSettings, brokerURL: String, stateDirectory: String
+    ) -> String {
+        var lines = [
+            "mqtt:",
+            "  url: \(brokerURL)",
+            "  reconnect:",
+            "    min_delay: 0.1",
+            "    max_delay: 0.5",
+            "base_topic: \(base)",
+            "node: \(node)",
+            "state_directory: \(stateDirectory)",
+            "logging:",
+            "  level: info",
+            "bluetooth:",
+            "  adapters: [\(adapters.joined(separator: ", "))]",
+            "  connect_timeout: 10",
+            "reconnect:",
+            "  max_attempts: \(settings.maxReconnectAttempts)",
+            "  delays: [\(settings.reconnectDelays.map { String($0) }.joined(separator: ", "))]",
+            "homeassistant:",
+            "  enabled: false",
+            "game:",
+            "  desync_grace: \(settings.desyncGrace)",
+            "boards:",
+        ]
+        for board in boards {
+            lines += [
+                "  - id: \(board.id)",
+                "    address: \"\(board.address)\"",
+                "    family: \(board.family)",
+                "    adapter: \(board.adapter)",
+                "    orientation: \(board.orientation)",
+            ]
+            if let control = board.timeControl { lines.append("    time_control: \"\(control)\"") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// A `boardsim ctl` command failed.
+struct CtlFailure: Error, CustomStringConvertible {
+    var command: String
+    var result: String
+    var description: String { "boardsim ctl \(command) failed: \(result)" }
+}

@@ -1,0 +1,188 @@
+import Bridge
+import Foundation
+import TestSupport
+import Testing
+
+extension EndToEndTests {
+    /// Issue #7 (2 and 3), on one timed identity board: a knocked-over piece puts the board
+    /// out of sync and pauses the clock, putting it back resumes it, and a move made while
+    /// out of sync resumes the other side. Then the link drops: reconnect attempts are
+    /// published, the link recovers and the game goes on.
+    @Test func knockedPieceGatesTheClockAndDroppedLinkRecovers() async throws {
+        let board = HallBoard(id: "clocked", family: "chessnut", address: "AA:BB:CC:00:02:01", timeControl: "300+2")
+        let hall = try await Hall(boards: [board], settings: HallSettings(desyncGrace: 0.5))
+        defer { hall.stop() }
+        let events = hall.topic(board.id, "event")
+        let clock = hall.topic(board.id, "clock")
+        func eventTypes(since mark: Int) -> [String] {
+            hall.recorder.json(on: events, since: mark).compactMap { $0["event_type"]?.stringValue }
+        }
+
+        var game = try PlayedGame(Games.opening)
+        try await hall.play(board.id, Games.opening)
+        game.expectPublished(try await hall.waitForMoves(board.id, count: 4), board: board.id)
+
+        // Knocked over: out of sync, White's running clock pauses.
+        var mark = hall.recorder.mark
+        try await hall.ctl("knock", board.id, "h8")
+        try await waitUntil("out_of_sync and a pause", context: hall.report) {
+            eventTypes(since: mark).contains("out_of_sync") && !hall.recorder.json(on: clock, since: mark).isEmpty
+        }
+        let outOfSync = hall.recorder.json(on: events, since: mark).first { $0["event_type"] == "out_of_sync" }
+        #expect(outOfSync?["squares"] == ["h8"])
+        var clockActions = hall.recorder.json(on: clock, since: mark)
+        #expect(clockActions.first?["action"] == "pause")
+        #expect(clockActions.first?["color"] == "white")
+        #expect(clockActions.first?["reason"] == "out_of_sync")
+
+        // Put back: in sync, White's clock runs again.
+        mark = hall.recorder.mark
+        try await hall.ctl("place", board.id, "h8", "r")
+        try await waitUntil("in_sync and a resume", context: hall.report) {
+            eventTypes(since: mark).contains("in_sync") && !hall.recorder.json(on: clock, since: mark).isEmpty
+        }
+        clockActions = hall.recorder.json(on: clock, since: mark)
+        #expect(clockActions.map { $0["action"] } == ["resume"])
+        #expect(clockActions.first?["color"] == "white")
+
+        // Knocked over again, White moves meanwhile; putting the rook back shows the move,
+        // and the clock resumes for Black.
+        mark = hall.recorder.mark
+        try await hall.ctl("knock", board.id, "h8")
+        try await waitUntil("out_of_sync again", context: hall.report) {
+            eventTypes(since: mark).contains("out_of_sync")
+        }
+        mark = hall.recorder.mark
+        try game.append(["f1c4"])
+        try await hall.play(board.id, ["f1c4"])
+        try await hall.ctl("place", board.id, "h8", "r")
+        let moved = try await hall.waitForMoves(board.id, count: 1, since: mark)
+        game.expectPublished(moved, fromPly: 5, board: board.id)
+        try await waitUntil("in_sync and a resume for Black", context: hall.report) {
+            eventTypes(since: mark).contains("in_sync")
+                && hall.recorder.json(on: clock, since: mark).contains { $0["action"] == "resume" }
+        }
+        clockActions = hall.recorder.json(on: clock, since: mark)
+        #expect(clockActions.filter { $0["action"] == "resume" }.map { $0["color"] } == ["black"])
+        #expect(eventTypes(since: mark).filter { $0 == "move" }.count == 1)
+
+        // 3. The link drops; the next two connects fail (with an error that is not retried
+        // within one attempt): the attempts are published, then the link is back.
+        mark = hall.recorder.mark
+        let readies = hall.readyCount(board.id)
+        try await hall.ctl("fail-connects", board.id, "2", "--error", "io-error")
+        try await hall.ctl("drop", board.id)
+        try await hall.waitUntilReady(board.id, since: mark, readyBefore: readies)
+        let connection = hall.recorder.json(on: hall.topic(board.id, "connection"), since: mark)
+        let states = connection.compactMap { $0["state"]?.stringValue }
+        let attempts = connection.filter { $0["state"] == "reconnecting" }.compactMap { $0["attempt"]?.intValue }
+        #expect(states.first == "reconnecting", "connection states: \(states)")
+        #expect(Set(attempts).isSuperset(of: [1, 2, 3]), "reconnect attempts: \(attempts)")
+        #expect(attempts == attempts.sorted(), "attempts in order: \(attempts)")
+        #expect(connection.contains { $0["max_attempts"] == 20 })
+        #expect(states.last == "connected")
+        let availability = hall.recorder.json(on: hall.topic(board.id, "availability"), since: mark)
+        #expect(availability.first?["state"] == "offline")
+
+        // The game goes on after the reconnect.
+        mark = hall.recorder.mark
+        try game.append(["g8f6", "d2d3"])
+        try await hall.play(board.id, ["g8f6", "d2d3"])
+        game.expectPublished(try await hall.waitForMoves(board.id, count: 2, since: mark), fromPly: 6, board: board.id)
+        game.expectPGN(try await hall.waitForPGN(board.id, plies: 7), board: board.id)
+
+        // The adapter is switched off: the board cannot come back until it is on again. A
+        // move made meanwhile is seen when the board shows itself again.
+        mark = hall.recorder.mark
+        let readiesBeforePowerOff = hall.readyCount(board.id)
+        try await hall.ctl("power", "hci0", "off")
+        try await waitUntil("the board's availability goes offline", context: hall.report) {
+            hall.recorder.json(on: hall.topic(board.id, "availability"), since: mark).last?["state"] == "offline"
+        }
+        try game.append(["f8c5"])
+        try await hall.play(board.id, ["f8c5"])
+        try await hall.ctl("power", "hci0", "on")
+        try await hall.waitUntilReady(board.id, since: mark, readyBefore: readiesBeforePowerOff)
+        game.expectPublished(try await hall.waitForMoves(board.id, count: 1, since: mark), fromPly: 8, board: board.id)
+        game.expectPGN(try await hall.waitForPGN(board.id, plies: 8, since: mark), board: board.id)
+        let statesWhileOff = hall.recorder.json(on: hall.topic(board.id, "connection"), since: mark).compactMap {
+            $0["state"]?.stringValue
+        }
+        #expect(statesWhileOff.first == "reconnecting", "connection states: \(statesWhileOff)")
+        #expect(statesWhileOff.last == "connected", "connection states: \(statesWhileOff)")
+    }
+
+    /// Issue #7 (4): the broker restarts mid-game; moves made while it is down are published
+    /// when it is back, in order, none lost.
+    @Test func brokerRestartLosesNoMove() async throws {
+        let board = HallBoard(id: "relay", family: "millennium", address: "AA:BB:CC:00:03:01")
+        let hall = try await Hall(boards: [board], settings: HallSettings(brokerPersistence: true))
+        defer { hall.stop() }
+        var game = try PlayedGame(Array(Games.blackUnderpromotes.prefix(2)))
+        try await hall.play(board.id, game.uci)
+        try await hall.waitForMoves(board.id, count: 2)
+
+        hall.broker.stop()
+        let whileDown = Array(Games.blackUnderpromotes[2..<8])
+        try game.append(whileDown)
+        try await hall.play(board.id, whileDown)
+        // The bridge saw them all (its log), while nothing could reach the broker.
+        try await waitUntil("the bridge logs ply 8", context: hall.report) {
+            hall.bridge.output.contains("\(board.id): move ply=8 ")
+        }
+        #expect(!hall.broker.isRunning)
+        try hall.broker.start()
+
+        let rest = Array(Games.blackUnderpromotes[8...])
+        try game.append(rest)
+        try await hall.play(board.id, rest)
+        let published = try await hall.waitForMoves(board.id, count: game.uci.count)
+        game.expectPublished(published, board: board.id)
+        game.expectPGN(try await hall.waitForPGN(board.id, plies: game.uci.count), board: board.id)
+    }
+
+    /// Issue #7 (5): the bridge is killed (SIGKILL): the broker publishes its last will; started
+    /// again on the same state directory it resumes the game, and the PGN after more moves
+    /// is complete, no move lost or doubled.
+    @Test func killedBridgeResumesTheGame() async throws {
+        let board = HallBoard(id: "phoenix", family: "chessnut", address: "AA:BB:CC:00:04:01", timeControl: "600+5")
+        let hall = try await Hall(boards: [board])
+        defer { hall.stop() }
+        var game = try PlayedGame(Games.opening)
+        try await hall.play(board.id, Games.opening)
+        try await hall.waitForMoves(board.id, count: 4)
+        _ = try await hall.waitForPGN(board.id, plies: 4)
+
+        var mark = hall.recorder.mark
+        #expect(hall.bridge.kill() == 128 + SIGKILL)
+        try await waitUntil("the last will", context: hall.report) {
+            hall.recorder.messages(on: hall.bridgeStateTopic, since: mark).contains {
+                $0.text == #"{"state":"offline"}"#
+            }
+        }
+
+        // A move made while no bridge runs.
+        try game.append(["f1c4"])
+        try await hall.play(board.id, ["f1c4"])
+
+        mark = hall.recorder.mark
+        let readies = hall.readyCount(board.id)
+        try hall.bridge.start()
+        try await waitUntil("the bridge is back online", context: hall.report) {
+            hall.recorder.messages(on: hall.bridgeStateTopic, since: mark).contains {
+                $0.text == #"{"state":"online"}"#
+            }
+        }
+        try await hall.waitUntilReady(board.id, since: mark, readyBefore: readies)
+        // The restored game goes on with the move made meanwhile, then with more.
+        game.expectPublished(try await hall.waitForMoves(board.id, count: 1, since: mark), fromPly: 5, board: board.id)
+        let more = ["g8f6", "d2d3", "f8c5", "e1g1"]
+        try game.append(more)
+        try await hall.play(board.id, more)
+        let published = try await hall.waitForMoves(board.id, count: 1 + more.count, since: mark)
+        game.expectPublished(published, fromPly: 5, board: board.id)
+        game.expectPGN(try await hall.waitForPGN(board.id, plies: game.uci.count), board: board.id)
+        let retained = try await hall.retainedMessages()
+        game.expectPGN(retained[hall.topic(board.id, "pgn")] ?? "", board: board.id)
+    }
+}

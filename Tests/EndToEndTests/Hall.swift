@@ -55,7 +55,7 @@ final class Hall {
         directory = try TestTools.temporaryDirectory("e2e-hall")
         bus = try PrivateDBusDaemon()
         let adapters = Array(Set(boards.map(\.adapter))).sorted()
-        var arguments = ["--quiet"]
+        var arguments: [String] = []
         for adapter in adapters { arguments += ["--adapter", adapter] }
         for board in boards {
             arguments += [
@@ -154,7 +154,7 @@ final class Hall {
     func ctl(_ arguments: String...) async throws {
         let result = try await simulator.ctl(arguments)
         guard result.status == 0 else {
-            throw CtlFailure(command: arguments.joined(separator: " "), result: result.description)
+            throw CtlFailure(command: arguments.joined(separator: " "), result: result.description, report: report())
         }
     }
 
@@ -162,7 +162,8 @@ final class Hall {
     func play(_ board: String, _ uci: [String], pace: Double = 0.4) async throws {
         let result = try await simulator.ctl(["play", board] + uci + ["--pace", String(pace)])
         guard result.status == 0 else {
-            throw CtlFailure(command: "play \(board) \(uci.joined(separator: " "))", result: result.description)
+            throw CtlFailure(
+                command: "play \(board) \(uci.joined(separator: " "))", result: result.description, report: report())
         }
     }
 
@@ -176,7 +177,7 @@ final class Hall {
                 }
             }
             for try await (board, result) in group where result.status != 0 {
-                throw CtlFailure(command: "play \(board)", result: result.description)
+                throw CtlFailure(command: "play \(board)", result: result.description, report: report())
             }
         }
     }
@@ -262,5 +263,6 @@ final class Hall {
 struct CtlFailure: Error, CustomStringConvertible {
     var command: String
     var result: String
-    var description: String { "boardsim ctl \(command) failed: \(result)" }
+    var report: String
+    var description: String { "boardsim ctl \(command) failed: \(result)\n\(report)" }
 }

@@ -29,6 +29,8 @@ struct HallSettings {
     /// Whether the broker keeps sessions and retained messages across a restart (and the
     /// test's client keeps a persistent session).
     var brokerPersistence = false
+    /// `homeassistant.enabled` (the watching client also records `homeassistant/#`).
+    var homeAssistant = false
 }
 
 /// A hall of boards, end to end, with real processes only: a private `dbus-daemon`,
@@ -240,7 +242,7 @@ final class Hall {
             "  max_attempts: \(settings.maxReconnectAttempts)",
             "  delays: [\(settings.reconnectDelays.map { String($0) }.joined(separator: ", "))]",
             "homeassistant:",
-            "  enabled: false",
+            "  enabled: \(settings.homeAssistant)",
             "game:",
             "  desync_grace: \(settings.desyncGrace)",
             "boards:",

@@ -38,6 +38,7 @@ final class MessageRecorder {
         client = try MQTTClient(configuration: configuration)
         client.onMessage = { [weak self] message in self?.record(message) }
         try client.subscribe("\(base)/#", qos: .atLeastOnce)
+        try client.subscribe("homeassistant/#", qos: .atLeastOnce)
     }
 
     private func record(_ message: MQTTMessage) {

@@ -40,17 +40,10 @@ struct SimulatedWrite: Equatable {
     var bytes: [UInt8]
 }
 
-/// Polls `condition` on the main actor until it holds or `timeout` passes (the main queue
-/// keeps running the D-Bus sources meanwhile).
+/// ``TestSupport/eventually(timeout:_:)`` with the longer wait these suites need.
 @MainActor
-func eventually(timeout: Duration = .seconds(15), _ condition: @MainActor () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while !condition() {
-        guard clock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return true
+func eventually(_ condition: @MainActor () -> Bool) async -> Bool {
+    await TestSupport.eventually(timeout: .seconds(15), condition)
 }
 
 /// Records a transport's events.

@@ -2,19 +2,6 @@ import DBus
 import TestSupport
 import Testing
 
-/// Polls `condition` on the main actor (sleeping between tries, which lets the main queue run
-/// the D-Bus sources) until it holds or `timeout` passes; returns whether it held.
-@MainActor
-func eventually(timeout: Duration = .seconds(10), _ condition: @MainActor () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while !condition() {
-        guard clock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}
-
 /// Collects what handlers deliver, for assertions.
 @MainActor
 final class Inbox<Element> {

@@ -5,19 +5,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Polls `condition` on the main actor (sleeping between tries, which lets the main queue run
-/// the D-Bus sources and the simulator's timers) until it holds or `timeout` passes.
-@MainActor
-func eventually(timeout: Duration = .seconds(10), _ condition: @MainActor () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while !condition() {
-        guard clock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}
-
 /// Runs `body` and returns the `DBusError` it throws (`nil` when it succeeds; any other
 /// error is recorded as an issue).
 @MainActor

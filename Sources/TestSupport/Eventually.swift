@@ -1,0 +1,13 @@
+/// Polls `condition` on the main actor until it holds or `timeout` passes; returns whether
+/// it held. Sleeping between tries lets the main queue run the D-Bus and MQTT sources,
+/// timers and the simulator, so the awaited work makes progress.
+@MainActor
+public func eventually(timeout: Duration = .seconds(10), _ condition: @MainActor () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while !condition() {
+        guard clock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}

@@ -15,44 +15,21 @@ extension MillenniumAdapter {
     /// Parses every complete reply; keeps an incomplete tail for the next call.
     public mutating func feed(bytes: Data) -> [BoardEvent] {
         guard !bytes.isEmpty else { return [] }
-        var pending = buffer
-        buffer = []
-        pending.append(contentsOf: bytes)
+        let framer = self
         var events: [BoardEvent] = []
-        var index = 0
-        scanning: while index < pending.count {
-            switch classify(pending, at: index) {
-            case .needMore:
-                break scanning
-            case .garbage:
-                garbage.append(pending[index])
-                index += 1
-                if garbage.count >= Self.maximumGarbageChunk { flushGarbage(into: &events) }
-            case .frame(let length):
-                if !garbage.isEmpty { flushGarbage(into: &events) }
-                handle(pending[index..<(index + length)].map { $0 & 0x7F }, into: &events)
-                index += length
+        for piece in scanner.scan(bytes, classify: { framer.classify($0, at: $1) }) {
+            switch piece {
+            case .garbage(let data): events.append(.raw(data))
+            case .frame(let frame): handle(frame.map { $0 & 0x7F }, into: &events)
             }
         }
-        buffer = Array(pending[index...])
         return events
-    }
-
-    private mutating func flushGarbage(into events: inout [BoardEvent]) {
-        events.append(.raw(Data(garbage)))
-        garbage.removeAll(keepingCapacity: true)
-    }
-
-    enum Verdict {
-        case needMore
-        case garbage
-        case frame(Int)
     }
 
     /// Decides whether a reply starts at `index`, checking each character as soon as it
     /// is there (a reply letter is never a valid body character, so a candidate started
     /// by garbage dies at the next real reply).
-    func classify(_ bytes: [UInt8], at index: Int) -> Verdict {
+    func classify(_ bytes: [UInt8], at index: Int) -> FrameVerdict {
         let letter = bytes[index] & 0x7F
         guard let length = MillenniumWire.replyLength(letter) else { return .garbage }
         let available = min(bytes.count - index, length)

@@ -73,8 +73,7 @@ public struct MillenniumAdapter: BoardAdapter {
     /// The LED slot time (units of 4.096 ms) of `L` commands.
     public var ledSlotTime: UInt8
 
-    var buffer: [UInt8] = []
-    var garbage: [UInt8] = []
+    var scanner = FrameScanner(maximumGarbageChunk: maximumGarbageChunk)
     var lastStatus: [UInt8]?
     var reversed: Bool
     var isReady = false
@@ -104,12 +103,11 @@ public struct MillenniumAdapter: BoardAdapter {
 
     /// Bytes held for an incomplete reply plus skipped bytes not yet surfaced
     /// (at most ``maximumFrameLength`` + ``maximumGarbageChunk``).
-    public var bufferedByteCount: Int { buffer.count + garbage.count }
+    public var bufferedByteCount: Int { scanner.bufferedByteCount }
 
     /// Forgets framing state, the last status and readiness; keeps a detected orientation.
     public mutating func reset() {
-        buffer = []
-        garbage = []
+        scanner.reset()
         lastStatus = nil
         isReady = false
     }

@@ -10,43 +10,20 @@ extension PegasusAdapter {
     /// Parses every complete message; keeps an incomplete tail for the next call.
     public mutating func feed(bytes: Data) -> [BoardEvent] {
         guard !bytes.isEmpty else { return [] }
-        var pending = buffer
-        buffer = []
-        pending.append(contentsOf: bytes)
+        let framer = self
         var events: [BoardEvent] = []
-        var index = 0
-        scanning: while index < pending.count {
-            switch classify(pending, at: index) {
-            case .needMore:
-                break scanning
-            case .garbage:
-                garbage.append(pending[index])
-                index += 1
-                if garbage.count >= Self.maximumGarbageChunk { flushGarbage(into: &events) }
-            case .frame(let length):
-                if !garbage.isEmpty { flushGarbage(into: &events) }
-                handle(Array(pending[index..<(index + length)]), into: &events)
-                index += length
+        for piece in scanner.scan(bytes, classify: { framer.classify($0, at: $1) }) {
+            switch piece {
+            case .garbage(let data): events.append(.raw(data))
+            case .frame(let frame): handle(frame, into: &events)
             }
         }
-        buffer = Array(pending[index...])
         return events
-    }
-
-    private mutating func flushGarbage(into events: inout [BoardEvent]) {
-        events.append(.raw(Data(garbage)))
-        garbage.removeAll(keepingCapacity: true)
-    }
-
-    enum Verdict {
-        case needMore
-        case garbage
-        case frame(Int)
     }
 
     /// Decides whether a message starts at `index`. A candidate dies at the first byte
     /// with bit 7 set after its id, so a real message behind garbage always survives.
-    func classify(_ bytes: [UInt8], at index: Int) -> Verdict {
+    func classify(_ bytes: [UInt8], at index: Int) -> FrameVerdict {
         let id = bytes[index]
         guard id & 0x80 != 0 else { return .garbage }
         let available = bytes.count - index

@@ -81,8 +81,7 @@ public struct PegasusAdapter: BoardAdapter {
     /// The parameters of LED commands.
     public var ledSettings: LEDSettings
 
-    var buffer: [UInt8] = []
-    var garbage: [UInt8] = []
+    var scanner = FrameScanner(maximumGarbageChunk: maximumGarbageChunk)
     var trackedOccupancy: OccupancyMap?
     var unlockState: Bool?
     var isReady = false
@@ -108,7 +107,7 @@ public struct PegasusAdapter: BoardAdapter {
 
     /// Bytes held for an incomplete message plus skipped bytes not yet surfaced
     /// (at most ``maximumFrameLength`` + ``maximumGarbageChunk``).
-    public var bufferedByteCount: Int { buffer.count + garbage.count }
+    public var bufferedByteCount: Int { scanner.bufferedByteCount }
 
     /// The occupancy as the dump and field updates since tell it, if a dump arrived.
     public var occupancy: OccupancyMap? { trackedOccupancy }
@@ -119,8 +118,7 @@ public struct PegasusAdapter: BoardAdapter {
 
     /// Forgets framing state, occupancy, unlock state and readiness (call on a new link).
     public mutating func reset() {
-        buffer = []
-        garbage = []
+        scanner.reset()
         trackedOccupancy = nil
         unlockState = nil
         isReady = false

@@ -35,6 +35,6 @@ struct HomeAssistantTests {
             Set(configs(since: mark).map(\.topic)).isSuperset(of: topics)
         }
         // The board's retained state is published again too, for Home Assistant to read.
-        #expect(!hall.recorder.messages(on: hall.topic("ha-1"), since: mark).isEmpty)
+        #expect(await eventually { !hall.recorder.messages(on: hall.topic("ha-1"), since: mark).isEmpty })
     }
 }

@@ -30,15 +30,26 @@ extension BlueZBoardTransport: BlueZManagerClient {
         updateState()
     }
 
+    func manager(_ manager: BlueZManager, didReceiveValue bytes: Data, from path: String) {
+        guard let link, link.notifyPaths.contains(path) else { return }
+        receive(bytes, on: link)
+    }
+
+    /// One notification of `link` (a routed `Value` change or an `AcquireNotify` datagram):
+    /// fed to the adapter once the link is up, kept for then before.
+    func receive(_ bytes: Data, on link: BlueZLink) {
+        if link.isUp {
+            feed(link, bytes)
+        } else if link.adapter != nil && link.early.count < 64 {
+            link.early.append(bytes)
+        }
+    }
+
     private func handle(_ change: BlueZModelChange, for link: BlueZLink) {
         switch change {
         case .value(let path, let bytes):
             guard link.notifyPaths.contains(path) else { return }
-            if link.isUp {
-                feed(link, bytes)
-            } else if link.adapter != nil && link.early.count < 64 {
-                link.early.append(bytes)
-            }
+            receive(bytes, on: link)
         case .deviceChanged(let path, let keys) where path == link.devicePath:
             let device = manager.device(at: path)
             if keys.contains("Connected") && device?.connected == false && link.armed {

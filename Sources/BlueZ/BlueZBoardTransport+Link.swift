@@ -43,8 +43,8 @@ extension BlueZBoardTransport {
                 throw .adapterOptions(error.description)
             }
             link.adapter = boardAdapter
-            link.writer = makeWriter(for: link, adapter: boardAdapter)
             try await subscribe(link)
+            link.writer = makeWriter(for: link, adapter: boardAdapter)
             try link.check()
             guard self.link === link else { throw .cancelled }
             goUp(link, isReconnect: isReconnect)
@@ -178,12 +178,18 @@ extension BlueZBoardTransport {
         link.mtu = write.mtu
         link.notifyPaths = Set(notify.map(\.path))
         link.gattPaths = Set(([write] + notify).map(\.servicePath))
+        manager.route(link.notifyPaths, to: self)
         return nil
     }
 
-    /// `StartNotify` on each notify characteristic (`InProgress` retried briefly).
+    /// Subscribes to each notify characteristic: `AcquireNotify` where BlueZ offers it and the
+    /// settings allow it, else (or when BlueZ refuses it) `StartNotify` (`InProgress` retried
+    /// briefly).
     private func subscribe(_ link: BlueZLink) async throws(BlueZLinkError) {
         for path in link.notifyPaths.sorted() {
+            if settings.notifyMethod == .acquireNotify, manager.model.characteristics[path]?.notifyAcquired != nil {
+                if try await acquireNotify(path, on: link) { continue }
+            }
             var tries = 0
             while true {
                 try link.check()
@@ -204,6 +210,50 @@ extension BlueZBoardTransport {
                 }
             }
         }
+    }
+
+    /// `AcquireNotify` on the characteristic at `path`; `false` when BlueZ refuses it in a way
+    /// that `StartNotify` may still serve (the caller falls back).
+    private func acquireNotify(_ path: String, on link: BlueZLink) async throws(BlueZLinkError) -> Bool {
+        try link.check()
+        let reply: [DBusValue]
+        do throws(DBusError) {
+            reply = try await manager.call(
+                path: path, interface: BlueZNames.characteristicInterface, member: "AcquireNotify",
+                body: [.propertyDictionary([:])])
+        } catch {
+            switch BlueZErrorKind(error) {
+            case .cancelled: throw .cancelled
+            case .notConnected, .objectGone, .serviceGone, .timeout:
+                let uuid = manager.model.characteristics[path]?.uuid ?? path
+                throw .notifyFailed(uuid: uuid, error: error)
+            default:
+                logger.info("AcquireNotify on \(path) refused (\(error)); using StartNotify")
+                return false
+            }
+        }
+        guard reply.count >= 1, let descriptor = reply[0].unixFDValue, descriptor >= 0 else {
+            logger.warning("AcquireNotify on \(path) replied '\(DBusValue.signature(of: reply))'; using StartNotify")
+            return false
+        }
+        if reply.count >= 2, let mtu = reply[1].uint16Value, link.mtu == nil { link.mtu = Int(mtu) }
+        let socket = BlueZNotifySocket(
+            descriptor: descriptor,
+            onDatagram: { [weak self, weak link] bytes in
+                guard let self, let link, self.link === link else { return }
+                self.receive(bytes, on: link)
+            },
+            onClose: { [weak self, weak link] reason in
+                guard let self, let link else { return }
+                link.notifySockets[path] = nil
+                self.linkLost(link, reason: "the notification socket of \(path) was \(reason)")
+            })
+        guard self.link === link, !link.isTornDown else {
+            socket.close()
+            throw .cancelled
+        }
+        link.notifySockets[path] = socket
+        return true
     }
 
     private func makeWriter(for link: BlueZLink, adapter: any BoardAdapter) -> BlueZPacedWriter {
@@ -280,6 +330,9 @@ extension BlueZBoardTransport {
         link.isUp = false
         if link.failure == nil { link.failure = .cancelled }
         link.writer?.stop()
+        for socket in link.notifySockets.values { socket.close() }
+        link.notifySockets = [:]
+        manager.unroute(link.notifyPaths, of: self)
         manager.noteLinkEnded(onAdapter: link.adapterPath)
         if self.link === link { self.link = nil }
         waiter.evaluate()

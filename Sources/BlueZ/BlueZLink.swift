@@ -21,6 +21,9 @@ final class BlueZLink {
 
     /// The characteristic paths notifications are taken from.
     var notifyPaths: Set<String> = []
+    /// The `AcquireNotify` sockets of those characteristics, by path (the others use
+    /// `StartNotify`).
+    var notifySockets: [String: BlueZNotifySocket] = [:]
     /// The service paths holding those characteristics (their removal ends the link).
     var gattPaths: Set<String> = []
     /// The characteristic written to.

@@ -246,7 +246,14 @@ extension BlueZManager {
         log(update.issues)
         guard state == .ready, !update.changes.isEmpty else { return }
         var adaptersChanged = false
+        var broadcast: [BlueZModelChange] = []
+        broadcast.reserveCapacity(update.changes.count)
         for change in update.changes {
+            if case .value(let path, let bytes) = change, let client = valueRoutes[path]?.client {
+                client.manager(self, didReceiveValue: bytes, from: path)
+                continue
+            }
+            broadcast.append(change)
             switch change {
             case .deviceAdded(let path), .deviceChanged(let path, _):
                 if let device = model.devices[path], isDiscovering(on: device.adapterPath) { seenDevices.insert(path) }
@@ -258,7 +265,9 @@ extension BlueZManager {
                 break
             }
         }
-        for client in liveClients { client.manager(self, didApply: update.changes) }
+        if !broadcast.isEmpty {
+            for client in liveClients { client.manager(self, didApply: broadcast) }
+        }
         if adaptersChanged {
             discoveryActive = discoveryActive.filter { model.adapters[$0] != nil }
             reconcileDiscovery()

@@ -55,6 +55,9 @@ protocol BlueZManagerClient: AnyObject {
     func manager(_ manager: BlueZManager, lostBlueZ reason: String)
     /// The manager's state changed.
     func managerStateDidChange(_ manager: BlueZManager)
+    /// A notification (a `Value` change) of a characteristic this client routed to itself
+    /// with ``BlueZManager/route(_:to:)``. Delivered to that client only, not as a change.
+    func manager(_ manager: BlueZManager, didReceiveValue bytes: Data, from path: String)
 }
 
 /// Owns the D-Bus connection to BlueZ and shares it among all board transports.
@@ -108,6 +111,7 @@ public final class BlueZManager {
     var connectSlots: [String: BlueZConnectSlot] = [:]
     var linkLoad: [String: Int] = [:]
     var claims: [String: ObjectIdentifier] = [:]
+    var valueRoutes: [String: WeakClient] = [:]
 
     /// A manager for the bus at `busAddress` (`nil`: the system bus, honouring
     /// `DBUS_SYSTEM_BUS_ADDRESS`). Nothing happens until ``start()``.
@@ -159,6 +163,26 @@ public final class BlueZManager {
 
     func unregister(_ client: any BlueZManagerClient) {
         clients.removeAll { $0.client == nil || $0.client === client }
+        unroute(of: client)
+    }
+
+    /// Sends the notifications of the characteristics at `paths` to `client` alone (see
+    /// ``BlueZManagerClient/manager(_:didReceiveValue:from:)``): with dozens of boards, a
+    /// notification then costs one client's work instead of every client's.
+    func route(_ paths: some Sequence<String>, to client: any BlueZManagerClient) {
+        for path in paths { valueRoutes[path] = WeakClient(client: client) }
+    }
+
+    /// Ends every route of `client`.
+    func unroute(of client: any BlueZManagerClient) {
+        valueRoutes = valueRoutes.filter { $0.value.client != nil && $0.value.client !== client }
+    }
+
+    /// Ends the routes of `paths` that lead to `client`.
+    func unroute(_ paths: some Sequence<String>, of client: any BlueZManagerClient) {
+        for path in paths where valueRoutes[path].map({ $0.client == nil || $0.client === client }) == true {
+            valueRoutes[path] = nil
+        }
     }
 
     // MARK: Model access for transports

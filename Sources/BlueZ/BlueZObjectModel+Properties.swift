@@ -61,6 +61,8 @@ extension BlueZObjectModel {
             }
         }
         if invalidated.contains("MTU") { characteristic.mtu = nil }
+        if let acquired = bool(properties, "NotifyAcquired", path, &issues) { characteristic.notifyAcquired = acquired }
+        if invalidated.contains("NotifyAcquired") { characteristic.notifyAcquired = nil }
     }
 
     static func string(

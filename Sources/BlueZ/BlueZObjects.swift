@@ -109,9 +109,16 @@ public struct BlueZCharacteristicInfo: Hashable, Sendable {
     public var flags: [String]
     /// The negotiated ATT MTU (`MTU`, BlueZ 5.62+), when exported.
     public var mtu: Int?
+    /// `NotifyAcquired`, when exported: BlueZ offers `AcquireNotify` on this characteristic
+    /// (`false`: nobody holds it; `true`: someone does).
+    public var notifyAcquired: Bool?
 
     /// A characteristic record.
-    public init(path: String, uuid: String, servicePath: String, flags: [String] = [], mtu: Int? = nil) {
+    public init(
+        path: String, uuid: String, servicePath: String, flags: [String] = [], mtu: Int? = nil,
+        notifyAcquired: Bool? = nil
+    ) {
+        self.notifyAcquired = notifyAcquired
         self.path = path
         self.uuid = uuid
         self.servicePath = servicePath

@@ -35,6 +35,17 @@ public struct BlueZManagerSettings: Hashable, Sendable {
     }
 }
 
+/// How a transport receives a characteristic's notifications.
+public enum BlueZNotifyMethod: String, Hashable, Sendable, CaseIterable {
+    /// `AcquireNotify` where BlueZ offers it (the characteristic exports `NotifyAcquired`):
+    /// every notification is a datagram on a socket of the bridge's own, read directly —
+    /// no `dbus-daemon` hop and no D-Bus message to decode. Falls back to `StartNotify`
+    /// when BlueZ refuses it.
+    case acquireNotify = "acquire_notify"
+    /// `StartNotify`: every notification is a `PropertiesChanged` signal through the bus.
+    case startNotify = "start_notify"
+}
+
 /// Timing settings of one ``BlueZBoardTransport``.
 public struct BlueZTransportSettings: Hashable, Sendable {
     /// The D-Bus timeout of `Device1.Connect` (BlueZ itself gives up after ~20–30 s).
@@ -54,13 +65,17 @@ public struct BlueZTransportSettings: Hashable, Sendable {
     /// The longest single write; `nil` derives it from the negotiated MTU (`MTU` − 3, or 20
     /// when BlueZ does not export the MTU). Longer payloads are written as back-to-back chunks.
     public var maximumWriteLength: Int?
+    /// How notifications are received.
+    public var notifyMethod: BlueZNotifyMethod
 
     /// Settings with production defaults.
     public init(
         connectTimeout: TimeInterval = 35, servicesTimeout: TimeInterval = 20,
         transientRetryDelays: [TimeInterval] = [0.5, 1, 2], rediscoveryTimeout: TimeInterval = 20,
-        initialRetryDelay: TimeInterval = 5, writeTimeout: TimeInterval = 10, maximumWriteLength: Int? = nil
+        initialRetryDelay: TimeInterval = 5, writeTimeout: TimeInterval = 10, maximumWriteLength: Int? = nil,
+        notifyMethod: BlueZNotifyMethod = .acquireNotify
     ) {
+        self.notifyMethod = notifyMethod
         self.connectTimeout = connectTimeout
         self.servicesTimeout = servicesTimeout
         self.transientRetryDelays = transientRetryDelays

@@ -113,7 +113,9 @@ public final class BridgeApp {
         return try BlueZBoardTransport(
             manager: manager, family: board.family, match: match, adapter: board.adapter,
             policy: board.reconnect, options: AdapterOptions(developerKey: key),
-            settings: BlueZTransportSettings(connectTimeout: configuration.bluetooth.connectTimeout),
+            settings: BlueZTransportSettings(
+                connectTimeout: configuration.bluetooth.connectTimeout,
+                notifyMethod: configuration.bluetooth.notifyMethod == .startNotify ? .startNotify : .acquireNotify),
             label: board.id)
     }
 

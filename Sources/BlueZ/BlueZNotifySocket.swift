@@ -1,0 +1,81 @@
+import MainLoop
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The reading end of a characteristic's `AcquireNotify` socket: an `AF_UNIX`
+/// `SOCK_SEQPACKET` descriptor on which BlueZ writes every notification as one datagram
+/// (reference/bluez-dbus.md §4.2), bypassing `dbus-daemon` and the `PropertiesChanged`
+/// signal.
+///
+/// Watched through ``MainLoop/ReadableWatch`` (the daemon's own main-thread loop, or a
+/// Dispatch read source). End of file or a read error (BlueZ released the notifications, the link went down) is
+/// reported once through `onClose`, after which the socket is closed. ``close()`` closes it
+/// without a report. The descriptor is owned: it is closed exactly once, when the read source
+/// is cancelled.
+@MainActor
+final class BlueZNotifySocket {
+    /// Larger than any ATT notification (MTU ≤ 517; BlueZ itself writes ≤ 512 bytes).
+    static let bufferSize = 1024
+
+    private var watch: ReadableWatch?
+    private let descriptor: Int32
+    private let onDatagram: @MainActor (Data) -> Void
+    private let onClose: @MainActor (String) -> Void
+    private var buffer = [UInt8](repeating: 0, count: BlueZNotifySocket.bufferSize)
+
+    /// Starts reading `descriptor` (taken over: made non-blocking and close-on-exec).
+    init(
+        descriptor: Int32, onDatagram: @escaping @MainActor (Data) -> Void,
+        onClose: @escaping @MainActor (String) -> Void
+    ) {
+        self.descriptor = descriptor
+        self.onDatagram = onDatagram
+        self.onClose = onClose
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        watch = ReadableWatch(descriptor: descriptor, closesDescriptor: true) { [weak self] in
+            self?.readOne()
+        }
+    }
+
+    /// Whether the socket is still being read.
+    var isOpen: Bool { watch != nil }
+
+    /// Stops reading and closes the descriptor, without reporting. Idempotent.
+    func close() {
+        watch?.cancel()
+        watch = nil
+    }
+
+    /// Reads one datagram (the watch is level-triggered: it calls again while more wait, so a
+    /// lone notification costs one `recv`); reports and closes at EOF or an error.
+    private func readOne() {
+        guard watch != nil else { return }
+        let count = buffer.withUnsafeMutableBytes { raw in
+            recv(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+        }
+        if count > 0 {
+            onDatagram(Data(buffer[0..<count]))
+        } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+            return
+        } else {
+            let reason = count == 0 ? "closed by BlueZ" : "read failed (errno \(errno))"
+            close()
+            onClose(reason)
+        }
+    }
+
+    isolated deinit {
+        close()
+    }
+}

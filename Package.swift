@@ -37,19 +37,21 @@ let package = Package(
         .target(name: "Emulation", dependencies: ["BoardKit", "Chess", "Adapters"]),
 
         // MARK: C wrappers
+        .target(name: "CMainQueue"),
+        .target(name: "MainLoop", dependencies: ["CMainQueue"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
         .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel"]),
 
         // MARK: Platform and product
-        .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters"]),
+        .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "MainLoop"]),
         .target(name: "FakeBlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "Emulation", "Chess"]),
         .target(
             name: "Bridge",
             dependencies: ["BoardKit", "Chess", "Kernel", "Adapters", "BlueZ", "MQTT", "Config"]
         ),
         .target(name: "BridgeCLI", dependencies: ["BoardKit", "Adapters", "Config", "Bridge"]),
-        .executableTarget(name: "boardbridge", dependencies: ["BridgeCLI"]),
+        .executableTarget(name: "boardbridge", dependencies: ["BridgeCLI", "MainLoop"]),
         .executableTarget(name: "boardsim", dependencies: ["FakeBlueZ"]),
         .executableTarget(
             name: "boardbridge-bench",
@@ -66,6 +68,7 @@ let package = Package(
             name: "EmulationTests",
             dependencies: ["Emulation", "Adapters", "Kernel", "Chess", "BoardKit", "TestSupport"]
         ),
+        .testTarget(name: "MainLoopTests", dependencies: ["MainLoop"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
             name: "BlueZTests",

@@ -1,5 +1,5 @@
 import BridgeCLI
-import Dispatch
+import MainLoop
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -13,11 +13,13 @@ import Dispatch
 let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = ProcessInfo.processInfo.environment
 if case .success(.run(let configPath, let busAddress)) = CommandLineParser.parse(arguments) {
+    // The bridge's descriptors are watched by its own main-thread loop (see MainLoop).
+    MainLoop.activate()
     if let status = BoardBridgeCLI.startBridge(
         configPath: configPath, busAddress: busAddress, environment: environment, output: StandardStreams())
     {
         exit(status)
     }
-    dispatchMain()
+    MainLoop.run()
 }
 exit(BoardBridgeCLI.run(arguments, environment: environment, output: StandardStreams()))

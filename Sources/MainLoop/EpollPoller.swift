@@ -1,0 +1,85 @@
+import CMainQueue
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Readiness of file descriptors through one level-triggered `epoll` instance.
+///
+/// ``add(_:handler:)`` registers a descriptor for reading; ``poll(timeoutMilliseconds:)``
+/// waits and runs the handler of every descriptor that is readable, hung up or in error
+/// (the handler reads and finds out which). Each registration carries a generation number,
+/// so that a descriptor removed — and its number reused — while a batch of events is being
+/// handled never reaches the wrong handler.
+///
+/// Not thread-safe: one thread registers and polls (``MainLoop`` uses it on the main thread).
+public final class EpollPoller {
+    private struct Registration {
+        var generation: UInt32
+        var handler: () -> Void
+    }
+
+    private let descriptor: Int32
+    private var registrations: [Int32: Registration] = [:]
+    private var nextGeneration: UInt32 = 1
+    private var keys: [UInt64]
+
+    /// A poller handling up to `batchSize` (1…64) ready descriptors per wake-up, or `nil` when
+    /// the kernel refuses an epoll instance.
+    public init?(batchSize: Int = 64) {
+        let descriptor = cmq_epoll_create()
+        guard descriptor >= 0 else { return nil }
+        self.descriptor = descriptor
+        keys = [UInt64](repeating: 0, count: min(64, max(1, batchSize)))
+    }
+
+    deinit {
+        _ = close(descriptor)
+    }
+
+    /// The number of descriptors registered.
+    public var count: Int { registrations.count }
+
+    /// Watches `fd` for reading; `handler` runs from ``poll(timeoutMilliseconds:)`` while it
+    /// is readable (level-triggered), hung up or in error. Returns `false` (and registers
+    /// nothing) when the kernel refuses the descriptor. Registering a descriptor again
+    /// replaces its handler.
+    @discardableResult
+    public func add(_ fd: Int32, handler: @escaping () -> Void) -> Bool {
+        guard fd >= 0 else { return false }
+        let generation = nextGeneration
+        nextGeneration = nextGeneration == UInt32.max ? 1 : nextGeneration + 1
+        let key = UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
+        guard cmq_epoll_watch(descriptor, fd, key, registrations[fd] == nil ? 0 : 1) == 0 else { return false }
+        registrations[fd] = Registration(generation: generation, handler: handler)
+        return true
+    }
+
+    /// Stops watching `fd` (call before closing it). Unknown descriptors are ignored.
+    public func remove(_ fd: Int32) {
+        guard registrations.removeValue(forKey: fd) != nil else { return }
+        _ = cmq_epoll_unwatch(descriptor, fd)
+    }
+
+    /// Waits up to `timeoutMilliseconds` (-1: until something is ready; 0: not at all), then
+    /// runs the handlers of the ready descriptors. Returns how many handlers ran (0 on a
+    /// timeout or an interrupted wait).
+    @discardableResult
+    public func poll(timeoutMilliseconds: Int32) -> Int {
+        let ready = keys.withUnsafeMutableBufferPointer { buffer in
+            cmq_epoll_wait(descriptor, buffer.baseAddress, Int32(buffer.count), timeoutMilliseconds)
+        }
+        guard ready > 0 else { return 0 }
+        var handled = 0
+        for index in 0..<Int(ready) {
+            let key = keys[index]
+            let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: key))
+            guard let registration = registrations[fd], registration.generation == UInt32(key >> 32) else { continue }
+            registration.handler()
+            handled += 1
+        }
+        return handled
+    }
+}

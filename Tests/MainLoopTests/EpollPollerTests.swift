@@ -1,0 +1,180 @@
+import Foundation
+import MainLoop
+import Testing
+
+/// A connected `AF_UNIX` `SOCK_SEQPACKET` pair, closed at the end of the test.
+final class SocketPair {
+    let left: Int32
+    let right: Int32
+    private var open: Set<Int32>
+
+    init() throws {
+        var descriptors: [Int32] = [-1, -1]
+        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &descriptors) == 0 else { throw POSIXError(.EIO) }
+        left = descriptors[0]
+        right = descriptors[1]
+        open = [left, right]
+    }
+
+    func send(_ bytes: [UInt8], from descriptor: Int32) {
+        let sent = bytes.withUnsafeBytes { Foundation.send(descriptor, $0.baseAddress, $0.count, 0) }
+        precondition(sent == bytes.count)
+    }
+
+    func receive(_ descriptor: Int32) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        return count > 0 ? Array(buffer[0..<count]) : []
+    }
+
+    func close(_ descriptor: Int32) {
+        guard open.remove(descriptor) != nil else { return }
+        _ = Foundation.close(descriptor)
+    }
+
+    /// The descriptor was closed by someone else (the code under test): forget it.
+    func forget(_ descriptor: Int32) {
+        open.remove(descriptor)
+    }
+
+    deinit {
+        for descriptor in open { _ = Foundation.close(descriptor) }
+    }
+}
+
+@Suite struct EpollPollerTests {
+    @Test func runsTheHandlerOfAReadableDescriptorOnly() throws {
+        let poller = try #require(EpollPoller())
+        let first = try SocketPair()
+        let second = try SocketPair()
+        var calls: [String] = []
+        #expect(poller.add(first.left) { calls.append("first \(first.receive(first.left))") })
+        #expect(poller.add(second.left) { calls.append("second \(second.receive(second.left))") })
+        #expect(poller.count == 2)
+        #expect(poller.poll(timeoutMilliseconds: 0) == 0)
+        first.send([1, 2, 3], from: first.right)
+        #expect(poller.poll(timeoutMilliseconds: 1000) == 1)
+        #expect(calls == ["first [1, 2, 3]"])
+        // Level-triggered: read, so nothing is left to report.
+        #expect(poller.poll(timeoutMilliseconds: 0) == 0)
+    }
+
+    @Test func aDatagramLeftUnreadIsReportedAgain() throws {
+        let poller = try #require(EpollPoller())
+        let pair = try SocketPair()
+        var calls = 0
+        poller.add(pair.left) { calls += 1 }
+        pair.send([9], from: pair.right)
+        #expect(poller.poll(timeoutMilliseconds: 1000) == 1)
+        #expect(poller.poll(timeoutMilliseconds: 0) == 1)
+        #expect(calls == 2)
+        #expect(pair.receive(pair.left) == [9])
+        #expect(poller.poll(timeoutMilliseconds: 0) == 0)
+    }
+
+    @Test func aRemovedDescriptorIsNoLongerReported() throws {
+        let poller = try #require(EpollPoller())
+        let pair = try SocketPair()
+        var calls = 0
+        poller.add(pair.left) { calls += 1 }
+        poller.remove(pair.left)
+        poller.remove(pair.left)  // unknown now: ignored
+        #expect(poller.count == 0)
+        pair.send([1], from: pair.right)
+        #expect(poller.poll(timeoutMilliseconds: 0) == 0)
+        #expect(calls == 0)
+    }
+
+    @Test func aHandlerRemovingAnotherReadyDescriptorStopsItsHandler() throws {
+        let poller = try #require(EpollPoller())
+        let first = try SocketPair()
+        let second = try SocketPair()
+        var ran: [Int32] = []
+        poller.add(first.left) {
+            ran.append(first.left)
+            poller.remove(second.left)
+        }
+        poller.add(second.left) {
+            ran.append(second.left)
+            poller.remove(first.left)
+        }
+        first.send([1], from: first.right)
+        second.send([2], from: second.right)
+        // Both are ready in one batch; whichever runs first unregisters the other.
+        #expect(poller.poll(timeoutMilliseconds: 1000) == 1)
+        #expect(ran.count == 1)
+    }
+
+    @Test func aClosedPeerIsReportedAsReadableWithEndOfFile() throws {
+        let poller = try #require(EpollPoller())
+        let pair = try SocketPair()
+        var received: [[UInt8]] = []
+        var endOfFile = false
+        poller.add(pair.left) {
+            var buffer = [UInt8](repeating: 0, count: 16)
+            let count = buffer.withUnsafeMutableBytes {
+                recv(pair.left, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
+            if count > 0 { received.append(Array(buffer[0..<count])) } else if count == 0 { endOfFile = true }
+        }
+        pair.send([7, 7], from: pair.right)
+        pair.close(pair.right)
+        #expect(poller.poll(timeoutMilliseconds: 1000) == 1)
+        #expect(received == [[7, 7]])
+        #expect(poller.poll(timeoutMilliseconds: 1000) == 1)
+        #expect(endOfFile)
+    }
+
+    @Test func invalidDescriptorsAreRefused() throws {
+        let poller = try #require(EpollPoller())
+        #expect(!poller.add(-1) {})
+        #expect(!poller.add(987_654) {})
+        #expect(poller.count == 0)
+    }
+}
+
+@MainActor
+@Suite struct ReadableWatchTests {
+    /// Without ``MainLoop/activate()`` (as in every test process) the watch uses a Dispatch
+    /// read source on the main queue.
+    @Test func callsItsHandlerOnTheMainActorAndClosesItsDescriptorWhenCancelled() async throws {
+        #expect(!MainLoop.isActive)
+        let pair = try SocketPair()
+        var received: [[UInt8]] = []
+        let watch = ReadableWatch(descriptor: pair.left, closesDescriptor: true) {
+            received.append(pair.receive(pair.left))
+        }
+        pair.forget(pair.left)
+        pair.send([4, 2], from: pair.right)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while received.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(received == [[4, 2]])
+        #expect(watch.isActive)
+        watch.cancel()
+        watch.cancel()
+        #expect(!watch.isActive)
+        // The cancel handler closes the descriptor once the source is gone: the peer reads
+        // end of file. (Checking the number itself would race other tests reusing it.)
+        var closed = false
+        while !closed && ContinuousClock.now < deadline {
+            closed = peerSeesEndOfFile(pair.right)
+            if !closed { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(closed)
+    }
+
+    @Test func aWatchThatDoesNotOwnItsDescriptorLeavesItOpen() async throws {
+        let pair = try SocketPair()
+        let watch = ReadableWatch(descriptor: pair.left, closesDescriptor: false) {}
+        watch.cancel()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!peerSeesEndOfFile(pair.right))
+    }
+
+    /// Whether the other end of `descriptor`'s pair is closed (a read gives end of file).
+    private func peerSeesEndOfFile(_ descriptor: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT) | Int32(MSG_PEEK)) == 0
+    }
+}

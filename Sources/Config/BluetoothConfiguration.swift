@@ -23,6 +23,15 @@ public struct ScanFilter: Sendable, Equatable, Hashable {
     }
 }
 
+/// How the bridge asks BlueZ for a board's notifications (`bluetooth.notify_method`).
+public enum NotifyMethod: String, Sendable, Equatable, Hashable, CaseIterable {
+    /// `AcquireNotify` where BlueZ offers it (a socket per characteristic, no D-Bus message
+    /// per notification), else `StartNotify`. The default.
+    case acquireNotify = "acquire_notify"
+    /// `StartNotify` only: every notification is a D-Bus signal.
+    case startNotify = "start_notify"
+}
+
 /// The `bluetooth` section: adapters, scanning and connecting.
 public struct BluetoothConfiguration: Sendable, Equatable, Hashable {
     /// BlueZ adapters to use (`hci0`, …); the first is the default for boards without `adapter`.
@@ -33,12 +42,15 @@ public struct BluetoothConfiguration: Sendable, Equatable, Hashable {
     public var connectTimeout: Double
     /// Bridge boards that are not listed under `boards` too (default false).
     public var discovery: Bool
+    /// How notifications are received (default ``NotifyMethod/acquireNotify``).
+    public var notifyMethod: NotifyMethod
 
     /// The defaults, or the given values.
     public init(
         adapters: [String] = ["hci0"], scanFilter: ScanFilter = ScanFilter(), connectTimeout: Double = 20,
-        discovery: Bool = false
+        discovery: Bool = false, notifyMethod: NotifyMethod = .acquireNotify
     ) {
+        self.notifyMethod = notifyMethod
         self.adapters = adapters
         self.scanFilter = scanFilter
         self.connectTimeout = connectTimeout

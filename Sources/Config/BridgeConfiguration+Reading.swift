@@ -175,7 +175,7 @@ extension MQTTConfiguration {
 }
 
 extension BluetoothConfiguration {
-    static let keys = ["adapters", "scan_filter", "connect_timeout", "discovery"]
+    static let keys = ["adapters", "scan_filter", "connect_timeout", "discovery", "notify_method"]
 
     static func read(_ section: ConfigMapping, reader: ConfigReader) -> BluetoothConfiguration {
         var bluetooth = BluetoothConfiguration()
@@ -216,6 +216,7 @@ extension BluetoothConfiguration {
         }
         bluetooth.connectTimeout = section.double("connect_timeout", in: 1...600, default: bluetooth.connectTimeout)
         bluetooth.discovery = section.bool("discovery", default: false)
+        bluetooth.notifyMethod = section.choice("notify_method", noun: "notify method", default: .acquireNotify)
         return bluetooth
     }
 }

@@ -17,6 +17,7 @@ extension BridgeConfiguration {
                 ]),
                 "connect_timeout": .double(bluetooth.connectTimeout),
                 "discovery": .bool(bluetooth.discovery),
+                "notify_method": .string(bluetooth.notifyMethod.rawValue),
             ]),
             "reconnect": Self.value(of: reconnect),
             "homeassistant": .object([

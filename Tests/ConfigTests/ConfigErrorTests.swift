@@ -56,6 +56,11 @@ private let board0 = """
                 #"logging.level: unknown log level "verbose", expected one of debug, info, notice, warning, error (config.yaml:2:10)"#
             ]),
         BrokenConfig(
+            name: "unknown notify method", yaml: "bluetooth:\n  notify_method: fast\n",
+            expected: [
+                #"bluetooth.notify_method: unknown notify method "fast", expected one of acquire_notify, start_notify (config.yaml:2:18)"#
+            ]),
+        BrokenConfig(
             name: "duplicate board id",
             yaml: """
                 boards:

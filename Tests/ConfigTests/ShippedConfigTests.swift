@@ -73,6 +73,7 @@ import Testing
               scan_filter: {rssi: -90, service_uuids: [FFF0, 6E400001-B5A3-F393-E0A9-E50E24DCCA9E]}
               connect_timeout: 12.5
               discovery: TRUE
+              notify_method: start_notify
             homeassistant: {enabled: true, device_discovery: true}
             state_directory: state
             logging: {level: debug, format: json}
@@ -103,6 +104,7 @@ import Testing
         #expect(config.bluetooth.scanFilter.serviceUUIDs == ["fff0", "6e400001-b5a3-f393-e0a9-e50e24dcca9e"])
         #expect(config.bluetooth.connectTimeout == 12.5)
         #expect(config.bluetooth.discovery)
+        #expect(config.bluetooth.notifyMethod == .startNotify)
         #expect(config.homeAssistant.enabled && config.homeAssistant.deviceDiscovery)
         #expect(config.stateDirectory == "/etc/boardbridge/state")
         #expect(config.logging == LoggingConfiguration(level: .debug, format: .json))

@@ -96,10 +96,12 @@ public struct ChessnutPersonality: BoardPersonality {
         lastStreamTime = nil
     }
 
-    /// Streams a state frame when realtime is on and the interval has passed.
+    /// Streams a state frame when realtime is on and the interval has passed (within 10 %:
+    /// a timer firing a few milliseconds early must not skip a whole period, which would
+    /// halve the stream rate).
     public mutating func tick(at time: TimeInterval) -> [Data] {
         guard isStreaming else { return [] }
-        if let last = lastStreamTime, time - last < options.streamInterval - 1e-9 { return [] }
+        if let last = lastStreamTime, time - last < options.streamInterval * 0.9 { return [] }
         return send(stateFrame(at: time), at: time)
     }
 

@@ -200,6 +200,9 @@ public final class BoardSession {
             case .alert(let squares):
                 publishEvent(.alert(reason: "out_of_sync", squares: squares))
                 indicate(squares)
+            case .command(let command):
+                logger.info("still out of sync: asking the board for its state", [("command", "\(command)")])
+                transport.send(command)
             }
         }
         publishState()
@@ -478,7 +481,7 @@ extension SessionOutput {
     fileprivate var changesSavedState: Bool {
         switch self {
         case .clock, .tracker(.move), .tracker(.takeback), .tracker(.gameEnded), .tracker(.newGame): true
-        case .tracker(.syncChanged), .tracker(.illegalMove), .tracker(.orientationDetected), .alert: false
+        case .tracker(.syncChanged), .tracker(.illegalMove), .tracker(.orientationDetected), .alert, .command: false
         }
     }
 }

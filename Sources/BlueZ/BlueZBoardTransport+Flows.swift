@@ -73,6 +73,7 @@ extension BlueZBoardTransport {
             activity = .reconnecting(attempt: attempt)
             logger.info("reconnect attempt \(attempt)/\(policy.maxAttempts) in \(delay) s")
             updateState()
+            guard await manager.waitUntilPowered(adapter: adapterName, using: waiter), isCurrent(id) else { return }
             guard await manager.scheduler.sleep(delay), isCurrent(id) else { return }
             reconnectDelay = nil
             publishStatus()

@@ -233,12 +233,10 @@ public final class BlueZBoardTransport: BoardTransport {
 
     // MARK: State
 
-    /// Publishes `activity`, shown as the radio's state while the transport rests.
+    /// Publishes `activity` as ``BlueZManager/shownState(for:adapter:)`` shows it (the radio's
+    /// state while the transport rests, `poweredOff` while a reconnect waits for power).
     func updateState() {
-        var shown = activity
-        if shown == .idle || shown == .scanning, let radio = manager.radioState(forAdapter: adapterName) {
-            shown = radio
-        }
+        let shown = manager.shownState(for: activity, adapter: adapterName)
         if state != shown { state = shown }
         publishStatus()
     }

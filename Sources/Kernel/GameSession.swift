@@ -14,7 +14,8 @@ import Chess
 ///
 /// After each event or command the session feeds the gate with (out of sync, clock
 /// running, side to move) and applies its action to the clock; the gate's one-shot
-/// haptic becomes ``SessionOutput/alert(mismatched:)``.
+/// haptic becomes ``SessionOutput/alert(mismatched:)``. A board left out of sync while its
+/// link is up is asked for its full state as ``resync`` says (``SessionOutput/command(_:)``).
 public struct GameSession: Sendable {
     /// The game tracker.
     public internal(set) var tracker: GameTracker
@@ -30,6 +31,14 @@ public struct GameSession: Sendable {
     /// Whether a lost link pauses the clock until the board shows itself again (moves
     /// made meanwhile are seen then, and the clock resumes for the side then to move).
     public var pausesWhileDisconnected: Bool
+    /// When a board stuck out of sync is asked for its full state (by default only
+    /// occupancy boards are).
+    public var resync: ResyncPolicy
+    /// Whether the board's link is up and its handshake done (``BoardEvent/ready`` seen,
+    /// and no ``BoardEvent/disconnected(error:)`` since): only then is it asked for its state.
+    public internal(set) var isBoardReady: Bool
+    /// The state requests of the current out-of-sync stretch.
+    var resyncSchedule = ResyncSchedule()
 
     /// A session for `game` under `timeControl`.
     public init(
@@ -44,6 +53,8 @@ public struct GameSession: Sendable {
         self.clockStart = clockStart
         awaitingBoard = false
         pausesWhileDisconnected = true
+        resync = .standard(for: inputPath)
+        isBoardReady = false
     }
 
     /// The game so far.
@@ -55,7 +66,7 @@ public struct GameSession: Sendable {
 
     /// When ``tick(at:)`` has something to do, or `nil`.
     public var nextDeadline: TimeInterval? {
-        [tracker.nextDeadline, clock.flagDeadline].compactMap { $0 }.min()
+        [tracker.nextDeadline, clock.flagDeadline, resyncSchedule.deadline].compactMap { $0 }.min()
     }
 
     /// Feeds one board event observed at `time`.
@@ -65,17 +76,23 @@ public struct GameSession: Sendable {
         switch event {
         case .pieces, .occupancy, .pieceLifted, .piecePlaced, .moveReported:
             boardSeen = true
-        case .ready where tracker.inputPath == .reportedMoves:
+        case .ready:
+            isBoardReady = true
+            resyncSchedule = ResyncSchedule()
             // Such boards send nothing until the next move: the link itself is the sign.
-            awaitingBoard = false
-        case .disconnected where pausesWhileDisconnected && !tracker.isGameOver:
-            awaitingBoard = true
+            if tracker.inputPath == .reportedMoves { awaitingBoard = false }
+        case .connected:
+            isBoardReady = false
+        case .disconnected:
+            isBoardReady = false
+            if pausesWhileDisconnected && !tracker.isGameOver { awaitingBoard = true }
         default:
             break
         }
         absorb(tracker.handle(event, at: time), at: time, into: &outputs)
         settleAwaiting(boardSeen: boardSeen, into: &outputs)
         updateGate(at: time, into: &outputs)
+        updateResync(at: time, into: &outputs)
         return outputs
     }
 
@@ -98,6 +115,7 @@ public struct GameSession: Sendable {
         absorb(tracker.tick(at: time), at: time, into: &outputs)
         settleAwaiting(boardSeen: false, into: &outputs)
         updateGate(at: time, into: &outputs)
+        updateResync(at: time, into: &outputs)
         return outputs
     }
 
@@ -280,5 +298,22 @@ public struct GameSession: Sendable {
             gate.acknowledgeHaptic()
             if case .outOfSync(let squares) = tracker.syncState { outputs.append(.alert(mismatched: squares)) }
         }
+    }
+
+    /// Asks a ready board stuck out of sync for its full state, as ``resync`` says; ends the
+    /// stretch when the board is back in sync, the link is down, or the game is over.
+    private mutating func updateResync(at time: TimeInterval, into outputs: inout [SessionOutput]) {
+        guard resync.isEnabled, isBoardReady, !tracker.isGameOver, tracker.syncState.isOutOfSync else {
+            resyncSchedule = ResyncSchedule()
+            return
+        }
+        if !resyncSchedule.isRunning {
+            resyncSchedule.isRunning = true
+            resyncSchedule.deadline = resync.delay(beforeAttempt: 1).map { time + $0 }
+        }
+        guard let deadline = resyncSchedule.deadline, time >= deadline else { return }
+        resyncSchedule.attempts += 1
+        resyncSchedule.deadline = resync.delay(beforeAttempt: resyncSchedule.attempts + 1).map { time + $0 }
+        outputs.append(.command(.requestState))
     }
 }

@@ -91,6 +91,9 @@ public enum SessionOutput: Hashable, Sendable {
     /// The board just went out of sync (the one-shot "haptic" of the sync gate): an
     /// arbiter alert, with the mismatched squares in game coordinates.
     case alert(mismatched: [Square])
+    /// A command for the board: `.requestState` when the board stays out of sync (see
+    /// ``ResyncPolicy``). The bridge sends it through the board's transport.
+    case command(BoardCommand)
 }
 
 /// When the session starts the clock by itself.

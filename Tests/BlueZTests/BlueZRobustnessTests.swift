@@ -79,15 +79,25 @@ struct BlueZRobustnessTests {
             .dgtPegasus, policy: BoardReconnectPolicy(maxAttempts: 40, delays: [0.25]))
         let recorder = EventRecorder(transport.events)
         defer { recorder.stop() }
+        let statuses = StatusRecorder(transport)
         transport.start()
         #expect(await eventually { recorder.events.contains(.ready) })
         try await fixture.setPowered("hci0", false)
         #expect(await eventually { fixture.manager.radioState(forAdapter: "hci0") == .poweredOff })
-        #expect(await eventually { if case .reconnecting = transport.state { true } else { false } })
-        try await Task.sleep(for: .milliseconds(600))
+        // The reconnect waits for power, showing it, and spends no attempts meanwhile (at
+        // most the one under way when the power went).
+        #expect(await eventually { transport.state == .poweredOff }, "\(statuses.states)")
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(transport.state == .poweredOff)
+        #expect((transport.status.reconnectAttempt ?? 0) <= 2, "\(statuses.states)")
         try await fixture.setPowered("hci0", true)
         let back = await eventually(timeout: .seconds(30)) { recorder.count { $0 == .ready } == 2 }
         #expect(back, "\(recorder.events)\n\(fixture.log.text)")
+        #expect(transport.state == .connected)
+        let states = statuses.states
+        let off = try #require(states.lastIndex(of: .poweredOff))
+        #expect(states[off...].contains { if case .reconnecting = $0 { true } else { false } }, "\(states)")
+        #expect(!states.contains(.disconnected), "\(states)")
         let violations = try await fixture.violations("pegasus")
         #expect(violations["total"] == 0, "\(violations)")
         transport.disconnect()

@@ -26,11 +26,11 @@ import Testing
 
     @Test func boardMessagesAreRetainedPerComponentTopics() throws {
         let messages = discovery().discoveryMessages(for: board7, bridge: bridge)
-        #expect(messages.count == 16)
+        #expect(messages.count == 18)
         #expect(messages.allSatisfy { $0.retain && $0.qos == 1 && !$0.payload.isEmpty })
         let topicsByComponent = Dictionary(grouping: messages.map(\.topic), by: { String($0.split(separator: "/")[1]) })
-        #expect(topicsByComponent["binary_sensor"]?.count == 2)
-        #expect(topicsByComponent["sensor"]?.count == 7)
+        #expect(topicsByComponent["binary_sensor"]?.count == 3)
+        #expect(topicsByComponent["sensor"]?.count == 8)
         #expect(topicsByComponent["event"]?.count == 1)
         #expect(topicsByComponent["button"]?.count == 3)
         #expect(topicsByComponent["device_automation"]?.count == 3)
@@ -75,7 +75,7 @@ import Testing
             discovery().discoveryMessages(for: board7, bridge: bridge)
             + discovery().discoveryMessages(for: board8, bridge: bridge) + discovery().bridgeDiscoveryMessages(bridge)
         let ids = try messages.compactMap { try config($0)["unique_id"]?.stringValue }
-        #expect(ids.count == 13 + 13 + 1)
+        #expect(ids.count == 15 + 15 + 1)
         #expect(Set(ids).count == ids.count)
         #expect(Set(messages.map(\.topic)).count == messages.count)
     }
@@ -114,7 +114,10 @@ import Testing
         ]
         for message in discovery().discoveryMessages(for: board7, bridge: bridge) {
             let object = try config(message)
-            switch (component(of: message), message.topic.contains("/connectivity/")) {
+            let bridgeOnly = ["connectivity", "ready", "connection_state"].contains {
+                message.topic.contains("/\($0)/")
+            }
+            switch (component(of: message), bridgeOnly) {
             case ("device_automation", _):
                 #expect(object["availability"] == nil)
             case (_, true):
@@ -162,6 +165,19 @@ import Testing
         #expect(try entity("connectivity")["device_class"] == "connectivity")
         #expect(try entity("connectivity")["state_topic"] == "boardbridge/board-07/availability")
         #expect(try entity("out_of_sync")["device_class"] == "problem")
+        let ready = try entity("ready")
+        #expect(ready["state_topic"] == "boardbridge/board-07/connection")
+        #expect(ready["value_template"] == "{{ 'ON' if value_json.state == 'ready' else 'OFF' }}")
+        #expect(
+            ready["availability"] == [
+                ["topic": "boardbridge/bridge/hall-a/state", "value_template": "{{ value_json.state }}"]
+            ])
+        let connection = try entity("connection_state")
+        #expect(connection["state_topic"] == "boardbridge/board-07/connection")
+        #expect(connection["device_class"] == "enum")
+        let states = try #require(connection["options"]?.arrayValue).compactMap(\.stringValue)
+        #expect(states.contains("ready") && states.contains("powered_off") && states.contains("reconnecting"))
+        #expect(states == ConnectionPayload.stateNames)
         let event = try entity("board_event")
         #expect(event["state_topic"] == "boardbridge/board-07/event")
         #expect(event["event_types"] == .array(BoardEventPayload.eventTypes.map(JSONValue.string)))
@@ -240,7 +256,7 @@ import Testing
         #expect(object["device"]?["identifiers"] == ["boardbridge_board_board-07"])
         #expect(object["origin"]?["name"] == "BoardBridge")
         let components = try #require(object["components"]?.objectValue)
-        #expect(components.count == 16)
+        #expect(components.count == 18)
         #expect(components["fen"]?["platform"] == "sensor")
         #expect(components["fen"]?["unique_id"] == "boardbridge_board_board-07_fen")
         #expect(components["clock_paused"]?["platform"] == "device_automation")

@@ -93,24 +93,20 @@ final class Hall {
 
     // MARK: Waiting
 
-    /// How often the bridge logged that `board` finished its handshake (across restarts).
-    func readyCount(_ board: String) -> Int {
-        bridge.output.components(separatedBy: ">\(board): board ready").count - 1
+    /// The states `board` published on its `connection` topic since `mark`.
+    func connectionStates(_ board: String, since mark: Int = 0) -> [String] {
+        recorder.json(on: topic(board, "connection"), since: mark).compactMap { $0["state"]?.stringValue }
     }
 
-    /// Waits until `board`'s last `connection` (since `mark`) says `connected`, its last
-    /// `availability` says `online`, and the bridge logged its handshake done more than
-    /// `readyBefore` times.
-    ///
-    /// The log is needed because MQTT does not tell: `connected`/`online` are published
-    /// when the link is up, before the board's handshake (a Pegasus unlocks in paced
-    /// steps), and moves made before it are missed on occupancy boards.
-    func waitUntilReady(_ board: String, since mark: Int = 0, readyBefore: Int = 0) async throws {
-        try await waitUntil("board \(board) connected, online and ready", context: report) {
-            let connection = self.recorder.json(on: self.topic(board, "connection"), since: mark).last
+    /// Waits until `board`'s `connection` (since `mark`) went through some other state to
+    /// `ready` (the board answered its handshake: a Pegasus unlocks in paced steps, and moves
+    /// made before are missed on occupancy boards) and its last `availability` says `online`.
+    func waitUntilReady(_ board: String, since mark: Int = 0) async throws {
+        try await waitUntil("board \(board) ready and online", context: report) {
+            let states = self.connectionStates(board, since: mark)
             let availability = self.recorder.json(on: self.topic(board, "availability"), since: mark).last
-            return connection?["state"]?.stringValue == "connected"
-                && availability?["state"]?.stringValue == "online" && self.readyCount(board) > readyBefore
+            return states.last == "ready" && states.contains { $0 != "ready" }
+                && availability?["state"]?.stringValue == "online"
         }
     }
 

@@ -69,10 +69,9 @@ extension EndToEndTests {
         // 3. The link drops; the next two connects fail (with an error that is not retried
         // within one attempt): the attempts are published, then the link is back.
         mark = hall.recorder.mark
-        let readies = hall.readyCount(board.id)
         try await hall.ctl("fail-connects", board.id, "2", "--error", "io-error")
         try await hall.ctl("drop", board.id)
-        try await hall.waitUntilReady(board.id, since: mark, readyBefore: readies)
+        try await hall.waitUntilReady(board.id, since: mark)
         let connection = hall.recorder.json(on: hall.topic(board.id, "connection"), since: mark)
         let states = connection.compactMap { $0["state"]?.stringValue }
         let attempts = connection.filter { $0["state"] == "reconnecting" }.compactMap { $0["attempt"]?.intValue }
@@ -80,7 +79,7 @@ extension EndToEndTests {
         #expect(Set(attempts).isSuperset(of: [1, 2, 3]), "reconnect attempts: \(attempts)")
         #expect(attempts == attempts.sorted(), "attempts in order: \(attempts)")
         #expect(connection.contains { $0["max_attempts"] == 20 })
-        #expect(states.last == "connected")
+        #expect(states.suffix(2) == ["connected", "ready"], "connection states: \(states)")
         let availability = hall.recorder.json(on: hall.topic(board.id, "availability"), since: mark)
         #expect(availability.first?["state"] == "offline")
 
@@ -91,25 +90,31 @@ extension EndToEndTests {
         game.expectPublished(try await hall.waitForMoves(board.id, count: 2, since: mark), fromPly: 6, board: board.id)
         game.expectPGN(try await hall.waitForPGN(board.id, plies: 7), board: board.id)
 
-        // The adapter is switched off: the board cannot come back until it is on again. A
-        // move made meanwhile is seen when the board shows itself again.
+        // The adapter is switched off: the board shows `powered_off` and cannot come back
+        // until it is on again (no reconnect attempt is spent meanwhile). A move made
+        // meanwhile is seen when the board shows itself again.
         mark = hall.recorder.mark
-        let readiesBeforePowerOff = hall.readyCount(board.id)
         try await hall.ctl("power", "hci0", "off")
-        try await waitUntil("the board's availability goes offline", context: hall.report) {
+        try await waitUntil("the board's availability goes offline and it shows powered_off", context: hall.report) {
             hall.recorder.json(on: hall.topic(board.id, "availability"), since: mark).last?["state"] == "offline"
+                && hall.connectionStates(board.id, since: mark).last == "powered_off"
         }
         try game.append(["f8c5"])
         try await hall.play(board.id, ["f8c5"])
+        #expect(hall.connectionStates(board.id, since: mark).last == "powered_off")
+        let powerOn = hall.recorder.mark
         try await hall.ctl("power", "hci0", "on")
-        try await hall.waitUntilReady(board.id, since: mark, readyBefore: readiesBeforePowerOff)
+        try await hall.waitUntilReady(board.id, since: powerOn)
         game.expectPublished(try await hall.waitForMoves(board.id, count: 1, since: mark), fromPly: 8, board: board.id)
         game.expectPGN(try await hall.waitForPGN(board.id, plies: 8, since: mark), board: board.id)
-        let statesWhileOff = hall.recorder.json(on: hall.topic(board.id, "connection"), since: mark).compactMap {
-            $0["state"]?.stringValue
-        }
-        #expect(statesWhileOff.first == "reconnecting", "connection states: \(statesWhileOff)")
-        #expect(statesWhileOff.last == "connected", "connection states: \(statesWhileOff)")
+        let statesWhileOff = hall.connectionStates(board.id, since: mark)
+        #expect(statesWhileOff.contains("powered_off"), "connection states: \(statesWhileOff)")
+        #expect(!statesWhileOff.contains("disconnected"), "connection states: \(statesWhileOff)")
+        #expect(statesWhileOff.last == "ready", "connection states: \(statesWhileOff)")
+        // At most the attempt under way when the power went is spent while it is off.
+        let attemptsWhileOff = hall.recorder.messages(on: hall.topic(board.id, "connection"), since: mark)
+            .filter { $0.index < powerOn }.compactMap { $0.json?["attempt"]?.intValue }
+        #expect(attemptsWhileOff.allSatisfy { $0 <= 2 }, "attempts spent while off: \(attemptsWhileOff)")
     }
 
     /// Issue #7 (4): the broker restarts mid-game; moves made while it is down are published
@@ -166,14 +171,13 @@ extension EndToEndTests {
         try await hall.play(board.id, ["f1c4"])
 
         mark = hall.recorder.mark
-        let readies = hall.readyCount(board.id)
         try hall.bridge.start()
         try await waitUntil("the bridge is back online", context: hall.report) {
             hall.recorder.messages(on: hall.bridgeStateTopic, since: mark).contains {
                 $0.text == #"{"state":"online"}"#
             }
         }
-        try await hall.waitUntilReady(board.id, since: mark, readyBefore: readies)
+        try await hall.waitUntilReady(board.id, since: mark)
         // The restored game goes on with the move made meanwhile, then with more.
         game.expectPublished(try await hall.waitForMoves(board.id, count: 1, since: mark), fromPly: 5, board: board.id)
         let more = ["g8f6", "d2d3", "f8c5", "e1g1"]

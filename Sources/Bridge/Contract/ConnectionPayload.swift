@@ -9,7 +9,7 @@ import BoardKit
 /// The retained transport state of a board (`<base>/<board>/connection`):
 /// `{"state":"reconnecting","attempt":2,"max_attempts":10,"next_delay":4,"last_error":"…","timestamp":"…"}`.
 public struct ConnectionPayload: Equatable, Sendable {
-    /// The state name (`stateName(_:)` for transport states; the session may add `ready`).
+    /// The state name: ``stateName(_:)`` of the transport state, or ``readyState``.
     public var state: String
     /// The reconnect attempt, while reconnecting.
     public var attempt: Int?
@@ -36,19 +36,33 @@ public struct ConnectionPayload: Equatable, Sendable {
     }
 
     /// A payload for a transport state; `attempt` comes from `.reconnecting(attempt:)`.
+    /// `isReady` (the board answered its handshake) turns ``BoardTransportState/connected``
+    /// into ``readyState``.
     public init(
-        transportState: BoardTransportState, maxAttempts: Int? = nil, nextDelay: Double? = nil,
-        lastError: String? = nil, timestamp: Date
+        transportState: BoardTransportState, isReady: Bool = false, maxAttempts: Int? = nil,
+        nextDelay: Double? = nil, lastError: String? = nil, timestamp: Date
     ) {
         var attempt: Int?
         if case .reconnecting(let value) = transportState { attempt = value }
+        let name = isReady && transportState == .connected ? Self.readyState : Self.stateName(transportState)
         self.init(
-            state: Self.stateName(transportState), attempt: attempt, maxAttempts: maxAttempts, nextDelay: nextDelay,
+            state: name, attempt: attempt, maxAttempts: maxAttempts, nextDelay: nextDelay,
             lastError: lastError, timestamp: timestamp)
     }
 
+    /// The state after `connected` once the board answered its handshake
+    /// (``BoardEvent/ready``): its sensor stream can be trusted, moves are tracked.
+    public static let readyState = "ready"
+
+    /// Every published state name, in the order of a connection's life.
+    public static let stateNames = [
+        "powered_off", "unauthorized", "idle", "scanning", "connecting", "connected", readyState, "disconnected",
+        "reconnecting",
+    ]
+
     /// The published name of a transport state: `powered_off`, `unauthorized`, `idle`,
-    /// `scanning`, `connecting`, `connected`, `disconnected`, `reconnecting`.
+    /// `scanning`, `connecting`, `connected`, `disconnected`, `reconnecting` (``readyState``
+    /// is the session's, not the transport's).
     public static func stateName(_ state: BoardTransportState) -> String {
         switch state {
         case .poweredOff: "powered_off"

@@ -1,8 +1,8 @@
 /// Home Assistant MQTT discovery for the bridge and its boards.
 ///
 /// One HA device per board, linked to one device per bridge host (`via_device`). Per
-/// board: connectivity and out-of-sync binary sensors; last move, position, side to
-/// move, move number, both clocks and battery sensors; an `event` entity for moves and
+/// board: connectivity, ready and out-of-sync binary sensors; connection state (enum),
+/// last move, position, side to move, move number, both clocks and battery sensors; an `event` entity for moves and
 /// alerts; request-state, new-game and clear-LEDs buttons; device triggers for clock
 /// paused, clock resumed and out of sync. All messages are retained at QoS 1.
 ///

@@ -33,6 +33,7 @@ extension HomeAssistantEntity {
     /// The entities of one board (see docs/mqtt-contract.md, "Home Assistant").
     static func boardEntities(board: String, topics: Topics) -> [HomeAssistantEntity] {
         let state = JSONValue.string(topics.boardState(board))
+        let connection = JSONValue.string(topics.connection(board))
         func sensor(
             _ key: String, _ name: String, _ template: String, _ extra: [(String, JSONValue)] = []
         )
@@ -77,6 +78,25 @@ extension HomeAssistantEntity {
                     ("state_topic", .string(topics.availability(board))), ("value_template", .string(stateTemplate)),
                     ("payload_on", "online"), ("payload_off", "offline"), ("device_class", "connectivity"),
                     ("entity_category", "diagnostic"),
+                ],
+                availability: .bridgeOnly),
+            HomeAssistantEntity(
+                component: "binary_sensor", key: "ready", name: "Ready",
+                options: [
+                    ("state_topic", connection),
+                    (
+                        "value_template",
+                        .string("{{ 'ON' if value_json.state == '\(ConnectionPayload.readyState)' else 'OFF' }}")
+                    ),
+                    ("icon", "mdi:checkerboard"),
+                ],
+                availability: .bridgeOnly),
+            HomeAssistantEntity(
+                component: "sensor", key: "connection_state", name: "Connection state",
+                options: [
+                    ("state_topic", connection), ("value_template", .string(stateTemplate)),
+                    ("device_class", "enum"), ("options", .array(ConnectionPayload.stateNames.map(JSONValue.string))),
+                    ("icon", "mdi:bluetooth-connect"), ("entity_category", "diagnostic"),
                 ],
                 availability: .bridgeOnly),
             HomeAssistantEntity(

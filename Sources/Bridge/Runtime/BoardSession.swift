@@ -42,6 +42,7 @@ public final class BoardSession {
     private var lastMove: BoardStatePayload.LastMove?
     private var indicatedAlert = false
     private var lowBatteryReported = false
+    private var isReady = false
 
     /// Reconnect details published on `<base>/<board>/connection`.
     public struct ConnectionDetail: Equatable, Sendable {
@@ -138,10 +139,13 @@ public final class BoardSession {
         let now = clock.now()
         switch event {
         case .connected, .disconnected:
+            isReady = false
             publishConnection()
             publisher.publish(builder.availability(board: board.id, online: transport.state == .connected))
         case .ready:
+            isReady = transport.state == .connected
             logger.info("board ready")
+            publishConnection()
         case .battery(let percent, let charging):
             battery = (percent, charging)
             if percent <= 15, !lowBatteryReported {
@@ -157,8 +161,13 @@ public final class BoardSession {
         default:
             break
         }
-        apply(core.handle(event, at: now))
-        if case .battery = event { publishState() }
+        let outputs = core.handle(event, at: now)
+        apply(outputs)
+        switch event {
+        case .battery: publishState()
+        case .ready where outputs.isEmpty: publishState()
+        default: break
+        }
     }
 
     /// Lets time pass (grace periods, pending moves, flag fall).
@@ -177,6 +186,7 @@ public final class BoardSession {
 
     /// The transport changed state (connecting, reconnecting, …): publish it.
     public func transportStateChanged() {
+        if transport.state != .connected { isReady = false }
         publishConnection()
         publishState()
     }
@@ -200,6 +210,9 @@ public final class BoardSession {
             case .alert(let squares):
                 publishEvent(.alert(reason: "out_of_sync", squares: squares))
                 indicate(squares)
+            case .command(let command):
+                logger.info("still out of sync: asking the board for its state", [("command", "\(command)")])
+                transport.send(command)
             }
         }
         publishState()
@@ -280,9 +293,16 @@ public final class BoardSession {
         publisher.publish(builder.event(board: board.id, event, timestamp: date(clock.now())))
     }
 
+    /// The published connection state: the transport's (``ConnectionPayload/stateName(_:)``),
+    /// or `ready` while the link is up and the board has answered its handshake.
+    public var connectionState: String {
+        transport.state == .connected && isReady
+            ? ConnectionPayload.readyState : ConnectionPayload.stateName(transport.state)
+    }
+
     private func publishConnection() {
         let payload = ConnectionPayload(
-            transportState: transport.state, maxAttempts: connectionDetail.maxAttempts,
+            transportState: transport.state, isReady: isReady, maxAttempts: connectionDetail.maxAttempts,
             nextDelay: connectionDetail.nextDelay, lastError: connectionDetail.lastError ?? transport.lastError,
             timestamp: date(clock.now()))
         publisher.publish(builder.connection(board: board.id, payload))
@@ -312,7 +332,7 @@ public final class BoardSession {
         let tags = core.game.tags
         return BoardStatePayload(
             board: board.id, name: board.name, family: board.family, model: transport.connectedDeviceName,
-            address: board.address, adapter: board.adapter, connection: ConnectionPayload.stateName(transport.state),
+            address: board.address, adapter: board.adapter, connection: connectionState,
             reconnectAttempt: attempt, reconnectMaxAttempts: connectionDetail.maxAttempts, fen: position.fen,
             turn: position.sideToMove, ply: core.game.moves.count, moveNumber: position.fullmoveNumber,
             lastMove: lastMove, sync: sync, syncSquares: squares, clock: clockState,
@@ -478,7 +498,7 @@ extension SessionOutput {
     fileprivate var changesSavedState: Bool {
         switch self {
         case .clock, .tracker(.move), .tracker(.takeback), .tracker(.gameEnded), .tracker(.newGame): true
-        case .tracker(.syncChanged), .tracker(.illegalMove), .tracker(.orientationDetected), .alert: false
+        case .tracker(.syncChanged), .tracker(.illegalMove), .tracker(.orientationDetected), .alert, .command: false
         }
     }
 }

@@ -1,3 +1,4 @@
+import Adapters
 import BoardKit
 import Chess
 import Config
@@ -36,12 +37,12 @@ struct SessionHarness {
 
     init(
         family: BoardFamily = .chessnut, name: String = "Chessnut Air", timeControl: TimeControl? = nil,
-        store: StateStore? = nil, allowRaw: Bool = false
+        store: StateStore? = nil, allowRaw: Bool = false, orientation: OrientationChoice = .auto
     ) throws {
         transport = InMemoryBoardTransport(family: family, name: name)
         let board = BoardConfiguration(
             id: "board-01", name: "Board 1", match: .namePattern(GlobPattern("Chessnut*")!), family: family,
-            timeControl: timeControl, allowRawCommands: allowRaw)
+            orientation: orientation, timeControl: timeControl, allowRawCommands: allowRaw)
         let topics = try Topics(base: "boardbridge", node: "hall-a")
         let clock = SessionClock(now: { [time] in time.now })
         session = BoardSession(
@@ -166,5 +167,69 @@ struct SessionHarness {
         let availability = harness.publisher.messages.filter { $0.topic == "boardbridge/board-01/availability" }
         #expect(availability.last?.payloadText == #"{"state":"offline"}"#)
         #expect(availability.allSatisfy { $0.retain })
+    }
+
+    @Test func readyIsPublishedOnceTheBoardAnsweredItsHandshake() async throws {
+        let harness = try SessionHarness()
+        harness.session.start()
+        harness.session.publishRetained()
+        harness.transport.establishLink()
+        await harness.pump()
+        let states = harness.publisher.payloads(on: "boardbridge/board-01/connection").compactMap {
+            $0["state"]?.stringValue
+        }
+        #expect(states.first == "idle")
+        #expect(states.last == "ready")
+        #expect(states.firstIndex(of: "connected").map { $0 < states.lastIndex(of: "ready")! } == true)
+        #expect(harness.publisher.payloads(on: "boardbridge/board-01").last?["connection"]?["state"] == "ready")
+        #expect(harness.session.connectionState == "ready")
+
+        // A drop ends it; the reconnect shows connected, then ready again.
+        harness.publisher.clear()
+        harness.transport.dropLink(reason: "le-connection-abort-by-local")
+        await harness.pump()
+        harness.transport.markReconnecting(attempt: 1)
+        harness.session.transportStateChanged()
+        #expect(harness.session.connectionState == "reconnecting")
+        harness.transport.establishLink()
+        await harness.pump()
+        let again = harness.publisher.payloads(on: "boardbridge/board-01/connection").compactMap {
+            $0["state"]?.stringValue
+        }
+        #expect(again.first == "disconnected")
+        #expect(again.contains("reconnecting"))
+        #expect(again.last == "ready")
+        #expect(!again.dropLast().contains("ready"), "ready only at the end: \(again)")
+    }
+
+    /// A Pegasus whose session missed a piece being put back (here: a lift the session saw
+    /// without the place) is asked for its occupancy, and is in sync again.
+    @Test func anOccupancyBoardStuckOutOfSyncIsAskedForItsState() async throws {
+        let harness = try SessionHarness(family: .dgtPegasus, name: "DGT_PEGASUS_1234", orientation: .white)
+        let request = try #require(try AdapterFactory.makeAdapter(for: .dgtPegasus).encode(.requestState))
+        func requests() -> Int { harness.transport.writes.filter { $0.bytes == request }.count }
+        harness.session.start()
+        harness.transport.establishLink()
+        await harness.pump()
+        #expect(harness.session.connectionState == "ready")
+        #expect(harness.session.core.syncState == .inSync)
+        let handshakeRequests = requests()
+
+        harness.session.handle(.pieceLifted(.e7))
+        harness.time.advance(2.5)
+        harness.session.tick()
+        #expect(harness.session.core.syncState == .outOfSync(mismatched: [.e7]))
+        harness.time.advance(2)
+        harness.session.tick()
+        #expect(requests() == handshakeRequests, "nothing asked before 3 s out of sync")
+        harness.time.advance(1.5)
+        harness.session.tick()
+        await harness.pump()
+        #expect(requests() == handshakeRequests + 1)
+        #expect(harness.session.core.syncState == .inSync)
+        #expect(
+            harness.publisher.payloads(on: "boardbridge/board-01/event").contains {
+                $0["event_type"]?.stringValue == "in_sync"
+            })
     }
 }

@@ -2,22 +2,6 @@ import Config
 import Testing
 
 @Suite struct ValueRulesTests {
-    @Test func globPatterns() throws {
-        let chessnut = try #require(GlobPattern("Chessnut*"))
-        #expect(chessnut.matches("Chessnut Air"))
-        #expect(chessnut.matches("Chessnut"))
-        #expect(!chessnut.matches("chessnut Air"))
-        let dgt = try #require(GlobPattern("DGT_Pegasus_[0-9][0-9]?*"))
-        #expect(dgt.matches("DGT_Pegasus_12345"))
-        #expect(!dgt.matches("DGT_Pegasus_1"))
-        let negated = try #require(GlobPattern("[!x]*"))
-        #expect(negated.matches("abc") && !negated.matches("xyz"))
-        #expect(GlobPattern("*a*b*c*")?.matches("xxaxxbxxcxx") == true)
-        #expect(GlobPattern("*a*b*c*")?.matches("xxaxxcxxbxx") == false)
-        #expect(GlobPattern("") == nil)
-        #expect(GlobPattern("[abc") == nil)
-    }
-
     @Test func topicRules() {
         #expect(TopicRules.problem(in: "boardbridge", singleLevel: false) == nil)
         #expect(TopicRules.problem(in: "club/hall-1/boards", singleLevel: false) == nil)

@@ -39,7 +39,7 @@ let package = Package(
         // MARK: C wrappers
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
-        .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel"]),
+        .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT"]),
 
         // MARK: Platform and product
         .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters"]),

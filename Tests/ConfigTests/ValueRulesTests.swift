@@ -14,15 +14,17 @@ import Testing
         #expect(TopicRules.boardIDProblem(in: "bridge") != nil)
     }
 
-    @Test func brokerURLs() throws {
-        #expect(try MQTTEndpoint.parse("mqtt://broker").get() == MQTTEndpoint(host: "broker", port: 1883))
-        #expect(
-            try MQTTEndpoint.parse("mqtts://broker:9000/").get()
-                == MQTTEndpoint(host: "broker", port: 9000, usesTLS: true))
-        #expect(try MQTTEndpoint.parse("mqtt://[::1]:1884").get() == MQTTEndpoint(host: "::1", port: 1884))
-        for bad in ["broker:1883", "mqtt://", "mqtt://b:0", "mqtt://b:99999", "mqtt://b:x", "mqtt://u@b", "mqtt://b/t"]
-        {
-            #expect(throws: MQTTEndpointError.self) { try MQTTEndpoint.parse(bad).get() }
+    @Test func brokerURLsAreParsedByTheMQTTModule() throws {
+        let config = try ConfigLoader.parse(yamlText: "mqtt:\n  url: mqtts://broker:9000/\n")
+        #expect(config.mqtt.url == "mqtts://broker:9000/")
+        #expect(config.mqtt.endpoint.host == "broker")
+        #expect(config.mqtt.endpoint.port == 9000)
+        #expect(config.mqtt.endpoint.usesTLS)
+        #expect("\(config.mqtt.endpoint)" == "mqtts://broker:9000")
+        let ipv6 = try ConfigLoader.parse(yamlText: "mqtt:\n  url: \"mqtt://[::1]:1884\"\n")
+        #expect("\(ipv6.mqtt.endpoint)" == "mqtt://[::1]:1884")
+        for bad in ["broker:1883", "mqtt://", "mqtt://b:0", "mqtt://b:x", "mqtt://u@b", "mqtt://b/t"] {
+            #expect(throws: ConfigErrors.self) { try ConfigLoader.parse(yamlText: "mqtt:\n  url: \"\(bad)\"\n") }
         }
     }
 

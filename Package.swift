@@ -57,7 +57,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation"]),
+        .target(name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation", "DBus"]),
         .testTarget(name: "BoardKitTests", dependencies: ["BoardKit"]),
         .testTarget(name: "ChessTests", dependencies: ["Chess", "TestSupport"]),
         .testTarget(name: "KernelTests", dependencies: ["Kernel", "Chess", "BoardKit", "TestSupport"]),

@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "MainLoop", dependencies: ["CMainQueue"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
-        .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel"]),
+        .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT"]),
 
         // MARK: Platform and product
         .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "MainLoop"]),
@@ -59,7 +59,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation"]),
+        .target(name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation", "DBus"]),
         .testTarget(name: "BoardKitTests", dependencies: ["BoardKit"]),
         .testTarget(name: "ChessTests", dependencies: ["Chess", "TestSupport"]),
         .testTarget(name: "KernelTests", dependencies: ["Kernel", "Chess", "BoardKit", "TestSupport"]),

@@ -1,22 +1,6 @@
 import BoardKit
 import Kernel
 
-/// How the bridge finds a board: by its address, or by a pattern on its advertised name.
-public enum BoardMatch: Sendable, Equatable, Hashable, CustomStringConvertible {
-    /// The Bluetooth address, upper case (`AA:BB:CC:DD:EE:FF`).
-    case address(String)
-    /// A glob on the advertised name (`Chessnut*`).
-    case namePattern(GlobPattern)
-
-    /// `address AA:…` or `name_pattern "…"`.
-    public var description: String {
-        switch self {
-        case .address(let address): "address \(address)"
-        case .namePattern(let pattern): "name_pattern \"\(pattern)\""
-        }
-    }
-}
-
 /// Which side of the board is at the near edge (where the cable or logo is).
 public enum OrientationChoice: String, Sendable, Equatable, Hashable, CaseIterable {
     /// Detect from the first full position (boards that can tell pieces apart).
@@ -42,7 +26,8 @@ public struct BoardConfiguration: Sendable, Equatable {
     public var id: String
     /// A readable name (default: the id).
     public var name: String
-    /// How to find the board.
+    /// How to find the board: ``BoardMatch/address(_:)`` or ``BoardMatch/namePattern(_:)``
+    /// (the configuration never asks for ``BoardMatch/any``).
     public var match: BoardMatch
     /// Which protocol the board speaks.
     public var family: BoardFamily

@@ -1,4 +1,5 @@
 import BoardKit
+import MQTT
 
 extension BridgeConfiguration {
     static let topLevelKeys = [
@@ -104,13 +105,12 @@ extension MQTTConfiguration {
     static func read(_ section: ConfigMapping, reader: ConfigReader) -> MQTTConfiguration {
         var mqtt = MQTTConfiguration()
         if let node = section.value("url"), let url = reader.string(node, path: section.path("url")) {
-            switch MQTTEndpoint.parse(url) {
-            case .success(let endpoint):
+            do {
+                mqtt.endpoint = try MQTTServerAddress(parsing: url)
                 mqtt.url = url
-                mqtt.endpoint = endpoint
-            case .failure(let problem):
-                reader.fail(
-                    section.path("url"), "invalid URL \(ConfigReader.quote(url)): \(problem.reason)", at: node.mark)
+            } catch {
+                // The error names the URL, with any user part replaced by `***`.
+                reader.fail(section.path("url"), error.description, at: node.mark)
             }
         }
         if let node = section.value("client_id"), let id = reader.string(node, path: section.path("client_id")) {

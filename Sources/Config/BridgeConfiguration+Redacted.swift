@@ -90,6 +90,7 @@ extension BoardConfiguration {
         switch match {
         case .address(let address): object["address"] = .string(address)
         case .namePattern(let pattern): object["name_pattern"] = .string(pattern.pattern)
+        case .any: break
         }
         return .object(object)
     }

@@ -1,87 +1,11 @@
+import MQTT
+
 /// The MQTT protocol version the bridge speaks.
 public enum MQTTProtocolVersion: String, Sendable, Equatable, Hashable, CaseIterable {
     /// MQTT 3.1.1.
     case v311 = "3.1.1"
     /// MQTT 5.
     case v5 = "5"
-}
-
-/// The broker's address, parsed from `mqtt.url` (`mqtt://host:port` or `mqtts://host:port`).
-public struct MQTTEndpoint: Sendable, Equatable, Hashable, CustomStringConvertible {
-    /// The host name or address (IPv6 without brackets).
-    public var host: String
-    /// The TCP port (default 1883, or 8883 for `mqtts`).
-    public var port: Int
-    /// Whether the connection uses TLS (`mqtts://`).
-    public var usesTLS: Bool
-
-    /// Creates an endpoint.
-    public init(host: String = "127.0.0.1", port: Int = 1883, usesTLS: Bool = false) {
-        self.host = host
-        self.port = port
-        self.usesTLS = usesTLS
-    }
-
-    /// Parses `mqtt://host[:port]` or `mqtts://host[:port]` (IPv6 in brackets), or says why not.
-    public static func parse(_ url: String) -> Result<MQTTEndpoint, MQTTEndpointError> {
-        let usesTLS: Bool
-        let rest: Substring
-        if url.hasPrefix("mqtt://") {
-            usesTLS = false
-            rest = url.dropFirst("mqtt://".count)
-        } else if url.hasPrefix("mqtts://") {
-            usesTLS = true
-            rest = url.dropFirst("mqtts://".count)
-        } else {
-            return .failure(MQTTEndpointError("expected a URL starting with mqtt:// or mqtts://"))
-        }
-        let authority = rest.hasSuffix("/") ? rest.dropLast() : rest
-        if authority.contains("/") || authority.contains("@") || authority.contains("?") {
-            return .failure(MQTTEndpointError("expected only a host and an optional port (no path or user)"))
-        }
-        var host: Substring
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else {
-                return .failure(MQTTEndpointError("unclosed \"[\" in the host"))
-            }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { return .failure(MQTTEndpointError("expected \":port\" after \"]\"")) }
-                portText = after.dropFirst()
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        } else {
-            host = authority
-        }
-        guard !host.isEmpty else { return .failure(MQTTEndpointError("the host is missing")) }
-        var port = usesTLS ? 8883 : 1883
-        if let portText {
-            guard let value = Int(portText), portText.allSatisfy(\.isNumber), (1...65_535).contains(value) else {
-                return .failure(MQTTEndpointError("the port must be a number from 1 to 65535"))
-            }
-            port = value
-        }
-        return .success(MQTTEndpoint(host: String(host), port: port, usesTLS: usesTLS))
-    }
-
-    /// `mqtt://host:port` or `mqtts://host:port`.
-    public var description: String {
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "\(usesTLS ? "mqtts" : "mqtt")://\(shownHost):\(port)"
-    }
-}
-
-/// Why a text is not a broker URL.
-public struct MQTTEndpointError: Error, Sendable, Equatable {
-    /// What is wrong.
-    public let reason: String
-
-    /// Creates an error.
-    public init(_ reason: String) { self.reason = reason }
 }
 
 /// TLS files for `mqtts://` (paths resolved against the configuration file's folder).
@@ -122,8 +46,8 @@ public struct MQTTReconnectConfiguration: Sendable, Equatable, Hashable {
 public struct MQTTConfiguration: Sendable, Equatable, Hashable {
     /// The `url` as written (default `mqtt://127.0.0.1:1883`).
     public var url: String
-    /// The parsed ``url``.
-    public var endpoint: MQTTEndpoint
+    /// The parsed ``url`` (parsed by the MQTT module's ``MQTTServerAddress``).
+    public var endpoint: MQTTServerAddress
     /// The client id; `nil` lets the bridge use `boardbridge-<node>`.
     public var clientID: String?
     /// Keepalive interval in seconds (default 60, 5…65535).
@@ -145,7 +69,8 @@ public struct MQTTConfiguration: Sendable, Equatable, Hashable {
 
     /// The defaults, or the given values.
     public init(
-        url: String = "mqtt://127.0.0.1:1883", endpoint: MQTTEndpoint = MQTTEndpoint(), clientID: String? = nil,
+        url: String = "mqtt://127.0.0.1:1883",
+        endpoint: MQTTServerAddress = MQTTServerAddress(host: "127.0.0.1", port: 1883), clientID: String? = nil,
         keepalive: Int = 60, protocolVersion: MQTTProtocolVersion = .v5, username: String? = nil,
         password: Secret? = nil, tls: MQTTTLSConfiguration = MQTTTLSConfiguration(), queueLimit: Int = 10_000,
         maxCommandBytes: Int = 65_536, reconnect: MQTTReconnectConfiguration = MQTTReconnectConfiguration()

@@ -11,20 +11,42 @@ extension MQTTConfiguration {
     /// would leak. Set ``username`` and ``password`` instead. The error shows the URL with
     /// its user part replaced by `***`.
     public init(url: String, clientID: String) throws(MQTTConfigurationError) {
-        let endpoint = try MQTTServerAddress(parsing: url)
+        let address = try MQTTServerAddress(parsing: url)
         self.init(
-            host: endpoint.host, port: endpoint.port, tls: endpoint.usesTLS ? MQTTTLSConfiguration() : nil,
+            host: address.host, port: address.port, tls: address.usesTLS ? MQTTTLSConfiguration() : nil,
             clientID: clientID)
     }
 }
 
-/// The parts of an `mqtt://` / `mqtts://` URL.
-struct MQTTServerAddress: Equatable {
-    var host: String
-    var port: UInt16
-    var usesTLS: Bool
+/// A broker's address: the parts of an `mqtt://` / `mqtts://` server URL.
+///
+/// The one parser of server URLs: ``MQTTConfiguration/init(url:clientID:)`` uses it, and so
+/// does the bridge's configuration file reader (`mqtt.url`).
+public struct MQTTServerAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The host name or IP address (IPv6 without brackets).
+    public var host: String
+    /// The TCP port.
+    public var port: UInt16
+    /// Whether the connection uses TLS (`mqtts://`).
+    public var usesTLS: Bool
 
-    init(parsing url: String) throws(MQTTConfigurationError) {
+    /// An address from its parts.
+    public init(host: String, port: UInt16, usesTLS: Bool = false) {
+        self.host = host
+        self.port = port
+        self.usesTLS = usesTLS
+    }
+
+    /// The server URL, `mqtt://host:port` or `mqtts://host:port` (IPv6 hosts in brackets).
+    public var description: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "\(usesTLS ? "mqtts" : "mqtt")://\(shownHost):\(port)"
+    }
+
+    /// Parses a server URL; see ``MQTTConfiguration/init(url:clientID:)`` for what is
+    /// accepted. A user name or password in the URL is rejected, and the error shows the
+    /// URL with its user part replaced by `***`.
+    public init(parsing url: String) throws(MQTTConfigurationError) {
         let text = url.trimmingWhitespace()
         guard let separator = text.firstRange(of: "://") else { throw .invalidURL(text) }
         let scheme = text[..<separator.lowerBound].lowercased()
@@ -37,8 +59,8 @@ struct MQTTServerAddress: Equatable {
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         let tail = rest[authorityEnd...]
-        if authority.contains("@") {
-            let hostPart = authority[authority.index(after: authority.lastIndex(of: "@")!)...]
+        if let at = authority.lastIndex(of: "@") {
+            let hostPart = authority[authority.index(after: at)...]
             throw .credentialsInURL("\(scheme)://***@\(hostPart)\(tail)")
         }
         guard tail.isEmpty || tail == "/" else { throw .unexpectedPath(text) }

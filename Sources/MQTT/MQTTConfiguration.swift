@@ -129,10 +129,7 @@ public struct MQTTConfiguration: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The server URL, `mqtt://host:port` or `mqtts://host:port` (IPv6 hosts in brackets).
-    public var url: String {
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "\(tls == nil ? "mqtt" : "mqtts")://\(shownHost):\(port)"
-    }
+    public var url: String { MQTTServerAddress(host: host, port: port, usesTLS: tls != nil).description }
 
     /// The URL, client id, user name and protocol; never the password.
     public var description: String {

@@ -132,7 +132,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         process = child
         let deadline = Date().addingTimeInterval(timeout)
         for listenerPort in [port] + (tlsPort.map { [$0] } ?? []) {
-            while !Self.accepts(port: listenerPort) {
+            while !TestTools.acceptsConnections(port: listenerPort) {
                 guard child.isRunning, Date() < deadline else {
                     child.stop(grace: 1)
                     throw BrokerError(description: "mosquitto did not start on port \(listenerPort):\n\(log)")
@@ -187,22 +187,6 @@ public final class MosquittoBroker: @unchecked Sendable {
     deinit {
         process?.send(signal: SIGCONT)
         process?.stop(grace: 2)
-    }
-
-    private static func accepts(port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        return result == 0
     }
 
     private static func writePasswordFile(_ path: String, users: [String: String]) throws {

@@ -47,7 +47,7 @@ final class BenchBroker {
     func start(timeout: Duration = .seconds(10)) async throws {
         try process.start()
         let ready = await process.timeUntil(timeout: timeout, poll: .milliseconds(5)) {
-            BenchProcess.acceptsConnections(port: port)
+            TestTools.acceptsConnections(port: port)
         }
         guard ready != nil else {
             let output = process.output

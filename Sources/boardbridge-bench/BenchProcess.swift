@@ -91,23 +91,6 @@ final class BenchProcess {
         await timeUntil(timeout: timeout, poll: poll) { output.contains(text) }
     }
 
-    /// Whether a TCP connection to 127.0.0.1:`port` succeeds now.
-    nonisolated static func acceptsConnections(port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        return result == 0
-    }
-
     isolated deinit {
         if process.isRunning { stop(grace: 1) }
     }

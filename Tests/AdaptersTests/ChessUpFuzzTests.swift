@@ -27,21 +27,16 @@ import Testing
         var maxBuffered = 0
         while garbageBytes < 1_000_000 {
             let length = Int.random(in: 0...300, using: &generator)
-            var chunk = Data(randomBytes(length, using: &generator))
+            var chunk = AdapterFuzz.randomBytes(length, using: &generator)
             garbageBytes += length
             let withResync = Bool.random(using: &generator)
             if withResync { chunk += Self.resync }
             let marker = Self.markers[markerIndex % Self.markers.count]
             markerIndex += 1
             chunk += ChessUpWire.moveFrame(from: marker.from, to: marker.to)
-            var offset = 0
-            var events: [BoardEvent] = []
-            while offset < chunk.count {
-                let cut = min(chunk.count, offset + Int.random(in: 1...64, using: &generator))
-                events += adapter.feed(bytes: chunk[offset..<cut])
-                maxBuffered = max(maxBuffered, adapter.bufferedByteCount)
-                offset = cut
-            }
+            let events = AdapterFuzz.feedInPieces(
+                chunk, to: &adapter, using: &generator, bufferedByteCount: { $0.bufferedByteCount },
+                largestBuffer: &maxBuffered)
             _ = adapter.takePendingResponses()
             let moves = events.compactMap { if case .moveReported(let move) = $0 { move } else { nil } }
             reported += moves
@@ -70,7 +65,7 @@ import Testing
             enPassant: nil, halfmoveClock: 0, fullmoveNumber: 1)
         var count = 0
         for round in 0..<200 {
-            var chunk = Data(randomBytes(Int.random(in: 0...100, using: &generator), using: &generator))
+            var chunk = AdapterFuzz.randomBytes(Int.random(in: 0...100, using: &generator), using: &generator)
             chunk += Self.resync
             var variant = state
             variant.fullmoveNumber = UInt8(round % 200)
@@ -81,18 +76,4 @@ import Testing
         }
         #expect(count == 200)
     }
-}
-
-/// `count` random bytes, eight per draw (fast in debug builds).
-private func randomBytes(_ count: Int, using generator: inout SeededGenerator) -> [UInt8] {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(count + 8)
-    while bytes.count < count {
-        var word = generator.next()
-        for _ in 0..<8 {
-            bytes.append(UInt8(truncatingIfNeeded: word))
-            word >>= 8
-        }
-    }
-    return Array(bytes.prefix(count))
 }

@@ -18,7 +18,7 @@ import Testing
         var previousSquare: Square?
         while garbageBytes < 1_000_000 {
             let length = Int.random(in: 0...300, using: &generator)
-            var chunk = Data(randomBytes(length, using: &generator))
+            var chunk = AdapterFuzz.randomBytes(length, using: &generator)
             garbageBytes += length
             // A `*` ends whatever the garbage left open; without it the marker may be
             // swallowed by an open frame, which must stay rare.
@@ -31,14 +31,9 @@ import Testing
             previousSquare = square
             chunk += SquareOffWire.frame(code: 0, body: square.name + (lift ? "u" : "d"))
             let marker: BoardEvent = lift ? .pieceLifted(square) : .piecePlaced(square, piece: nil)
-            var events: [BoardEvent] = []
-            var offset = 0
-            while offset < chunk.count {
-                let cut = min(chunk.count, offset + Int.random(in: 1...64, using: &generator))
-                events += adapter.feed(bytes: chunk[offset..<cut])
-                maxBuffered = max(maxBuffered, adapter.bufferedByteCount)
-                offset = cut
-            }
+            let events = AdapterFuzz.feedInPieces(
+                chunk, to: &adapter, using: &generator, bufferedByteCount: { $0.bufferedByteCount },
+                largestBuffer: &maxBuffered)
             if terminated {
                 afterTerminator += 1
                 #expect(events.last == marker, "marker lost after a terminator: \(events.suffix(3))")
@@ -51,18 +46,4 @@ import Testing
         #expect(afterTerminator > 1000)
         #expect(decodedWithoutTerminator * 100 >= withoutTerminator * 95)
     }
-}
-
-/// `count` random bytes, eight per draw (fast in debug builds).
-private func randomBytes(_ count: Int, using generator: inout SeededGenerator) -> [UInt8] {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(count + 8)
-    while bytes.count < count {
-        var word = generator.next()
-        for _ in 0..<8 {
-            bytes.append(UInt8(truncatingIfNeeded: word))
-            word >>= 8
-        }
-    }
-    return Array(bytes.prefix(count))
 }

@@ -165,7 +165,7 @@ struct BlueZReconnectTests {
         let fixture = try await SimulatorFixture(boards: boards)
         defer { fixture.stop() }
         fixture.manager.start()
-        let first = try fixture.transport(.chessnut, .namePattern("chessnut*"))
+        let first = try fixture.transport(.chessnut, .namePattern(try #require(GlobPattern("chessnut*"))))
         let second = try fixture.transport(.chessnut, .any)
         first.start()
         second.start()

@@ -189,8 +189,15 @@ private let board0 = """
             expected: ["boards[0].tags.result: this tag is set by the bridge from the game's result (config.yaml:6:7)"]),
         BrokenConfig(
             name: "bad broker URL", yaml: "mqtt:\n  url: http://broker\n",
+            expected: [#"mqtt.url: unsupported URL scheme "http" (use mqtt or mqtts) (config.yaml:2:8)"#]),
+        BrokenConfig(
+            name: "broker URL with a port out of range", yaml: "mqtt:\n  url: mqtt://broker:99999\n",
+            expected: [#"mqtt.url: invalid broker port "99999" (expected 1...65535) (config.yaml:2:8)"#]),
+        BrokenConfig(
+            name: "broker URL with credentials, not echoed", yaml: "mqtt:\n  url: mqtts://alice:hunter2@broker\n",
             expected: [
-                #"mqtt.url: invalid URL "http://broker": expected a URL starting with mqtt:// or mqtts:// (config.yaml:2:8)"#
+                #"mqtt.url: credentials in the server URL "mqtts://***@broker" are not accepted; "#
+                    + #"set username and password separately (config.yaml:2:8)"#
             ]),
         BrokenConfig(
             name: "TLS settings without mqtts", yaml: "mqtt:\n  tls:\n    insecure: true\n",

@@ -46,7 +46,7 @@ import Testing
     @Test func emptySectionsGiveTheDefaults() throws {
         let config = try ConfigLoader.parse(yamlText: "mqtt:\nboards:\n")
         #expect(config == BridgeConfiguration())
-        #expect(config.mqtt.endpoint == MQTTEndpoint(host: "127.0.0.1", port: 1883, usesTLS: false))
+        #expect("\(config.mqtt.endpoint)" == "mqtt://127.0.0.1:1883")
         #expect(config.mqtt.queueLimit == 10_000)
         #expect(config.mqtt.maxCommandBytes == 65_536)
         #expect(config.reconnect == BoardReconnectPolicy(maxAttempts: 5, delays: [2, 4, 8]))
@@ -89,7 +89,9 @@ import Testing
                 reconnect: {delays: [1]}
             """
         let config = try ConfigLoader.parse(yamlText: yaml, fileName: "/etc/boardbridge/config.yaml")
-        #expect(config.mqtt.endpoint == MQTTEndpoint(host: "::1", port: 8883, usesTLS: true))
+        #expect(config.mqtt.endpoint.host == "::1")
+        #expect(config.mqtt.endpoint.port == 8883)
+        #expect(config.mqtt.endpoint.usesTLS)
         #expect(config.mqtt.clientID == "hall-bridge")
         #expect(config.mqtt.keepalive == 30)
         #expect(config.mqtt.protocolVersion == .v311)

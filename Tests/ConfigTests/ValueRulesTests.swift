@@ -2,22 +2,6 @@ import Config
 import Testing
 
 @Suite struct ValueRulesTests {
-    @Test func globPatterns() throws {
-        let chessnut = try #require(GlobPattern("Chessnut*"))
-        #expect(chessnut.matches("Chessnut Air"))
-        #expect(chessnut.matches("Chessnut"))
-        #expect(!chessnut.matches("chessnut Air"))
-        let dgt = try #require(GlobPattern("DGT_Pegasus_[0-9][0-9]?*"))
-        #expect(dgt.matches("DGT_Pegasus_12345"))
-        #expect(!dgt.matches("DGT_Pegasus_1"))
-        let negated = try #require(GlobPattern("[!x]*"))
-        #expect(negated.matches("abc") && !negated.matches("xyz"))
-        #expect(GlobPattern("*a*b*c*")?.matches("xxaxxbxxcxx") == true)
-        #expect(GlobPattern("*a*b*c*")?.matches("xxaxxcxxbxx") == false)
-        #expect(GlobPattern("") == nil)
-        #expect(GlobPattern("[abc") == nil)
-    }
-
     @Test func topicRules() {
         #expect(TopicRules.problem(in: "boardbridge", singleLevel: false) == nil)
         #expect(TopicRules.problem(in: "club/hall-1/boards", singleLevel: false) == nil)
@@ -30,15 +14,17 @@ import Testing
         #expect(TopicRules.boardIDProblem(in: "bridge") != nil)
     }
 
-    @Test func brokerURLs() throws {
-        #expect(try MQTTEndpoint.parse("mqtt://broker").get() == MQTTEndpoint(host: "broker", port: 1883))
-        #expect(
-            try MQTTEndpoint.parse("mqtts://broker:9000/").get()
-                == MQTTEndpoint(host: "broker", port: 9000, usesTLS: true))
-        #expect(try MQTTEndpoint.parse("mqtt://[::1]:1884").get() == MQTTEndpoint(host: "::1", port: 1884))
-        for bad in ["broker:1883", "mqtt://", "mqtt://b:0", "mqtt://b:99999", "mqtt://b:x", "mqtt://u@b", "mqtt://b/t"]
-        {
-            #expect(throws: MQTTEndpointError.self) { try MQTTEndpoint.parse(bad).get() }
+    @Test func brokerURLsAreParsedByTheMQTTModule() throws {
+        let config = try ConfigLoader.parse(yamlText: "mqtt:\n  url: mqtts://broker:9000/\n")
+        #expect(config.mqtt.url == "mqtts://broker:9000/")
+        #expect(config.mqtt.endpoint.host == "broker")
+        #expect(config.mqtt.endpoint.port == 9000)
+        #expect(config.mqtt.endpoint.usesTLS)
+        #expect("\(config.mqtt.endpoint)" == "mqtts://broker:9000")
+        let ipv6 = try ConfigLoader.parse(yamlText: "mqtt:\n  url: \"mqtt://[::1]:1884\"\n")
+        #expect("\(ipv6.mqtt.endpoint)" == "mqtt://[::1]:1884")
+        for bad in ["broker:1883", "mqtt://", "mqtt://b:0", "mqtt://b:x", "mqtt://u@b", "mqtt://b/t"] {
+            #expect(throws: ConfigErrors.self) { try ConfigLoader.parse(yamlText: "mqtt:\n  url: \"\(bad)\"\n") }
         }
     }
 

@@ -97,17 +97,7 @@ struct DBusCallTests {
         let bus = try await BusFixture()
         defer { bus.close() }
         let echo = try EchoObject(on: bus.server)
-        let client = bus.client
-        let server = bus.server
-        let task = Task { @MainActor () -> DBusError? in
-            do throws(DBusError) {
-                _ = try await client.callEcho("Never", on: server)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        #expect(await eventually { echo.kept.count == 1 })
+        let task = await bus.unansweredCall(to: echo)
         task.cancel()
         let error = await task.value
         #expect(error?.name == DBusError.Name.cancelled)

@@ -10,20 +10,9 @@ struct DBusDisconnectTests {
         let bus = try await BusFixture()
         defer { bus.close() }
         let echo = try EchoObject(on: bus.server)
-        let reports = Inbox<DBusError>()
-        bus.client.onDisconnect = { reports.append($0) }
-        let client = bus.client
-        let server = bus.server
+        let reports = bus.clientDisconnects()
         // A call in flight when the bus dies.
-        let pending = Task { @MainActor () -> DBusError? in
-            do throws(DBusError) {
-                _ = try await client.callEcho("Never", on: server)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        #expect(await eventually { echo.kept.count == 1 })
+        let pending = await bus.unansweredCall(to: echo)
         bus.daemon.kill()
         let report = await reports.waitFor(count: 1)
         #expect(report.map(\.name) == [DBusError.Name.disconnected])
@@ -48,19 +37,8 @@ struct DBusDisconnectTests {
         let bus = try await BusFixture()
         defer { bus.close() }
         let echo = try EchoObject(on: bus.server)
-        let reports = Inbox<DBusError>()
-        bus.client.onDisconnect = { reports.append($0) }
-        let client = bus.client
-        let server = bus.server
-        let pending = Task { @MainActor () -> DBusError? in
-            do throws(DBusError) {
-                _ = try await client.callEcho("Never", on: server)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        #expect(await eventually { echo.kept.count == 1 })
+        let reports = bus.clientDisconnects()
+        let pending = await bus.unansweredCall(to: echo)
         bus.client.close()
         let error = await pending.value
         #expect(error?.name == DBusError.Name.disconnected)

@@ -41,6 +41,23 @@ final class BusFixture {
         server.close()
         daemon.stop()
     }
+
+    /// Records every disconnect the client reports (``DBusConnection/onDisconnect``).
+    func clientDisconnects() -> Inbox<DBusError> {
+        let reports = Inbox<DBusError>()
+        client.onDisconnect = { reports.append($0) }
+        return reports
+    }
+
+    /// Calls `Never` on `echo` from the client and waits until the server holds the
+    /// invocation; the task ends with the error the call ends with (`nil` if it succeeds).
+    func unansweredCall(to echo: EchoObject) async -> Task<DBusError?, Never> {
+        let client = client
+        let server = server
+        let call = Task { @MainActor in await capturedError { _ = try await client.callEcho("Never", on: server) } }
+        #expect(await eventually { echo.kept.count == 1 }, "the server never received the call")
+        return call
+    }
 }
 
 /// The object the call tests talk to: `org.example.Test` at `/test/echo` on the server.
@@ -96,20 +113,5 @@ extension DBusConnection {
         try await call(
             destination: server.uniqueName, path: EchoObject.path, interface: EchoObject.interface, member: member,
             body: body, timeout: timeout)
-    }
-}
-
-/// Runs `body` and returns the `DBusError` it throws (or `nil`; any other error is recorded
-/// as a test issue).
-@MainActor
-func capturedError(_ body: @MainActor () async throws -> Void) async -> DBusError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as DBusError {
-        return error
-    } catch {
-        Issue.record("unexpected error \(error)")
-        return nil
     }
 }

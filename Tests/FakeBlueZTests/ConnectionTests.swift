@@ -89,9 +89,9 @@ struct ConnectionTests {
             try await fixture.call(first, SimFixture.device, "Connect")
         }
         try await Task.sleep(for: .milliseconds(100))
-        let sameDevice = await dbusError { _ = try await fixture.call(first, SimFixture.device, "Connect") }
+        let sameDevice = await capturedError { _ = try await fixture.call(first, SimFixture.device, "Connect") }
         #expect(sameDevice == DBusError(name: "org.bluez.Error.InProgress", message: "In Progress"))
-        let otherDevice = await dbusError { _ = try await fixture.call(second, SimFixture.device, "Connect") }
+        let otherDevice = await capturedError { _ = try await fixture.call(second, SimFixture.device, "Connect") }
         #expect(otherDevice == DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress"))
         _ = try await pending.value
         #expect(try fixture.sim.status(of: "air").connected)
@@ -120,7 +120,7 @@ struct ConnectionTests {
         defer { fixture.close() }
         let path = try await fixture.discover(Self.chessnut)
         try fixture.sim.failNextConnects(board: "air", count: 1, outcome: outcome)
-        let error = await dbusError { _ = try await fixture.call(path, SimFixture.device, "Connect") }
+        let error = await capturedError { _ = try await fixture.call(path, SimFixture.device, "Connect") }
         #expect(error == expected)
         let connectedChanges = {
             fixture.signals.messages.compactMap {
@@ -146,7 +146,7 @@ struct ConnectionTests {
         defer { fixture.close() }
         let path = try await fixture.discover(Self.chessnut)
         try fixture.sim.setPresent(board: "air", false)
-        let error = await dbusError { _ = try await fixture.call(path, SimFixture.device, "Connect") }
+        let error = await capturedError { _ = try await fixture.call(path, SimFixture.device, "Connect") }
         #expect(error == DBusError(name: "org.bluez.Error.Failed", message: "Software caused connection abort"))
     }
 
@@ -201,7 +201,7 @@ struct ConnectionTests {
         defer { fixture.close() }
         let path = try await fixture.discover(Self.chessnut)
         let pending = Task { @MainActor in
-            await dbusError { _ = try await fixture.call(path, SimFixture.device, "Connect") }
+            await capturedError { _ = try await fixture.call(path, SimFixture.device, "Connect") }
         }
         try await Task.sleep(for: .milliseconds(100))
         _ = try await fixture.call(path, SimFixture.device, "Disconnect")
@@ -292,7 +292,7 @@ struct ConnectionTests {
         let service = try #require(removedPaths.firstIndex(of: Self.stateService))
         #expect(cccd < characteristic && characteristic < service)
         #expect(try await fixture.managedObjects().keys.contains { $0.hasPrefix(path) } == false)
-        let again = await dbusError {
+        let again = await capturedError {
             _ = try await fixture.call("/org/bluez/hci0", SimFixture.adapter, "RemoveDevice", [.objectPath(path)])
         }
         #expect(again == DBusError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist"))
@@ -306,7 +306,7 @@ struct ConnectionTests {
         let path = try await fixture.connect(Self.chessnut)
         try fixture.sim.setPowered(adapter: "hci0", false)
         #expect(try fixture.sim.status(of: "air").connected == false)
-        let error = await dbusError { _ = try await fixture.call(path, SimFixture.device, "Connect") }
+        let error = await capturedError { _ = try await fixture.call(path, SimFixture.device, "Connect") }
         #expect(error == DBusError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready"))
         try fixture.sim.setPowered(adapter: "hci0", true)
         _ = try await fixture.call(path, SimFixture.device, "Connect")

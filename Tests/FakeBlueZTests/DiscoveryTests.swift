@@ -55,11 +55,11 @@ struct DiscoveryTests {
         defer { other.close() }
         _ = try await fixture.call(Self.hci0, SimFixture.adapter, "StartDiscovery")
         _ = try await fixture.call(Self.hci0, SimFixture.adapter, "StartDiscovery", on: other)
-        let twice = await dbusError { _ = try await fixture.call(Self.hci0, SimFixture.adapter, "StartDiscovery") }
+        let twice = await capturedError { _ = try await fixture.call(Self.hci0, SimFixture.adapter, "StartDiscovery") }
         #expect(twice == DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress"))
         _ = try await fixture.call(Self.hci0, SimFixture.adapter, "StopDiscovery")
         #expect(try await fixture.property("Discovering", SimFixture.adapter, Self.hci0) == .bool(true))
-        let stray = await dbusError { _ = try await fixture.call(Self.hci0, SimFixture.adapter, "StopDiscovery") }
+        let stray = await capturedError { _ = try await fixture.call(Self.hci0, SimFixture.adapter, "StopDiscovery") }
         #expect(stray == DBusError(name: "org.bluez.Error.Failed", message: "No discovery started"))
         _ = try await fixture.call(Self.hci0, SimFixture.adapter, "StopDiscovery", on: other)
         #expect(try await fixture.property("Discovering", SimFixture.adapter, Self.hci0) == .bool(false))
@@ -77,7 +77,7 @@ struct DiscoveryTests {
     func badFiltersAreInvalidArguments(_ filter: DBusValue) async throws {
         let fixture = try await SimFixture()
         defer { fixture.close() }
-        let error = await dbusError {
+        let error = await capturedError {
             _ = try await fixture.call(Self.hci0, SimFixture.adapter, "SetDiscoveryFilter", [filter])
         }
         #expect(
@@ -129,7 +129,7 @@ struct DiscoveryTests {
                     SignalRecorder.invalidated($0, path: path, interface: SimFixture.device) == ["RSSI"]
                 }
             })
-        let rssiError = await dbusError { _ = try await fixture.property("RSSI", SimFixture.device, path) }
+        let rssiError = await capturedError { _ = try await fixture.property("RSSI", SimFixture.device, path) }
         #expect(rssiError?.name == DBusError.Name.invalidArgs)
         _ = try await fixture.call(Self.hci0, SimFixture.adapter, "StartDiscovery")
         #expect(await eventually { rssiSignals() == [.int16(-40), .int16(-40)] })

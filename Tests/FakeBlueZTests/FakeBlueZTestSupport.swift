@@ -5,21 +5,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Runs `body` and returns the `DBusError` it throws (`nil` when it succeeds; any other
-/// error is recorded as an issue).
-@MainActor
-func dbusError(_ body: @MainActor () async throws -> Void) async -> DBusError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as DBusError {
-        return error
-    } catch {
-        Issue.record("unexpected error \(error)")
-        return nil
-    }
-}
-
 /// Every signal `org.bluez` sends, in wire order.
 @MainActor
 final class SignalRecorder {

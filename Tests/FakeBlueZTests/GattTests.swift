@@ -129,7 +129,9 @@ struct GattTests {
         try await Task.sleep(for: .milliseconds(300))  // three stream intervals
         #expect(Self.values(fixture, Self.state).count == count)
         #expect(try fixture.sim.violations(board: "air").droppedNotifications > 0)
-        let again = await dbusError { _ = try await fixture.call(Self.state, SimFixture.characteristic, "StopNotify") }
+        let again = await capturedError {
+            _ = try await fixture.call(Self.state, SimFixture.characteristic, "StopNotify")
+        }
         #expect(again == DBusError(name: "org.bluez.Error.Failed", message: "No notify session started"))
     }
 
@@ -186,10 +188,12 @@ struct GattTests {
         let writeFD = try #require(write.first?.unixFDValue)
         #expect(try await fixture.property("NotifyAcquired", characteristic, Self.response) == .bool(true))
         #expect(try await fixture.property("WriteAcquired", characteristic, Self.write) == .bool(true))
-        let startNotify = await dbusError { _ = try await fixture.call(Self.response, characteristic, "StartNotify") }
+        let startNotify = await capturedError {
+            _ = try await fixture.call(Self.response, characteristic, "StartNotify")
+        }
         #expect(startNotify == DBusError(name: "org.bluez.Error.NotPermitted", message: "Notify acquired"))
         #expect(
-            await dbusError { try await writeValue(fixture, Self.startSession) }
+            await capturedError { try await writeValue(fixture, Self.startSession) }
                 == DBusError(name: "org.bluez.Error.NotPermitted", message: "Write acquired"))
 
         // A datagram on the write socket is a write command; the ack comes as a datagram.
@@ -230,8 +234,8 @@ struct GattTests {
         try await fixture.connect(Self.chessnut)
         _ = try await fixture.call(Self.device, SimFixture.device, "Disconnect")
         let notConnected = DBusError(name: "org.bluez.Error.Failed", message: "Not connected")
-        #expect(await dbusError { try await writeValue(fixture, Self.startSession) } == notConnected)
-        let read = await dbusError {
+        #expect(await capturedError { try await writeValue(fixture, Self.startSession) } == notConnected)
+        let read = await capturedError {
             _ = try await fixture.call(
                 Self.manufacturerName, SimFixture.characteristic, "ReadValue", [.propertyDictionary([:])])
         }
@@ -246,11 +250,13 @@ struct GattTests {
         let fixture = try await SimFixture(behavior: behavior)
         defer { fixture.close() }
         try await connectAndSubscribe(fixture)
-        let first = Task { @MainActor in await dbusError { try await writeValue(fixture, [0x0B, 0x04, 0, 0, 0, 0]) } }
+        let first = Task { @MainActor in
+            await capturedError { try await writeValue(fixture, [0x0B, 0x04, 0, 0, 0, 0]) }
+        }
         try await Task.sleep(for: .milliseconds(100))
-        let second = await dbusError { try await writeValue(fixture, [0x0B, 0x04, 0, 0, 0, 0]) }
+        let second = await capturedError { try await writeValue(fixture, [0x0B, 0x04, 0, 0, 0, 0]) }
         #expect(second == DBusError(name: "org.bluez.Error.InProgress", message: "In Progress"))
-        #expect(await dbusError { try await writeValue(fixture, Self.startSession, type: "command") } == nil)
+        #expect(await capturedError { try await writeValue(fixture, Self.startSession, type: "command") } == nil)
         #expect(await first.value == nil)
         #expect(try fixture.sim.writes(board: "air").map(\.type) == ["request", "command"])
     }
@@ -272,7 +278,7 @@ struct GattTests {
         )
             async -> DBusError?
         {
-            await dbusError { _ = try await fixture.call(path, interface, member, body) }
+            await capturedError { _ = try await fixture.call(path, interface, member, body) }
         }
         #expect(
             await failure(Self.manufacturerName, "ReadValue", [.propertyDictionary(["offset": .uint16(99)])])

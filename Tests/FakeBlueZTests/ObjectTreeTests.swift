@@ -60,17 +60,17 @@ struct ObjectTreeTests {
         #expect(
             try await fixture.property("Address", SimFixture.adapter, "/org/bluez/hci0") == .string("00:1A:7D:DA:71:10")
         )
-        let noProperty = await dbusError {
+        let noProperty = await capturedError {
             _ = try await fixture.property("Colour", SimFixture.adapter, "/org/bluez/hci0")
         }
         #expect(noProperty == DBusError(name: DBusError.Name.invalidArgs, message: "No such property 'Colour'"))
-        let readOnly = await dbusError {
+        let readOnly = await capturedError {
             try await fixture.client.setProperty(
                 "Address", to: .string("x"), interface: SimFixture.adapter, path: "/org/bluez/hci0",
                 destination: FakeBlueZ.busName)
         }
         #expect(readOnly?.name == DBusError.Name.propertyReadOnly)
-        let noObject = await dbusError {
+        let noObject = await capturedError {
             _ = try await fixture.call(SimFixture.devicePath("AA:BB:CC:00:00:01"), SimFixture.device, "Connect")
         }
         #expect(noObject?.name == DBusError.Name.unknownObject)
@@ -85,7 +85,7 @@ struct ObjectTreeTests {
         #expect(try await fixture.property("Powered", SimFixture.adapter, "/org/bluez/hci0") == .bool(false))
         #expect(try await fixture.property("PowerState", SimFixture.adapter, "/org/bluez/hci0") == .string("off"))
         #expect(fixture.sim.adapterStatuses.first?.powered == false)
-        let error = await dbusError {
+        let error = await capturedError {
             _ = try await fixture.call("/org/bluez/hci0", SimFixture.adapter, "StartDiscovery")
         }
         #expect(error == DBusError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready"))
@@ -103,7 +103,7 @@ struct ObjectTreeTests {
         #expect(boards.compactMap { $0["Id"]?.stringValue } == ["air", "pegasus"])
         #expect(boards.first?["Family"] == .string("chessnut"))
         #expect(boards.first?["Placement"] == .string(BoardSnapshot.startingPosition.fenPlacement))
-        let missing = await dbusError {
+        let missing = await capturedError {
             _ = try await fixture.client.call(
                 destination: FakeBlueZ.busName, path: FakeBlueZ.controlPath, interface: FakeBlueZ.controlInterface,
                 member: "Placement", body: [.string("nope")])
@@ -117,13 +117,13 @@ struct ObjectTreeTests {
         let manager = "org.bluez.AgentManager1"
         _ = try await fixture.call(
             "/org/bluez", manager, "RegisterAgent", [.objectPath("/agent"), .string("NoInputNoOutput")])
-        let twice = await dbusError {
+        let twice = await capturedError {
             _ = try await fixture.call("/org/bluez", manager, "RegisterAgent", [.objectPath("/agent"), .string("")])
         }
         #expect(twice == DBusError(name: "org.bluez.Error.AlreadyExists", message: "Already Exists"))
         _ = try await fixture.call("/org/bluez", manager, "RequestDefaultAgent", [.objectPath("/agent")])
         _ = try await fixture.call("/org/bluez", manager, "UnregisterAgent", [.objectPath("/agent")])
-        let gone = await dbusError {
+        let gone = await capturedError {
             _ = try await fixture.call("/org/bluez", manager, "UnregisterAgent", [.objectPath("/agent")])
         }
         #expect(gone == DBusError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist"))

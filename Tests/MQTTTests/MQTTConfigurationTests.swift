@@ -96,4 +96,14 @@ import Testing
         #expect(try MQTTConfiguration(url: "mqtts://[::1]:8884", clientID: "c").url == "mqtts://[::1]:8884")
         #expect(try MQTTConfiguration(url: "mqtt://example.org", clientID: "c").url == "mqtt://example.org:1883")
     }
+
+    @Test func serverAddressIsTheSharedParser() throws {
+        let address = try MQTTServerAddress(parsing: "MQTTS://[fe80::1]/")
+        #expect(address == MQTTServerAddress(host: "fe80::1", port: 8883, usesTLS: true))
+        #expect(address.description == "mqtts://[fe80::1]:8883")
+        #expect(MQTTServerAddress(host: "broker", port: 1884).description == "mqtt://broker:1884")
+        #expect(throws: MQTTConfigurationError.credentialsInURL("mqtt://***@b")) {
+            try MQTTServerAddress(parsing: "mqtt://u:p@b")
+        }
+    }
 }

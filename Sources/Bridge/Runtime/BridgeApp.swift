@@ -104,14 +104,9 @@ public final class BridgeApp {
     }
 
     private func makeTransport(for board: BoardConfiguration) throws -> BlueZBoardTransport {
-        let match: BlueZ.BoardMatch
-        switch board.match {
-        case .address(let address): match = .address(address)
-        case .namePattern(let pattern): match = .namePattern(pattern.pattern)
-        }
         let key = board.developerKeyBytes().map { Data($0) }
         return try BlueZBoardTransport(
-            manager: manager, family: board.family, match: match, adapter: board.adapter,
+            manager: manager, family: board.family, match: board.match, adapter: board.adapter,
             policy: board.reconnect, options: AdapterOptions(developerKey: key),
             settings: BlueZTransportSettings(
                 connectTimeout: configuration.bluetooth.connectTimeout,

@@ -38,7 +38,7 @@ extension Config.MQTTConfiguration {
                 caFile: tls.caFile, certificateFile: tls.certFile, keyFile: tls.keyFile, insecure: tls.insecure)
         }
         var configuration = MQTT.MQTTConfiguration(
-            host: endpoint.host, port: UInt16(clamping: endpoint.port), tls: tlsSettings, clientID: clientID)
+            host: endpoint.host, port: endpoint.port, tls: tlsSettings, clientID: clientID)
         configuration.keepAlive = UInt16(clamping: keepalive)
         configuration.protocolVersion = protocolVersion == .v5 ? .v5 : .v311
         configuration.username = username

@@ -1,5 +1,7 @@
 /// A shell-style pattern for advertised board names: `*` (any run), `?` (one character),
-/// `[abc]`, `[a-z]`, `[!abc]` (one character in or not in a set). Case-sensitive.
+/// `[abc]`, `[a-z]`, `[!abc]` (one character in or not in a set; `^` works like `!`).
+/// Matching ignores case (`chessnut*` matches `Chessnut Air`); every other character
+/// stands for itself. The whole name must match.
 public struct GlobPattern: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// The pattern as written.
     public let pattern: String
@@ -16,7 +18,7 @@ public struct GlobPattern: Sendable, Equatable, Hashable, CustomStringConvertibl
     public init?(_ pattern: String) {
         guard !pattern.isEmpty else { return nil }
         var tokens: [Token] = []
-        let characters = Array(pattern)
+        let characters = Array(pattern.lowercased())
         var index = 0
         while index < characters.count {
             let character = characters[index]
@@ -39,9 +41,9 @@ public struct GlobPattern: Sendable, Equatable, Hashable, CustomStringConvertibl
     /// The pattern as written.
     public var description: String { pattern }
 
-    /// Whether `name` matches the whole pattern.
+    /// Whether `name` matches the whole pattern, ignoring case.
     public func matches(_ name: String) -> Bool {
-        let text = Array(name)
+        let text = Array(name.lowercased())
         // Iterative matching with backtracking to the last `*` only: linear-ish, no recursion.
         var t = 0
         var p = 0

@@ -81,8 +81,15 @@ extension BlueZBoardTransport: BlueZManagerClient {
         guard link.adapter != nil else { return }
         let events = link.adapter?.feed(bytes: bytes) ?? []
         let responses = link.adapter?.takePendingResponses() ?? []
-        for event in events { yield(event) }
         for response in responses { link.writer?.enqueue(response) }
+        guard !events.isEmpty else { return }
+        if let eventHandler, pendingEvents.isEmpty {
+            // The adapter and the writer are done with this notification: hand its events
+            // over right away (nothing queued earlier is waiting, so the order holds).
+            for event in events { eventHandler(event) }
+        } else {
+            for event in events { yield(event) }
+        }
     }
 
     /// An unexpected end of `link`. While it is being set up, the set-up fails; once it is up,

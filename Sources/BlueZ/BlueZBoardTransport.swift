@@ -1,5 +1,6 @@
 import Adapters
 import BoardKit
+import Dispatch
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -34,7 +35,7 @@ import BoardKit
 /// `handshakeCommands(isReconnect: true)`; when the policy gives up the state is
 /// ``BoardTransportState/disconnected``. ``disconnect()`` never reconnects.
 @MainActor
-public final class BlueZBoardTransport: BoardTransport {
+public final class BlueZBoardTransport: BoardEventDelivering {
     /// The manager whose connection this transport uses.
     public let manager: BlueZManager
     /// The board family (which adapter and GATT profile).
@@ -85,6 +86,9 @@ public final class BlueZBoardTransport: BoardTransport {
     var reconnectAttempt: Int?
     var reconnectDelay: TimeInterval?
     var pendingDisconnect: Task<Void, Never>?
+    var eventHandler: (@MainActor (BoardEvent) -> Void)?
+    var pendingEvents: [BoardEvent] = []
+    var isDeliveryScheduled = false
 
     /// A transport for one board.
     ///
@@ -124,6 +128,11 @@ public final class BlueZBoardTransport: BoardTransport {
         manager.releaseClaims(by: self)
         manager.unregister(self)
         continuation.finish()
+    }
+
+    /// Delivers events to `handler` instead of ``events`` (see ``BoardKit/BoardEventDelivering``).
+    public func deliverEvents(to handler: (@MainActor (BoardEvent) -> Void)?) {
+        eventHandler = handler
     }
 
     /// What the board can sense and do (the current link's adapter, else the family's).
@@ -253,8 +262,32 @@ public final class BlueZBoardTransport: BoardTransport {
     }
 
     func yield(_ event: BoardEvent) {
+        if eventHandler != nil {
+            pendingEvents.append(event)
+            guard !isDeliveryScheduled else { return }
+            isDeliveryScheduled = true
+            DispatchQueue.main.async { [weak self] in
+                MainActor.assumeIsolated { self?.deliverPendingEvents() }
+            }
+            return
+        }
         if case .dropped = continuation.yield(event) {
             logger.warning("event buffer full; the oldest event was dropped")
+        }
+    }
+
+    /// Hands the events queued for the handler over, in order.
+    private func deliverPendingEvents() {
+        isDeliveryScheduled = false
+        let batch = pendingEvents
+        pendingEvents = []
+        for (index, event) in batch.enumerated() {
+            guard let eventHandler else {
+                // The handler was removed meanwhile: the rest goes to the stream.
+                for rest in batch[index...] { continuation.yield(rest) }
+                return
+            }
+            eventHandler(event)
         }
     }
 

@@ -76,3 +76,20 @@ public protocol BoardTransport: AnyObject {
     /// unsupported commands are skipped.
     func send(_ command: BoardCommand)
 }
+
+/// A transport that can hand its events straight to one consumer on the main actor, in
+/// place of ``BoardTransport/events``.
+///
+/// An `AsyncStream` consumed on the main actor resumes its waiting task on the global
+/// executor and hops back for every event: two thread switches per event. A consumer that
+/// lives on the main actor anyway (the bridge's board session) skips that by registering a
+/// handler; events are then delivered to it in order and no longer yielded to the stream.
+/// The events decoded from a notification are delivered as soon as the transport is done
+/// with that notification (its adapter fed, its responses queued); link events raised in the
+/// middle of the transport's own work are delivered in a later turn of the main queue.
+@MainActor
+public protocol BoardEventDelivering: BoardTransport {
+    /// Delivers every later event to `handler` instead of the stream; `nil` returns to the
+    /// stream.
+    func deliverEvents(to handler: (@MainActor (BoardEvent) -> Void)?)
+}

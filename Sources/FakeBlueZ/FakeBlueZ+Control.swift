@@ -45,8 +45,16 @@ extension FakeBlueZ {
     }
 
     /// A person acts on the board (lift, place, knock over, battery, button).
-    public func perform(_ action: PhysicalAction, on board: String) throws(FakeBlueZError) {
-        try self.board(board).perform(action)
+    ///
+    /// - Returns: when the last notification this action caused was sent, in nanoseconds of
+    ///   `CLOCK_BOOTTIME` (the clock of Swift's `ContinuousClock` on Linux, shared by every
+    ///   process of the machine), or 0 when it caused none (a benchmark's exact emit time).
+    @discardableResult
+    public func perform(_ action: PhysicalAction, on board: String) throws(FakeBlueZError) -> UInt64 {
+        let simulated = try self.board(board)
+        let sent = simulated.notificationsSent
+        simulated.perform(action)
+        return simulated.notificationsSent > sent ? simulated.lastNotificationTime : 0
     }
 
     /// Sets the board up as `fen` (full FEN or placement; the starting position when `nil`

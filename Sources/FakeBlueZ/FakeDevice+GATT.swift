@@ -238,6 +238,7 @@ extension FakeDevice {
             }
             characteristic.notify(bytes)
             board.notificationsSent += 1
+            board.lastNotificationTime = BootClock.nanoseconds()
         }
     }
 

@@ -37,6 +37,8 @@ final class SimulatedBoard {
     var droppedNotifications = 0
     var oversizeNotifications = 0
     var notificationsSent = 0
+    /// When the last notification was sent (`CLOCK_BOOTTIME` nanoseconds).
+    var lastNotificationTime: UInt64 = 0
     weak var device: FakeDevice?
     private(set) var isLinked = false
     private var linkEstablishedSent = false

@@ -11,8 +11,8 @@ enum SimulatorControl {
     /// The methods: name, input signature, output signature.
     static let methods: [(name: String, input: String, output: String)] = [
         ("ListAdapters", "", "aa{sv}"), ("ListBoards", "", "aa{sv}"), ("AddBoard", "s", "s"),
-        ("RemoveBoard", "s", ""), ("PlayMoves", "sasd", ""), ("Lift", "ss", ""), ("Place", "sss", ""),
-        ("KnockOver", "ss", ""), ("SetUp", "ss", ""), ("DropLink", "ss", ""), ("FailConnects", "sus", ""),
+        ("RemoveBoard", "s", ""), ("PlayMoves", "sasd", ""), ("Lift", "ss", "t"), ("Place", "sss", "t"),
+        ("KnockOver", "ss", "t"), ("SetUp", "ss", ""), ("DropLink", "ss", ""), ("FailConnects", "sus", ""),
         ("SetAdapterPowered", "sb", ""), ("SetBattery", "sub", ""), ("PressButton", "ss", ""),
         ("SetRSSI", "sn", ""), ("SetPresent", "sb", ""), ("SetAutoplay", "sd", ""), ("Writes", "s", "a(dssay)"),
         ("ClearWrites", "s", ""), ("ChangeServices", "s", ""), ("Violations", "s", "a{su}"), ("Placement", "s", "s"),
@@ -60,11 +60,13 @@ enum SimulatorControl {
         case "ListBoards": return [.array("a{sv}", sim.boardStatuses.map(dictionary))]
         case "AddBoard": return [.string(try sim.addBoard(BoardConfiguration(specification: board)).id)]
         case "RemoveBoard": try sim.removeBoard(board)
-        case "Lift": try sim.perform(.lift(try FakeBlueZ.square(arguments.string(1))), on: board)
+        case "Lift":
+            return [.uint64(try sim.perform(.lift(try FakeBlueZ.square(arguments.string(1))), on: board))]
         case "Place":
             let square = try FakeBlueZ.square(arguments.string(1))
-            try sim.perform(.place(try FakeBlueZ.piece(arguments.string(2)), on: square), on: board)
-        case "KnockOver": try sim.perform(.knockOver(try FakeBlueZ.square(arguments.string(1))), on: board)
+            return [.uint64(try sim.perform(.place(try FakeBlueZ.piece(arguments.string(2)), on: square), on: board))]
+        case "KnockOver":
+            return [.uint64(try sim.perform(.knockOver(try FakeBlueZ.square(arguments.string(1))), on: board))]
         case "SetUp": try sim.setUp(board: board, fen: arguments.string(1))
         case "DropLink":
             let text = arguments.string(1).lowercased()

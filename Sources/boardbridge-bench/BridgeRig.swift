@@ -164,10 +164,11 @@ final class BridgeRig {
     }
 
     /// Calls a method of boardsim's control interface.
-    func controlCall(_ member: String, _ arguments: [String]) async throws {
+    @discardableResult
+    func controlCall(_ member: String, _ arguments: [String]) async throws -> [DBusValue] {
         guard let control else { throw BenchError(description: "no control connection") }
         do {
-            _ = try await control.call(
+            return try await control.call(
                 destination: "org.bluez", path: "/org/boardbridge/sim", interface: "org.boardbridge.Simulator1",
                 member: member, body: arguments.map { DBusValue.string($0) }, timeout: .seconds(10))
         } catch {

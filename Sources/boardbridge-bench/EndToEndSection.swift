@@ -80,7 +80,8 @@ struct EndToEndSection: BenchSection {
             "p50_us": stats.median * 1e6, "p90_us": stats.p90 * 1e6, "p99_us": stats.p99 * 1e6,
             "max_us": stats.maximum * 1e6, "min_us": stats.minimum * 1e6, "samples": Double(stats.count),
             "upper_p50_us": upper.median * 1e6, "upper_p99_us": upper.p99 * 1e6,
-            "control_rtt_us": latency.controlRTT * 1e6, "error_bound_us": latency.controlRTT / 2 * 1e6,
+            "control_rtt_us": latency.controlRTT * 1e6, "exact_samples": Double(latency.exact),
+            "estimate_error_bound_us": latency.controlRTT / 2 * 1e6,
             "floor_qos1_p50_us": floor.median * 1e6, "floor_qos1_p99_us": floor.p99 * 1e6,
         ]
         if floor.median > 0 {
@@ -95,8 +96,10 @@ struct EndToEndSection: BenchSection {
                     ? BenchGoal(direction: .atMost, threshold: 2 * floor.median * 1e6, text: "≤ 2 × floor p50") : nil,
                 details: details,
                 note: String(
-                    format: "p99 %.0f µs, max %.0f µs; floor QoS 1 p50 %.0f / p99 %.0f µs; ±%.0f µs", stats.p99 * 1e6,
-                    stats.maximum * 1e6, floor.median * 1e6, floor.p99 * 1e6, latency.controlRTT / 2 * 1e6)))
+                    format:
+                        "p99 %.0f µs, max %.0f µs; floor QoS 1 p50 %.0f / p99 %.0f µs; %d/%d timed from boardsim's emit",
+                    stats.p99 * 1e6, stats.maximum * 1e6, floor.median * 1e6, floor.p99 * 1e6, latency.exact,
+                    latency.samples.count)))
         context.record(
             BenchResult(
                 key: "e2e.\(boards).latency_p99", label: "\(boards) boards: move latency (p99)",
@@ -118,20 +121,26 @@ struct EndToEndSection: BenchSection {
         var samples: [Double] = []
         var upperBounds: [Double] = []
         var controlRTT = 0.0
+        /// Samples timed from boardsim's own emit time (the others are estimates).
+        var exact = 0
         var played = 0
         var lost = 0
         var wrong = 0
     }
 
     /// Plays ``game`` on the first `boards` boards, one placement at a time (move k on every
-    /// board, then move k + 1). Each move: `Lift(from)`, 20 ms, `Place(to)`; the emit time
-    /// is estimated as the instant before the `Place` call plus half a control round trip.
+    /// board, then move k + 1). Each move: `Lift(from)`, 20 ms, `Place(to)`. The latency runs
+    /// from the instant boardsim sent the frame completing the move (its `Place` reply, in
+    /// `CLOCK_BOOTTIME` nanoseconds) to the subscriber's arrival time on the same clock; only
+    /// when boardsim reports no emit time is it estimated (the instant before the `Place`
+    /// call plus half a control round trip).
     private func playMoves(rig: BridgeRig, boards: Int) async throws -> MoveLatency {
         var result = MoveLatency()
-        var arrivals: [String: [(time: ContinuousClock.Instant, payload: String)]] = [:]
+        var arrivals: [String: [(time: ContinuousClock.Instant, boot: UInt64, payload: String)]] = [:]
         rig.onMessage = { message, time in
+            let boot = BootClock.nanoseconds()
             guard message.topic.hasSuffix("/move") else { return }
-            arrivals[message.topic, default: []].append((time, message.payloadString ?? ""))
+            arrivals[message.topic, default: []].append((time, boot, message.payloadString ?? ""))
         }
         defer { rig.onMessage = nil }
         // Calibrate the control call: median round trip of a cheap call.
@@ -150,7 +159,10 @@ struct EndToEndSection: BenchSection {
                 try await rig.controlCall("Lift", [board, String(move.uci.prefix(2))])
                 try await Task.sleep(for: .milliseconds(20))
                 let sent = ContinuousClock.now
-                try await rig.controlCall("Place", [board, String(move.uci.dropFirst(2).prefix(2)), move.piece])
+                let reply = try await rig.controlCall(
+                    "Place", [board, String(move.uci.dropFirst(2).prefix(2)), move.piece])
+                // boardsim's own record of when it sent the completing frame (0: unknown).
+                let emitted = reply.first?.uint64Value ?? 0
                 result.played += 1
                 let deadline = ContinuousClock.now + .seconds(5)
                 while (arrivals[topic]?.count ?? 0) <= before, ContinuousClock.now < deadline {
@@ -169,7 +181,12 @@ struct EndToEndSection: BenchSection {
                 }
                 let upper = (received.time - sent).seconds
                 result.upperBounds.append(upper)
-                result.samples.append(upper - result.controlRTT / 2)
+                if emitted > 0, received.boot >= emitted {
+                    result.samples.append(Double(received.boot - emitted) / 1e9)
+                    result.exact += 1
+                } else {
+                    result.samples.append(upper - result.controlRTT / 2)
+                }
                 try await Task.sleep(for: .milliseconds(10))
             }
         }

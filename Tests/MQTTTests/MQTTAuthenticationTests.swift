@@ -55,7 +55,8 @@ struct MQTTAuthenticationTests {
         #expect(attempts >= 2)
         #expect(attempts <= 15)
         #expect(client.statistics.connections == 0)
-        #expect(client.state.description.contains("not authorised"))
+        // Between attempts the state is "connecting"; the refusal shows again after the next one.
+        #expect(await waitUntil { client.state.description.contains("not authorised") })
         let refusal = MQTTDisconnectReason.refused(.notAuthorized)
         #expect(
             refusal.description == "connection refused by the broker: not authorised (check the user name and password)"

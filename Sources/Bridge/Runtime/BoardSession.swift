@@ -34,11 +34,12 @@ public final class BoardSession {
     private let capabilities: BoardCapabilities
     private let builder: MessageBuilder
     private let publisher: any MessagePublishing
-    private let store: StateStore?
+    private let store: StateWriter?
     private let clock: SessionClock
     private let logger: Logger
     private var timer: DispatchSourceTimer?
     private var eventTask: Task<Void, Never>?
+    private var isReceivingDirectly = false
     private var lastMove: BoardStatePayload.LastMove?
     private var indicatedAlert = false
     private var lowBatteryReported = false
@@ -65,7 +66,7 @@ public final class BoardSession {
     /// was persisted. `game` supplies the desync grace and promotion default.
     public init(
         board: BoardConfiguration, transport: any BoardTransport, game: GameConfiguration,
-        builder: MessageBuilder, publisher: any MessagePublishing, store: StateStore?, clock: SessionClock,
+        builder: MessageBuilder, publisher: any MessagePublishing, store: StateWriter?, clock: SessionClock,
         logger: Logger
     ) {
         self.board = board
@@ -98,11 +99,11 @@ public final class BoardSession {
     }
 
     private static func restore(
-        _ id: String, from store: StateStore?, at now: Double, logger: Logger
+        _ id: String, from writer: StateWriter?, at now: Double, logger: Logger
     ) -> GameSession? {
-        guard let store else { return nil }
+        guard let writer else { return nil }
         do {
-            guard let data = try store.read(id) else { return nil }
+            guard let data = try writer.store.read(id) else { return nil }
             let snapshot = try JSONDecoder().decode(SessionSnapshot.self, from: data)
             return GameSession(restoring: snapshot, at: now)
         } catch {
@@ -113,7 +114,13 @@ public final class BoardSession {
 
     /// Starts consuming the transport's events.
     public func start() {
-        guard eventTask == nil else { return }
+        guard eventTask == nil, !isReceivingDirectly else { return }
+        if let direct = transport as? any BoardEventDelivering {
+            // Straight from the transport on the main actor: no stream, no thread hop.
+            direct.deliverEvents { [weak self] event in self?.handle(event) }
+            isReceivingDirectly = true
+            return
+        }
         let events = transport.events
         eventTask = Task { [weak self] in
             for await event in events {
@@ -127,6 +134,10 @@ public final class BoardSession {
     public func stop() {
         eventTask?.cancel()
         eventTask = nil
+        if isReceivingDirectly, let direct = transport as? any BoardEventDelivering {
+            direct.deliverEvents(to: nil)
+            isReceivingDirectly = false
+        }
         timer?.cancel()
         timer = nil
         persist()
@@ -465,15 +476,10 @@ public final class BoardSession {
         timer = source
     }
 
-    /// Writes the session to the state directory (atomically).
+    /// Hands the session to the state writer (encoded and saved atomically, off the main
+    /// thread; failures are logged by the writer's owner).
     public func persist() {
-        guard let store else { return }
-        do {
-            let data = try JSONEncoder().encode(core.snapshot(at: clock.now()))
-            try store.write(data, as: board.id)
-        } catch {
-            logger.error("cannot save the game", [("error", "\(error)")])
-        }
+        store?.save(core.snapshot(at: clock.now()), as: board.id)
     }
 
     private func date(_ seconds: Double) -> Date {

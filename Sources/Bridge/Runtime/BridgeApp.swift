@@ -44,6 +44,7 @@ public final class BridgeApp {
     private var signalSources: [any DispatchSourceSignal] = []
     private var watchdog: DispatchSourceTimer?
     private let store: StateStore
+    private let stateWriter: StateWriter
     private var isStopping = false
     private var announcedReady = false
 
@@ -82,6 +83,10 @@ public final class BridgeApp {
             settings: BlueZManagerSettings(discoveryRSSI: configuration.bluetooth.scanFilter.rssi.map(Int16.init)),
             logger: BlueZLogger { level, message in bluezLogger.log(level.bridgeLevel, message) })
         store = try StateStore(directory: configuration.stateDirectory)
+        let stateLogger = logger
+        stateWriter = StateWriter(store: store) { name, reason in
+            stateLogger.error("cannot save the game", [("board", name), ("error", reason)])
+        }
         let adapters = configuration.bluetooth.adapters
         for (index, var board) in configuration.boards.enumerated() {
             // Boards without an adapter of their own are spread over the configured ones.
@@ -95,7 +100,7 @@ public final class BridgeApp {
         let transport = try makeTransport(for: board)
         let session = BoardSession(
             board: board, transport: transport, game: configuration.game, builder: builder,
-            publisher: publisher, store: store,
+            publisher: publisher, store: stateWriter,
             clock: SessionClock(now: { Date().timeIntervalSince1970 }), logger: logger)
         transports[board.id] = transport
         sessions[board.id] = session
@@ -393,6 +398,7 @@ public final class BridgeApp {
         manager.stop()
         _ = await client.flush(timeout: .seconds(3))
         client.stop()
+        stateWriter.flush()
         logger.notice("stopped")
         exit(0)
     }

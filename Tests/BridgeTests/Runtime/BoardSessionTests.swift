@@ -5,6 +5,7 @@ import Config
 import Emulation
 import Foundation
 import Kernel
+import Synchronization
 import TestSupport
 import Testing
 
@@ -37,7 +38,7 @@ struct SessionHarness {
 
     init(
         family: BoardFamily = .chessnut, name: String = "Chessnut Air", timeControl: TimeControl? = nil,
-        store: StateStore? = nil, allowRaw: Bool = false, orientation: OrientationChoice = .auto
+        store: StateWriter? = nil, allowRaw: Bool = false, orientation: OrientationChoice = .auto
     ) throws {
         transport = InMemoryBoardTransport(family: family, name: name)
         let board = BoardConfiguration(
@@ -120,7 +121,10 @@ struct SessionHarness {
     @Test func gameSurvivesARestart() async throws {
         let directory = try TestTools.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try StateStore(directory: directory.path)
+        let failures = Mutex<[String]>([])
+        let store = StateWriter(store: try StateStore(directory: directory.path)) { name, reason in
+            failures.withLock { $0.append("\(name): \(reason)") }
+        }
         var first = try SessionHarness(store: store)
         first.session.start()
         first.transport.establishLink()
@@ -128,6 +132,8 @@ struct SessionHarness {
         await first.play("d2d4")
         await first.play("d7d5")
         first.session.stop()
+        store.flush()
+        #expect(failures.withLock { $0 }.isEmpty)
 
         let second = try SessionHarness(store: store)
         #expect(second.session.core.game.moves.map(\.san) == ["d4", "d5"])

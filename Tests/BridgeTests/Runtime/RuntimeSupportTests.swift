@@ -1,5 +1,6 @@
 import Config
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Bridge
@@ -93,5 +94,49 @@ private final class CollectingSink: LogSink, @unchecked Sendable {
         let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
         #expect(count > 0)
         #expect(String(decoding: buffer[0..<max(0, count)], as: UTF8.self) == "READY=1\nSTATUS=ok")
+    }
+}
+
+@Suite struct StateWriterTests {
+    @Test func manySavesEndWithTheNewestContentOfEveryFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("writer-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let failures = Mutex<[String]>([])
+        let writer = StateWriter(store: try StateStore(directory: directory)) { name, reason in
+            failures.withLock { $0.append("\(name): \(reason)") }
+        }
+        for index in 0..<200 {
+            writer.save(Data("first \(index)".utf8), as: "board-01")
+            writer.save(Data("second \(index)".utf8), as: "board-02")
+        }
+        writer.flush()
+        #expect(try writer.store.read("board-01") == Data("first 199".utf8))
+        #expect(try writer.store.read("board-02") == Data("second 199".utf8))
+        #expect(failures.withLock { $0 }.isEmpty)
+    }
+
+    @Test func encodableValuesAreEncodedAsJSONByTheWriter() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("writer-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let writer = StateWriter(store: try StateStore(directory: directory)) { _, _ in }
+        writer.save(["b", "a"], as: "announced")
+        writer.flush()
+        let data = try #require(try writer.store.read("announced"))
+        #expect(try JSONDecoder().decode([String].self, from: data) == ["b", "a"])
+    }
+
+    @Test func aFailedWriteIsReportedWithTheFileName() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("writer-\(UUID())").path
+        let failures = Mutex<[(String, String)]>([])
+        let writer = StateWriter(store: try StateStore(directory: directory)) { name, reason in
+            failures.withLock { $0.append((name, reason)) }
+        }
+        try FileManager.default.removeItem(atPath: directory)
+        writer.save(Data("lost".utf8), as: "board-07")
+        writer.flush()
+        let reported = failures.withLock { $0 }
+        #expect(reported.count == 1)
+        #expect(reported.first?.0 == "board-07")
+        #expect(reported.first?.1.hasPrefix("open \(directory)/board-07.json.tmp") == true)
     }
 }

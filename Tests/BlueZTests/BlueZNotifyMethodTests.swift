@@ -119,3 +119,41 @@ struct BlueZNotifyMethodTests {
         transport.disconnect()
     }
 }
+
+/// Events handed straight to a main-actor handler (``BoardEventDelivering``) instead of the
+/// stream.
+@MainActor
+@Suite(.serialized, .enabled(if: TestTools.available("dbus-daemon")))
+struct BlueZEventDeliveryTests {
+    @Test func aHandlerGetsEveryEventInOrderAndTheStreamNone() async throws {
+        let fixture = try await SimulatorFixture(boards: [SimulatedBoards.chessUp])
+        defer { fixture.stop() }
+        fixture.manager.start()
+        let transport = try fixture.transport(.chessUp)
+        var delivered: [BoardEvent] = []
+        transport.deliverEvents { delivered.append($0) }
+        let streamed = EventRecorder(transport.events)
+        defer { streamed.stop() }
+        transport.start()
+        #expect(await eventually { delivered.contains(.ready) }, "\(fixture.log.text)")
+        #expect(delivered.first == .connected)
+        let game = SimulatedBoards.randomGame(plies: 10, seed: 11)
+        try await fixture.play("chessup", game, pace: 0.02)
+        let moves = {
+            delivered.compactMap { event -> String? in
+                if case .moveReported(let move) = event { move.uci } else { nil }
+            }
+        }
+        #expect(await eventually { moves().count >= game.count })
+        #expect(moves() == game)
+        #expect(streamed.events.isEmpty)
+
+        // Without the handler, events go to the stream again.
+        transport.deliverEvents(to: nil)
+        let before = delivered.count
+        try await fixture.play("chessup", Array(SimulatedBoards.randomGame(plies: 12, seed: 11).suffix(2)), pace: 0.02)
+        #expect(await eventually { streamed.moves.count >= 2 }, "streamed \(streamed.events)")
+        #expect(delivered.count == before)
+        transport.disconnect()
+    }
+}

@@ -176,6 +176,18 @@ final class BridgeRig {
         }
     }
 
+    /// The notifications boardsim has sent so far, summed over every board (its
+    /// `notificationsSent` counters, from `Violations`).
+    func notificationsSent() async throws -> UInt64 {
+        var total: UInt64 = 0
+        for board in boardIDs {
+            let reply = try await controlCall("Violations", [board])
+            let counters = reply.first?.stringDictionaryValue ?? [:]
+            total += UInt64(counters["notificationsSent"]?.uint32Value ?? 0)
+        }
+        return total
+    }
+
     /// Stops everything by PID, in reverse order, and removes the scratch directory.
     func stop() {
         if let bridge { bridge.stop(grace: 5) }

@@ -65,12 +65,14 @@ public final class EpollPoller {
 
     /// Waits up to `timeoutMilliseconds` (-1: until something is ready; 0: not at all), then
     /// runs the handlers of the ready descriptors. Returns how many handlers ran (0 on a
-    /// timeout or an interrupted wait).
+    /// timeout or an interrupted wait), or -1 when `epoll_wait` itself failed (`errno` says
+    /// why; only a broken epoll descriptor does that).
     @discardableResult
     public func poll(timeoutMilliseconds: Int32) -> Int {
         let ready = keys.withUnsafeMutableBufferPointer { buffer in
             cmq_epoll_wait(descriptor, buffer.baseAddress, Int32(buffer.count), timeoutMilliseconds)
         }
+        if ready < 0 { return errno == EINTR ? 0 : -1 }
         guard ready > 0 else { return 0 }
         var handled = 0
         for index in 0..<Int(ready) {

@@ -54,7 +54,11 @@ public enum MainLoop {
     public static func run() -> Never {
         guard activate(), let poller else { dispatchMain() }
         while true {
-            poller.poll(timeoutMilliseconds: -1)
+            // A failing epoll_wait would otherwise spin: it means the loop's own descriptor
+            // is broken, a programming error; systemd restarts the bridge.
+            guard poller.poll(timeoutMilliseconds: -1) >= 0 else {
+                fatalError("MainLoop: epoll_wait failed (errno \(errno))")
+            }
         }
     }
 

@@ -13,8 +13,9 @@ import Foundation
 ///
 /// Per scale: `boards` socket pairs; a child process (the bench itself in
 /// ``WakeupSender`` mode, tracked by PID like every child) sends on one end of each; a
-/// ``WakeupReceiver`` thread reads the other ends, first the bare loop, then the bridge's
-/// `EpollPoller`, each warmed up and then measured over the same window length.
+/// ``WakeupReceiver`` thread reads the other ends: the bare loop and the bridge's
+/// `EpollPoller` take turns in segments (a fresh thread each, warmed up, then measured), so
+/// both see the same sender and the same drift of the machine's load.
 @MainActor
 struct WakeupFloor {
     /// The board counts measured.
@@ -24,15 +25,19 @@ struct WakeupFloor {
     /// A Chessnut Air state notification.
     static let datagramSize = 38
 
-    /// Seconds measured per receiver.
+    /// Time measured per receiver loop, over all its segments.
     let window: Duration
-    /// Seconds run before the window (the sender's first interval, queues drained).
+    /// Segments per loop: the two loops take turns (bare, poller, poller, bare, …), each
+    /// segment on a fresh receiver thread.
+    let rounds: Int
+    /// Time run before each segment (the sender's first interval, queues drained).
     let warmup: Duration
 
     /// The timings for a full or a `--quick` run.
     init(quick: Bool) {
         window = quick ? .seconds(2) : .seconds(10)
-        warmup = quick ? .milliseconds(500) : .seconds(1)
+        rounds = quick ? 2 : 4
+        warmup = .milliseconds(500)
     }
 
     /// Measures every scale and records `floor.wakeup.<boards>` (bare) and
@@ -77,62 +82,140 @@ struct WakeupFloor {
         sending = []
         context.progress("wake-up floor: \(boards) sockets, sender pid \(sender.pid)")
 
-        for kind in [WakeupReceiver.Kind.bare, .poller] {
-            let receiver = try WakeupReceiver(kind: kind, sockets: receiving)
-            receiver.start()
-            try await Task.sleep(for: warmup)
-            let senderStart = sender.sample()
-            receiver.mark()
-            try await Task.sleep(for: window)
-            receiver.mark()
-            let senderEnd = sender.sample()
-            let outcome = await receiver.finished()
-            guard let start = outcome.start, let end = outcome.end, outcome.failure == nil else {
-                throw BenchError(
-                    description: "wake-up floor (\(boards), \(kind)): \(outcome.failure ?? "no measurement")"
-                        + "; sender: \(sender.output.suffix(300))")
+        var totals: [WakeupReceiver.Kind: WakeupTotals] = [.bare: WakeupTotals(), .poller: WakeupTotals()]
+        for round in 0..<rounds {
+            // Alternate the order, so that neither loop always runs first or on a drifting load.
+            let order: [WakeupReceiver.Kind] = round.isMultiple(of: 2) ? [.bare, .poller] : [.poller, .bare]
+            for kind in order {
+                let part = try await segment(kind, sockets: receiving, sender: sender)
+                totals[kind, default: WakeupTotals()].add(part)
+                context.progress(
+                    "  \(kind): " + String(format: "%.1f µs CPU/notification", part.microsecondsPerNotification))
             }
-            var senderUsage: CPUUsage?
-            if let senderStart, let senderEnd { senderUsage = ProcessSampler.usage(from: senderStart, to: senderEnd) }
-            context.record(result(boards: boards, kind: kind, start: start, end: end, sender: senderUsage))
+        }
+        for kind in [WakeupReceiver.Kind.bare, .poller] {
+            context.record(result(boards: boards, kind: kind, totals: totals[kind, default: WakeupTotals()]))
         }
     }
 
-    private func result(
-        boards: Int, kind: WakeupReceiver.Kind, start: WakeupReceiver.Snapshot, end: WakeupReceiver.Snapshot,
-        sender: CPUUsage?
-    ) -> BenchResult {
-        let seconds = (end.time - start.time).seconds
-        let datagrams = Double(end.datagrams - start.datagrams)
+    /// One receiver thread: warm-up, then one measured segment.
+    private func segment(
+        _ kind: WakeupReceiver.Kind, sockets: [Int32], sender: BenchProcess
+    ) async throws
+        -> WakeupTotals
+    {
+        let receiver = try WakeupReceiver(kind: kind, sockets: sockets)
+        receiver.start()
+        try await Task.sleep(for: warmup)
+        let senderStart = sender.sample()
+        receiver.mark()
+        try await Task.sleep(for: window / rounds)
+        receiver.mark()
+        let senderEnd = sender.sample()
+        let outcome = await receiver.finished()
+        guard let start = outcome.start, let end = outcome.end, outcome.failure == nil else {
+            throw BenchError(
+                description: "wake-up floor (\(sockets.count), \(kind)): \(outcome.failure ?? "no measurement")"
+                    + "; sender: \(sender.output.suffix(300))")
+        }
+        var totals = WakeupTotals(start: start, end: end)
+        if let senderStart, let senderEnd {
+            totals.senderCPUSeconds = ProcessSampler.usage(from: senderStart, to: senderEnd).cpuSeconds
+        }
+        return totals
+    }
+
+    private func result(boards: Int, kind: WakeupReceiver.Kind, totals: WakeupTotals) -> BenchResult {
+        let seconds = totals.seconds
+        let datagrams = Double(totals.datagrams)
         let perDatagram = { (value: UInt64) in datagrams > 0 ? Double(value) / datagrams : 0 }
-        let wakeUps = end.wakeUps - start.wakeUps
-        let cpu = end.cpuNanoseconds - start.cpuNanoseconds
         let expected = Double(boards) * 1000 / Double(Self.intervalMilliseconds)
-        var details: [String: Double] = [
-            "cpu_us_per_notification": perDatagram(cpu) / 1e3,
-            "schedstat_cpu_us_per_notification": perDatagram(end.runNanoseconds &- start.runNanoseconds) / 1e3,
-            "cpu_percent": seconds > 0 ? Double(cpu) / 1e9 / seconds * 100 : 0,
-            "wakeups_per_notification": perDatagram(wakeUps),
-            "voluntary_switches_per_notification": perDatagram(end.voluntarySwitches &- start.voluntarySwitches),
-            "involuntary_switches_per_notification": perDatagram(end.involuntarySwitches &- start.involuntarySwitches),
-            "timeslices_per_notification": perDatagram(end.timeslices &- start.timeslices),
-            "run_delay_us_per_wakeup": wakeUps > 0
-                ? Double(end.waitNanoseconds &- start.waitNanoseconds) / Double(wakeUps) / 1e3 : 0,
-            "empty_reads": Double(end.emptyReads - start.emptyReads),
-            "notifications": datagrams, "seconds": seconds,
+        let details: [String: Double] = [
+            "cpu_us_per_notification": perDatagram(totals.cpuNanoseconds) / 1e3,
+            "schedstat_cpu_us_per_notification": perDatagram(totals.runNanoseconds) / 1e3,
+            "cpu_percent": seconds > 0 ? Double(totals.cpuNanoseconds) / 1e9 / seconds * 100 : 0,
+            "wakeups_per_notification": perDatagram(totals.wakeUps),
+            "voluntary_switches_per_notification": perDatagram(totals.voluntarySwitches),
+            "involuntary_switches_per_notification": perDatagram(totals.involuntarySwitches),
+            "timeslices_per_notification": perDatagram(totals.timeslices),
+            "run_delay_us_per_wakeup": totals.wakeUps > 0
+                ? Double(totals.waitNanoseconds) / Double(totals.wakeUps) / 1e3 : 0,
+            "empty_reads": Double(totals.emptyReads),
+            "notifications": datagrams, "seconds": seconds, "segments": Double(totals.segments),
             "notifications_per_second": seconds > 0 ? datagrams / seconds : 0,
             "expected_per_second": expected, "boards": Double(boards),
             "datagram_bytes": Double(Self.datagramSize),
+            "sender_cpu_us_per_notification": datagrams > 0 ? totals.senderCPUSeconds / datagrams * 1e6 : 0,
+            "best_segment_us_per_notification": totals.bestSegment,
+            "worst_segment_us_per_notification": totals.worstSegment,
         ]
-        if let sender, datagrams > 0 {
-            details["sender_cpu_us_per_notification"] = sender.cpuSeconds / datagrams * 1e6
-        }
         let receiver = kind == .bare ? "bare epoll_wait + recv" : "MainLoop.EpollPoller + recv"
         return BenchResult(
             key: "floor.wakeup.\(boards)" + (kind == .bare ? "" : ".poller"),
             label: "Wake-up floor, \(boards) sockets × 10 Hz, \(kind == .bare ? "bare" : "our poller")",
-            value: perDatagram(cpu) / 1e3, unit: "µs CPU/notification", details: details,
+            value: totals.microsecondsPerNotification, unit: "µs CPU/notification", details: details,
             note: "\(receiver) on one thread, sender in a child process; \(Int(datagrams)) datagrams in "
-                + String(format: "%.1f s", seconds) + "; thread CPU time ÷ datagrams")
+                + String(format: "%.1f s", seconds) + " (\(totals.segments) segments); thread CPU time ÷ datagrams")
+    }
+}
+
+/// The receiver's counters summed over the measured segments of one loop kind.
+struct WakeupTotals {
+    var segments = 0
+    var seconds = 0.0
+    var cpuNanoseconds: UInt64 = 0
+    var runNanoseconds: UInt64 = 0
+    var waitNanoseconds: UInt64 = 0
+    var timeslices: UInt64 = 0
+    var voluntarySwitches: UInt64 = 0
+    var involuntarySwitches: UInt64 = 0
+    var wakeUps: UInt64 = 0
+    var datagrams: UInt64 = 0
+    var emptyReads: UInt64 = 0
+    var senderCPUSeconds = 0.0
+    /// The lowest and highest CPU per notification of a single segment, in µs.
+    var bestSegment = Double.infinity
+    var worstSegment = 0.0
+
+    init() {}
+
+    /// Receiver CPU per datagram over everything summed here, in µs.
+    var microsecondsPerNotification: Double {
+        datagrams > 0 ? Double(cpuNanoseconds) / Double(datagrams) / 1e3 : 0
+    }
+
+    /// The difference between two snapshots of one segment.
+    init(start: WakeupReceiver.Snapshot, end: WakeupReceiver.Snapshot) {
+        segments = 1
+        seconds = (end.time - start.time).seconds
+        cpuNanoseconds = end.cpuNanoseconds &- start.cpuNanoseconds
+        runNanoseconds = end.runNanoseconds &- start.runNanoseconds
+        waitNanoseconds = end.waitNanoseconds &- start.waitNanoseconds
+        timeslices = end.timeslices &- start.timeslices
+        voluntarySwitches = end.voluntarySwitches &- start.voluntarySwitches
+        involuntarySwitches = end.involuntarySwitches &- start.involuntarySwitches
+        wakeUps = end.wakeUps &- start.wakeUps
+        datagrams = end.datagrams &- start.datagrams
+        emptyReads = end.emptyReads &- start.emptyReads
+        bestSegment = microsecondsPerNotification
+        worstSegment = bestSegment
+    }
+
+    /// Adds another segment.
+    mutating func add(_ other: WakeupTotals) {
+        segments += other.segments
+        seconds += other.seconds
+        cpuNanoseconds += other.cpuNanoseconds
+        runNanoseconds += other.runNanoseconds
+        waitNanoseconds += other.waitNanoseconds
+        timeslices += other.timeslices
+        voluntarySwitches += other.voluntarySwitches
+        involuntarySwitches += other.involuntarySwitches
+        wakeUps += other.wakeUps
+        datagrams += other.datagrams
+        emptyReads += other.emptyReads
+        senderCPUSeconds += other.senderCPUSeconds
+        bestSegment = min(bestSegment, other.bestSegment)
+        worstSegment = max(worstSegment, other.worstSegment)
     }
 }

@@ -55,7 +55,9 @@ let package = Package(
         .executableTarget(name: "boardsim", dependencies: ["FakeBlueZ"]),
         .executableTarget(
             name: "boardbridge-bench",
-            dependencies: ["BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "DBus", "TestSupport"]
+            dependencies: [
+                "BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "DBus", "MainLoop", "TestSupport",
+            ]
         ),
 
         // MARK: Tests

@@ -65,6 +65,15 @@ enum BenchTable {
         }
         if let p99 = result.details["p99_us"] { extra.append("p99 \(figures(p99)) µs") }
         if let maximum = result.details["max_us"] { extra.append("max \(figures(maximum)) µs") }
+        if let wakeUps = result.details["wakeups_per_notification"] {
+            extra.append("\(figures(wakeUps)) wake-ups/notification")
+            if let percent = result.details["cpu_percent"] { extra.append("\(figures(percent)) % core") }
+            if let best = result.details["best_segment_us_per_notification"],
+                let worst = result.details["worst_segment_us_per_notification"]
+            {
+                extra.append("segments \(figures(best))–\(figures(worst)) µs")
+            }
+        }
         if let lost = result.details["lost"], lost > 0 { extra.append("\(Int(lost)) lost") }
         if let spread = result.details["spread"], (result.details["runs"] ?? 0) > 1 {
             extra.append("spread \(String(format: "%.0f", spread * 100)) %")

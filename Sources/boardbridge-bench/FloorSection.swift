@@ -39,10 +39,12 @@ struct FloorSection: BenchSection {
 
     let number = 2
     let id = "floor"
-    let title = "MQTT floor: loopback mosquitto through the MQTT wrapper"
+    let title = "Floors: thread wake-up per notification; loopback mosquitto through the MQTT wrapper"
 
-    /// Starts the broker and two clients, measures latency and throughput, stops everything.
+    /// Measures the wake-up floor (no broker needed), then starts the broker and two clients,
+    /// measures latency and throughput, stops everything.
     func run(_ context: BenchContext) async throws {
+        try await WakeupFloor(quick: context.quick).run(context)
         let plan = Plan(quick: context.quick)
         let broker = try BenchBroker()
         try await broker.start()

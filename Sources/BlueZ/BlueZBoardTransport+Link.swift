@@ -237,10 +237,12 @@ extension BlueZBoardTransport {
             return false
         }
         if reply.count >= 2, let mtu = reply[1].uint16Value, link.mtu == nil { link.mtu = Int(mtu) }
+        // Unowned: the link owns the socket and closes it when it is torn down (also from the
+        // transport's deinit), so no datagram is delivered after either is gone.
         let socket = BlueZNotifySocket(
             descriptor: descriptor,
-            onDatagram: { [weak self, weak link] bytes in
-                guard let self, let link, self.link === link else { return }
+            onDatagram: { [unowned self, unowned link] bytes in
+                guard self.link === link else { return }
                 self.receive(bytes, on: link)
             },
             onClose: { [weak self, weak link] reason in

@@ -43,8 +43,10 @@ final class BlueZNotifySocket {
         self.onClose = onClose
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
-        watch = ReadableWatch(descriptor: descriptor, closesDescriptor: true) { [weak self] in
-            self?.readOne()
+        // Unowned, not weak (a weak load per notification is measurable): the watch is
+        // cancelled in `close()`, which `deinit` calls, so it never outlives the socket.
+        watch = ReadableWatch(descriptor: descriptor, closesDescriptor: true) { [unowned self] in
+            self.readOne()
         }
     }
 

@@ -27,11 +27,15 @@ final class BlueZNotifySocket {
     /// Larger than any ATT notification (MTU ≤ 517; BlueZ itself writes ≤ 512 bytes).
     static let bufferSize = 1024
 
+    /// One receive buffer for every socket: all of them are read on the main actor, one
+    /// datagram at a time, and each datagram is copied out before the next read, so a
+    /// buffer per board (1 KB each) would only cost memory.
+    private static var sharedBuffer = [UInt8](repeating: 0, count: bufferSize)
+
     private var watch: ReadableWatch?
     private let descriptor: Int32
     private let onDatagram: @MainActor (Data) -> Void
     private let onClose: @MainActor (String) -> Void
-    private var buffer = [UInt8](repeating: 0, count: BlueZNotifySocket.bufferSize)
 
     /// Starts reading `descriptor` (taken over: made non-blocking and close-on-exec).
     init(
@@ -63,11 +67,14 @@ final class BlueZNotifySocket {
     /// lone notification costs one `recv`); reports and closes at EOF or an error.
     private func readOne() {
         guard watch != nil else { return }
-        let count = buffer.withUnsafeMutableBytes { raw in
-            recv(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+        let descriptor = descriptor
+        let received = Self.sharedBuffer.withUnsafeMutableBytes { raw -> (count: Int, data: Data?) in
+            let count = recv(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+            return (count, count > 0 ? Data(raw[0..<count]) : nil)
         }
-        if count > 0 {
-            onDatagram(Data(buffer[0..<count]))
+        let count = received.count
+        if let data = received.data {
+            onDatagram(data)
         } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
             return
         } else {

@@ -147,11 +147,15 @@ struct MQTTOutgoingQueue {
         }
     }
 
+    /// Drops the consumed prefix once it is at least half of the storage (moving at most as
+    /// many entries as were consumed: amortised O(1) per message), so the storage stays
+    /// within about twice the messages actually queued; after a burst (start-up queues
+    /// hundreds of retained messages) a large emptied buffer is given back.
     private mutating func compactIfNeeded() {
         if head == storage.count {
-            storage.removeAll(keepingCapacity: storage.count < 4096)
+            storage.removeAll(keepingCapacity: storage.capacity <= 256)
             head = 0
-        } else if head >= 1024 && head * 2 >= storage.count {
+        } else if head >= 32 && head * 2 >= storage.count {
             storage.removeFirst(head)
             head = 0
         }

@@ -2,11 +2,19 @@ extension JSONValue {
     /// The compact JSON text as UTF-8 bytes: no white space, object members in their
     /// order, integral numbers without a fraction, `/` and non-ASCII left as they are,
     /// `"` `\` and control characters escaped.
+    ///
+    /// The bytes are returned in an array of their exact size: payloads wait in the MQTT
+    /// queue (hundreds at once while the bridge starts), and the growing buffer they are
+    /// built in is up to twice as large as the text.
     public func encoded() -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(64)
         append(to: &output)
-        return output
+        return output.withUnsafeBufferPointer { built in
+            [UInt8](unsafeUninitializedCapacity: built.count) { exact, initialized in
+                initialized = exact.initialize(from: built).1
+            }
+        }
     }
 
     /// The compact JSON text (see `encoded()`).

@@ -70,7 +70,9 @@ final class BlueZNotifySocket {
         let descriptor = descriptor
         let received = Self.sharedBuffer.withUnsafeMutableBytes { raw -> (count: Int, data: Data?) in
             let count = recv(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
-            return (count, count > 0 ? Data(raw[0..<count]) : nil)
+            // From the pointer: the generic `Data(slice)` path looks up metadata at run time.
+            guard count > 0, let base = raw.baseAddress else { return (count, nil) }
+            return (count, Data(bytes: base, count: count))
         }
         let count = received.count
         if let data = received.data {

@@ -8,21 +8,24 @@ import CMainQueue
 
 /// Readiness of file descriptors through one level-triggered `epoll` instance.
 ///
-/// ``add(_:handler:)`` registers a descriptor for reading; ``poll(timeoutMilliseconds:)``
-/// waits and runs the handler of every descriptor that is readable, hung up or in error
-/// (the handler reads and finds out which). Each registration carries a generation number,
-/// so that a descriptor removed — and its number reused — while a batch of events is being
-/// handled never reaches the wrong handler.
+/// ``add(_:handler:)`` registers a descriptor for reading with a handler of any type;
+/// ``poll(timeoutMilliseconds:invoke:)`` waits and passes the handler of every descriptor
+/// that is readable, hung up or in error to `invoke` (which calls it; the handler reads and
+/// finds out which). Each registration carries a generation number, so that a descriptor
+/// removed — and its number reused — while a batch of events is being handled never
+/// reaches the wrong handler. Registrations live in an array indexed by descriptor number:
+/// no hashing on the path of every event.
 ///
-/// Not thread-safe: one thread registers and polls (``MainLoop`` uses it on the main thread).
-public final class EpollPoller {
+/// Not thread-safe: one thread registers and polls (``MainLoop`` uses it on the main thread,
+/// with main-actor handlers, so calling them needs no run-time isolation check).
+public final class EpollPoller<Handler> {
     private struct Registration {
         var generation: UInt32
-        var handler: () -> Void
+        var handler: Handler
     }
 
     private let descriptor: Int32
-    private var registrations: [Int32: Registration] = [:]
+    private var registrations: [Registration?] = []
     private var nextGeneration: UInt32 = 1
     private var keys: [UInt64]
 
@@ -40,35 +43,44 @@ public final class EpollPoller {
     }
 
     /// The number of descriptors registered.
-    public var count: Int { registrations.count }
+    public private(set) var count = 0
 
-    /// Watches `fd` for reading; `handler` runs from ``poll(timeoutMilliseconds:)`` while it
-    /// is readable (level-triggered), hung up or in error. Returns `false` (and registers
-    /// nothing) when the kernel refuses the descriptor. Registering a descriptor again
-    /// replaces its handler.
+    /// Watches `fd` for reading; its `handler` is passed to ``poll(timeoutMilliseconds:invoke:)``
+    /// while `fd` is readable (level-triggered), hung up or in error. Returns `false` (and
+    /// registers nothing) when the kernel refuses the descriptor. Registering a descriptor
+    /// again replaces its handler.
     @discardableResult
-    public func add(_ fd: Int32, handler: @escaping () -> Void) -> Bool {
+    public func add(_ fd: Int32, handler: Handler) -> Bool {
         guard fd >= 0 else { return false }
+        let index = Int(fd)
+        let isNew = index >= registrations.count || registrations[index] == nil
         let generation = nextGeneration
         nextGeneration = nextGeneration == UInt32.max ? 1 : nextGeneration + 1
         let key = UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
-        guard cmq_epoll_watch(descriptor, fd, key, registrations[fd] == nil ? 0 : 1) == 0 else { return false }
-        registrations[fd] = Registration(generation: generation, handler: handler)
+        guard cmq_epoll_watch(descriptor, fd, key, isNew ? 0 : 1) == 0 else { return false }
+        if index >= registrations.count {
+            registrations.append(contentsOf: repeatElement(nil, count: index + 1 - registrations.count))
+        }
+        registrations[index] = Registration(generation: generation, handler: handler)
+        if isNew { count += 1 }
         return true
     }
 
     /// Stops watching `fd` (call before closing it). Unknown descriptors are ignored.
     public func remove(_ fd: Int32) {
-        guard registrations.removeValue(forKey: fd) != nil else { return }
+        let index = Int(fd)
+        guard fd >= 0, index < registrations.count, registrations[index] != nil else { return }
+        registrations[index] = nil
+        count -= 1
         _ = cmq_epoll_unwatch(descriptor, fd)
     }
 
     /// Waits up to `timeoutMilliseconds` (-1: until something is ready; 0: not at all), then
-    /// runs the handlers of the ready descriptors. Returns how many handlers ran (0 on a
-    /// timeout or an interrupted wait), or -1 when `epoll_wait` itself failed (`errno` says
-    /// why; only a broken epoll descriptor does that).
+    /// passes the handler of each ready descriptor to `invoke`. Returns how many handlers
+    /// were invoked (0 on a timeout or an interrupted wait), or -1 when `epoll_wait` itself
+    /// failed (`errno` says why; only a broken epoll descriptor does that).
     @discardableResult
-    public func poll(timeoutMilliseconds: Int32) -> Int {
+    public func poll(timeoutMilliseconds: Int32, invoke: (Handler) -> Void) -> Int {
         let ready = keys.withUnsafeMutableBufferPointer { buffer in
             cmq_epoll_wait(descriptor, buffer.baseAddress, Int32(buffer.count), timeoutMilliseconds)
         }
@@ -77,11 +89,21 @@ public final class EpollPoller {
         var handled = 0
         for index in 0..<Int(ready) {
             let key = keys[index]
-            let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: key))
-            guard let registration = registrations[fd], registration.generation == UInt32(key >> 32) else { continue }
-            registration.handler()
+            let slot = Int(UInt32(truncatingIfNeeded: key))
+            guard slot < registrations.count, let registration = registrations[slot],
+                registration.generation == UInt32(key >> 32)
+            else { continue }
+            invoke(registration.handler)
             handled += 1
         }
         return handled
+    }
+}
+
+extension EpollPoller where Handler == () -> Void {
+    /// ``poll(timeoutMilliseconds:invoke:)`` calling each ready descriptor's handler.
+    @discardableResult
+    public func poll(timeoutMilliseconds: Int32) -> Int {
+        poll(timeoutMilliseconds: timeoutMilliseconds) { $0() }
     }
 }

@@ -23,7 +23,7 @@ import Dispatch
 /// ``ReadableWatch`` falls back to Dispatch read sources on the main queue.
 @MainActor
 public enum MainLoop {
-    private static var poller: EpollPoller?
+    private static var poller: EpollPoller<@MainActor () -> Void>?
 
     /// Whether ``activate()`` succeeded: descriptors are watched by this loop.
     public static var isActive: Bool { poller != nil }
@@ -34,7 +34,7 @@ public enum MainLoop {
     @discardableResult
     public static func activate() -> Bool {
         if poller != nil { return true }
-        guard let created = EpollPoller() else { return false }
+        guard let created = EpollPoller<@MainActor () -> Void>() else { return false }
         let wakeUp = _dispatch_get_main_queue_handle_4CF()
         guard
             created.add(
@@ -56,7 +56,9 @@ public enum MainLoop {
         while true {
             // A failing epoll_wait would otherwise spin: it means the loop's own descriptor
             // is broken, a programming error; systemd restarts the bridge.
-            guard poller.poll(timeoutMilliseconds: -1) >= 0 else {
+            // The handlers are main-actor closures called from the main actor: no run-time
+            // isolation check per event.
+            guard poller.poll(timeoutMilliseconds: -1, invoke: { handler in handler() }) >= 0 else {
                 fatalError("MainLoop: epoll_wait failed (errno \(errno))")
             }
         }
@@ -65,10 +67,7 @@ public enum MainLoop {
     /// Registers `fd` with the loop (``ReadableWatch`` only).
     static func add(_ fd: Int32, handler: @escaping @MainActor () -> Void) -> Bool {
         guard let poller else { return false }
-        return poller.add(fd) {
-            // The loop runs on the main thread, inside `run()`.
-            MainActor.assumeIsolated { handler() }
-        }
+        return poller.add(fd, handler: handler)
     }
 
     /// Unregisters `fd` (``ReadableWatch`` only).

@@ -203,7 +203,7 @@ final class WakeupReceiver: @unchecked Sendable {
     }
 
     private func receiveWithPoller(_ run: Run) {
-        guard let poller = EpollPoller() else {
+        guard let poller = EpollPoller<() -> Void>() else {
             run.failure = "EpollPoller: epoll_create1 failed (errno \(errno))"
             return
         }

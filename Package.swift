@@ -45,7 +45,7 @@ let package = Package(
 
         // MARK: Platform and product
         .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "MainLoop"]),
-        .target(name: "FakeBlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "Emulation", "Chess"]),
+        .target(name: "FakeBlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "Emulation", "Chess", "MainLoop"]),
         .target(
             name: "Bridge",
             dependencies: ["BoardKit", "Chess", "Kernel", "Adapters", "BlueZ", "MQTT", "Config"]

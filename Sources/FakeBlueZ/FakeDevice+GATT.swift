@@ -1,4 +1,5 @@
 import DBus
+import MainLoop
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,5 +1,6 @@
 import Foundation
 import MQTT
+import MainLoop
 
 /// Section 3: end to end — `boardsim` → D-Bus → `boardbridge` → `mosquitto` → a subscriber
 /// in the bench, at several board counts. Per scale: idle CPU and memory of the bridge

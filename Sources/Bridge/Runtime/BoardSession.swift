@@ -39,7 +39,6 @@ public final class BoardSession {
     private let logger: Logger
     private var timer: DispatchSourceTimer?
     private var eventTask: Task<Void, Never>?
-    private var isReceivingDirectly = false
     private var lastMove: BoardStatePayload.LastMove?
     private var indicatedAlert = false
     private var lowBatteryReported = false
@@ -114,13 +113,13 @@ public final class BoardSession {
 
     /// Starts consuming the transport's events.
     public func start() {
-        guard eventTask == nil, !isReceivingDirectly else { return }
         if let direct = transport as? any BoardEventDelivering {
-            // Straight from the transport on the main actor: no stream, no thread hop.
+            // Straight from the transport on the main actor: no stream, no thread hop
+            // (registering again only replaces the same handler).
             direct.deliverEvents { [weak self] event in self?.handle(event) }
-            isReceivingDirectly = true
             return
         }
+        guard eventTask == nil else { return }
         let events = transport.events
         eventTask = Task { [weak self] in
             for await event in events {
@@ -134,10 +133,7 @@ public final class BoardSession {
     public func stop() {
         eventTask?.cancel()
         eventTask = nil
-        if isReceivingDirectly, let direct = transport as? any BoardEventDelivering {
-            direct.deliverEvents(to: nil)
-            isReceivingDirectly = false
-        }
+        (transport as? any BoardEventDelivering)?.deliverEvents(to: nil)
         timer?.cancel()
         timer = nil
         persist()

@@ -29,9 +29,7 @@ extension BlueZBoardTransport {
                 return
             } catch {
                 guard isCurrent(id) else { return }
-                manager.releaseClaims(by: self)
-                lastError = error.description
-                logger.warning("connect failed: \(error); scanning again in \(settings.initialRetryDelay) s")
+                connectFailed(error, then: "scanning again in \(settings.initialRetryDelay) s")
             }
             activity = .scanning
             updateState()
@@ -47,12 +45,17 @@ extension BlueZBoardTransport {
             return
         } catch {
             guard isCurrent(id) else { return }
-            manager.releaseClaims(by: self)
-            lastError = error.description
-            logger.warning("connect failed: \(error)")
+            connectFailed(error, then: nil)
             activity = .disconnected
             updateState()
         }
+    }
+
+    /// A connect that failed: the board is given back to other transports, the error kept.
+    private func connectFailed(_ error: BlueZLinkError, then next: String?) {
+        manager.releaseClaims(by: self)
+        lastError = error.description
+        logger.warning("connect failed: \(error)" + (next.map { "; \($0)" } ?? ""))
     }
 
     /// The reconnect policy after an unexpected drop.

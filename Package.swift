@@ -75,6 +75,8 @@ let package = Package(
             name: "boardbridge-bench",
             dependencies: [
                 "BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "DBus", "MainLoop", "TestSupport",
+                // The wake-up floor's bare loop calls the same epoll helpers as MainLoop.
+                "CMainQueue",
             ]
         ),
 

@@ -127,20 +127,20 @@ struct WakeupFloor {
 
     private func result(boards: Int, kind: WakeupReceiver.Kind, totals: WakeupTotals) -> BenchResult {
         let seconds = totals.seconds
-        let datagrams = Double(totals.datagrams)
+        let datagrams = Double(totals.counters.datagrams)
         let perDatagram = { (value: UInt64) in datagrams > 0 ? Double(value) / datagrams : 0 }
         let expected = Double(boards) * 1000 / Double(Self.intervalMilliseconds)
         let details: [String: Double] = [
-            "cpu_us_per_notification": perDatagram(totals.cpuNanoseconds) / 1e3,
-            "schedstat_cpu_us_per_notification": perDatagram(totals.runNanoseconds) / 1e3,
-            "cpu_percent": seconds > 0 ? Double(totals.cpuNanoseconds) / 1e9 / seconds * 100 : 0,
-            "wakeups_per_notification": perDatagram(totals.wakeUps),
-            "voluntary_switches_per_notification": perDatagram(totals.voluntarySwitches),
-            "involuntary_switches_per_notification": perDatagram(totals.involuntarySwitches),
-            "timeslices_per_notification": perDatagram(totals.timeslices),
-            "run_delay_us_per_wakeup": totals.wakeUps > 0
-                ? Double(totals.waitNanoseconds) / Double(totals.wakeUps) / 1e3 : 0,
-            "empty_reads": Double(totals.emptyReads),
+            "cpu_us_per_notification": perDatagram(totals.counters.cpuNanoseconds) / 1e3,
+            "schedstat_cpu_us_per_notification": perDatagram(totals.counters.runNanoseconds) / 1e3,
+            "cpu_percent": seconds > 0 ? Double(totals.counters.cpuNanoseconds) / 1e9 / seconds * 100 : 0,
+            "wakeups_per_notification": perDatagram(totals.counters.wakeUps),
+            "voluntary_switches_per_notification": perDatagram(totals.counters.voluntarySwitches),
+            "involuntary_switches_per_notification": perDatagram(totals.counters.involuntarySwitches),
+            "timeslices_per_notification": perDatagram(totals.counters.timeslices),
+            "run_delay_us_per_wakeup": totals.counters.wakeUps > 0
+                ? Double(totals.counters.waitNanoseconds) / Double(totals.counters.wakeUps) / 1e3 : 0,
+            "empty_reads": Double(totals.counters.emptyReads),
             "notifications": datagrams, "seconds": seconds, "segments": Double(totals.segments),
             "notifications_per_second": seconds > 0 ? datagrams / seconds : 0,
             "expected_per_second": expected, "boards": Double(boards),
@@ -163,15 +163,8 @@ struct WakeupFloor {
 struct WakeupTotals {
     var segments = 0
     var seconds = 0.0
-    var cpuNanoseconds: UInt64 = 0
-    var runNanoseconds: UInt64 = 0
-    var waitNanoseconds: UInt64 = 0
-    var timeslices: UInt64 = 0
-    var voluntarySwitches: UInt64 = 0
-    var involuntarySwitches: UInt64 = 0
-    var wakeUps: UInt64 = 0
-    var datagrams: UInt64 = 0
-    var emptyReads: UInt64 = 0
+    /// The summed counters (their `time` is not used).
+    var counters = WakeupReceiver.Snapshot()
     var senderCPUSeconds = 0.0
     /// The lowest and highest CPU per notification of a single segment, in µs.
     var bestSegment = Double.infinity
@@ -181,22 +174,14 @@ struct WakeupTotals {
 
     /// Receiver CPU per datagram over everything summed here, in µs.
     var microsecondsPerNotification: Double {
-        datagrams > 0 ? Double(cpuNanoseconds) / Double(datagrams) / 1e3 : 0
+        counters.datagrams > 0 ? Double(counters.cpuNanoseconds) / Double(counters.datagrams) / 1e3 : 0
     }
 
     /// The difference between two snapshots of one segment.
     init(start: WakeupReceiver.Snapshot, end: WakeupReceiver.Snapshot) {
         segments = 1
         seconds = (end.time - start.time).seconds
-        cpuNanoseconds = end.cpuNanoseconds &- start.cpuNanoseconds
-        runNanoseconds = end.runNanoseconds &- start.runNanoseconds
-        waitNanoseconds = end.waitNanoseconds &- start.waitNanoseconds
-        timeslices = end.timeslices &- start.timeslices
-        voluntarySwitches = end.voluntarySwitches &- start.voluntarySwitches
-        involuntarySwitches = end.involuntarySwitches &- start.involuntarySwitches
-        wakeUps = end.wakeUps &- start.wakeUps
-        datagrams = end.datagrams &- start.datagrams
-        emptyReads = end.emptyReads &- start.emptyReads
+        counters = end.since(start)
         bestSegment = microsecondsPerNotification
         worstSegment = bestSegment
     }
@@ -205,15 +190,7 @@ struct WakeupTotals {
     mutating func add(_ other: WakeupTotals) {
         segments += other.segments
         seconds += other.seconds
-        cpuNanoseconds += other.cpuNanoseconds
-        runNanoseconds += other.runNanoseconds
-        waitNanoseconds += other.waitNanoseconds
-        timeslices += other.timeslices
-        voluntarySwitches += other.voluntarySwitches
-        involuntarySwitches += other.involuntarySwitches
-        wakeUps += other.wakeUps
-        datagrams += other.datagrams
-        emptyReads += other.emptyReads
+        counters.add(other.counters)
         senderCPUSeconds += other.senderCPUSeconds
         bestSegment = min(bestSegment, other.bestSegment)
         worstSegment = max(worstSegment, other.worstSegment)

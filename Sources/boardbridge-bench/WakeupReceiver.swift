@@ -48,6 +48,28 @@ final class WakeupReceiver: @unchecked Sendable {
         var datagrams: UInt64 = 0
         /// `recv` calls that found nothing (`EAGAIN`).
         var emptyReads: UInt64 = 0
+
+        /// Every counter above (not the time): differences and sums go over all of them.
+        static var counters: [WritableKeyPath<Snapshot, UInt64>] {
+            [
+                \.cpuNanoseconds, \.runNanoseconds, \.waitNanoseconds, \.timeslices, \.voluntarySwitches,
+                \.involuntarySwitches, \.wakeUps, \.datagrams, \.emptyReads,
+            ]
+        }
+
+        /// Each counter's increase since `earlier` (wrapping); the time is `self`'s.
+        func since(_ earlier: Snapshot) -> Snapshot {
+            var difference = self
+            for counter in Self.counters {
+                difference[keyPath: counter] = self[keyPath: counter] &- earlier[keyPath: counter]
+            }
+            return difference
+        }
+
+        /// Adds `other`'s counters to these.
+        mutating func add(_ other: Snapshot) {
+            for counter in Self.counters { self[keyPath: counter] &+= other[keyPath: counter] }
+        }
     }
 
     /// What a finished receiver measured (or why it stopped early).

@@ -22,19 +22,11 @@ public struct EventDecoder {
     /// The JSON lines for one notification given as hex (spaces and colons allowed), or
     /// an error line naming the bad input.
     public mutating func decode(hex line: String) -> [String] {
-        let digits = line.filter { !" :\t-".contains($0) }
-        guard !digits.isEmpty else { return [] }
-        guard digits.count.isMultiple(of: 2), digits.allSatisfy(\.isHexDigit) else {
+        guard let bytes = HexBytes.parse(line, ignoring: " :\t-") else {
             let error: JSONValue = ["error": .string("not hex: \(line)")]
             return [error.encodedString()]
         }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            bytes.append(UInt8(digits[index..<next], radix: 16) ?? 0)
-            index = next
-        }
+        guard !bytes.isEmpty else { return [] }
         return adapter.feed(bytes: Data(bytes)).map { Self.json($0).encodedString() }
     }
 
@@ -56,7 +48,7 @@ public struct EventDecoder {
         case .button(let button): ["event": "button", "name": .string(button.name)]
         case .version(let version): ["event": "version", "version": .string(version)]
         case .raw(let data):
-            ["event": "raw", "hex": .string(data.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())]
+            ["event": "raw", "hex": .string(HexBytes.string(data))]
         }
     }
 }

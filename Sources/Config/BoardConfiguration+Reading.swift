@@ -115,8 +115,7 @@ extension BoardConfiguration {
                 reader.fail(path, "only pegasus boards take a developer key", at: mark)
             }
             if let bytes = keyBytes(key.reveal()) {
-                let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-                developerKey = Secret(hex, source: key.source)
+                developerKey = Secret(HexBytes.string(bytes), source: key.source)
             } else {
                 reader.fail(path, "expected 6 bytes as 12 hex digits (the value is not shown)", at: mark)
                 developerKey = nil

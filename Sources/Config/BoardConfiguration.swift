@@ -75,8 +75,7 @@ public struct BoardConfiguration: Sendable, Equatable {
 
     /// Six bytes from 12 hex digits, optionally separated by spaces, `:` or `-`.
     static func keyBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.filter { $0 != " " && $0 != ":" && $0 != "-" })
-        guard digits.count == 12, digits.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
-        return stride(from: 0, to: 12, by: 2).compactMap { UInt8(String(digits[$0...$0 + 1]), radix: 16) }
+        guard let bytes = HexBytes.parse(text, ignoring: " :-"), bytes.count == 6 else { return nil }
+        return bytes
     }
 }

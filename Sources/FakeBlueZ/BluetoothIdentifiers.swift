@@ -1,3 +1,5 @@
+import BoardKit
+
 /// Bluetooth device addresses as BlueZ spells them.
 public enum BluetoothAddress {
     /// `text` as an upper-case `AA:BB:CC:DD:EE:FF` address (`-` or `_` separators and lower
@@ -43,32 +45,6 @@ public enum BluetoothUUID {
     public static func assigned(_ number: UInt16) -> String {
         let hex = String(number, radix: 16)
         return String(repeating: "0", count: 8 - hex.count) + hex + baseSuffix
-    }
-}
-
-/// Hexadecimal byte strings (`"0a1b"`) for configuration and the control interface.
-public enum HexBytes {
-    /// The bytes of `text` (pairs of hex digits; spaces and `:` ignored), or `nil`.
-    public static func parse(_ text: String) -> [UInt8]? {
-        let digits = text.filter { $0 != " " && $0 != ":" }
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
-    }
-
-    /// `bytes` as lower-case hex without separators.
-    public static func string(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
     }
 }
 

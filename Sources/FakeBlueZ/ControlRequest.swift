@@ -1,3 +1,4 @@
+import BoardKit
 import DBus
 
 #if canImport(FoundationEssentials)

@@ -1,3 +1,5 @@
+import BoardKit
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

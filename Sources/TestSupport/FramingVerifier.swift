@@ -58,25 +58,12 @@ public enum FramingVerifier {
 extension Data {
     /// Bytes from a hex string; spaces, colons and newlines are ignored. `nil` on bad hex.
     public init?(hex: String) {
-        let digits = hex.filter { !" :\n\t-".contains($0) }
-        guard digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
+        guard let bytes = HexBytes.parse(hex, ignoring: " :\n\t-") else { return nil }
         self.init(bytes)
     }
 
     /// Lower-case hex, bytes separated by spaces.
     public var hexDescription: String {
-        map { byte in
-            let text = String(byte, radix: 16)
-            return byte < 16 ? "0" + text : text
-        }.joined(separator: " ")
+        HexBytes.string(self, separator: " ")
     }
 }

@@ -88,7 +88,6 @@ public final class BlueZBoardTransport: BoardEventDelivering {
     var pendingDisconnect: Task<Void, Never>?
     var eventHandler: (@MainActor (BoardEvent) -> Void)?
     var pendingEvents: [BoardEvent] = []
-    var isDeliveryScheduled = false
 
     /// A transport for one board.
     ///
@@ -263,9 +262,10 @@ public final class BlueZBoardTransport: BoardEventDelivering {
 
     func yield(_ event: BoardEvent) {
         if eventHandler != nil {
+            // A delivery is scheduled exactly while events are pending.
+            let isScheduled = !pendingEvents.isEmpty
             pendingEvents.append(event)
-            guard !isDeliveryScheduled else { return }
-            isDeliveryScheduled = true
+            guard !isScheduled else { return }
             DispatchQueue.main.async { [weak self] in
                 MainActor.assumeIsolated { self?.deliverPendingEvents() }
             }
@@ -278,7 +278,6 @@ public final class BlueZBoardTransport: BoardEventDelivering {
 
     /// Hands the events queued for the handler over, in order.
     private func deliverPendingEvents() {
-        isDeliveryScheduled = false
         let batch = pendingEvents
         pendingEvents = []
         for (index, event) in batch.enumerated() {

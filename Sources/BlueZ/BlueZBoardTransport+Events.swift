@@ -46,9 +46,10 @@ extension BlueZBoardTransport: BlueZManagerClient {
     }
 
     private func handle(_ change: BlueZModelChange, for link: BlueZLink) {
-        // `.value` changes of the link's characteristics never come this way: the manager
-        // routes them to `manager(_:didReceiveValue:from:)` (see `resolveCharacteristics`).
         switch change {
+        case .value(let path, let bytes):
+            guard link.notifyPaths.contains(path) else { return }
+            receive(bytes, on: link)
         case .deviceChanged(let path, let keys) where path == link.devicePath:
             let device = manager.device(at: path)
             if keys.contains("Connected") && device?.connected == false && link.armed {

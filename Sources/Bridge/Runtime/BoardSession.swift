@@ -203,6 +203,11 @@ public final class BoardSession {
             scheduleTick()
             return
         }
+        // Saved before anything is published: a move the world has seen is always in the
+        // saved game, so a crash right after publishing cannot lose it (and a restarted
+        // bridge does not find it again and publish it twice). The file is replaced at once;
+        // its flush to disk runs in the background (see `StateWriter`).
+        if outputs.contains(where: \.changesSavedState) { persist() }
         var changedGame = false
         for output in outputs {
             switch output {
@@ -220,12 +225,6 @@ public final class BoardSession {
         }
         publishState()
         if changedGame { publisher.publish(builder.pgn(board: board.id, text: core.game.pgn)) }
-        // Saved once everything is published: the state writer encodes and writes it on its
-        // own thread (two fsyncs take milliseconds, tens on an SD card), so the disk delays
-        // neither this move nor any other board. A bridge killed within those milliseconds
-        // restarts from the previous save; the board still shows the move, so the restored
-        // session detects it again and publishes it with the same ply.
-        if outputs.contains(where: \.changesSavedState) { persist() }
         scheduleTick()
     }
 
@@ -474,8 +473,8 @@ public final class BoardSession {
         timer = source
     }
 
-    /// Hands the session to the state writer (encoded and saved atomically, off the main
-    /// thread; failures are logged by the writer's owner).
+    /// Saves the session through the state writer (replaced atomically now, flushed to disk in
+    /// the background; failures are logged by the writer's owner).
     public func persist() {
         store?.save(core.snapshot(at: clock.now()), as: board.id)
     }

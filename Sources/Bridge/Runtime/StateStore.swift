@@ -43,8 +43,10 @@ public struct StateStore: Sendable {
         directory + "/" + name + ".json"
     }
 
-    /// Atomically replaces the file `name` with `data`.
-    public func write(_ data: Data, as name: String) throws(StateStoreError) {
+    /// Atomically replaces the file `name` with `data`. With `durably` (the default) the file
+    /// and the directory are `fsync`ed too; without, the new content is in the kernel (it
+    /// survives a crash of the process) and ``flush(_:)`` makes it survive a power cut.
+    public func write(_ data: Data, as name: String, durably: Bool = true) throws(StateStoreError) {
         let finalPath = path(for: name)
         let temporaryPath = finalPath + ".tmp"
         let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
@@ -62,7 +64,7 @@ public struct StateStore: Sendable {
                 offset += written
             }
         }
-        if failure == nil && fsync(fd) != 0 {
+        if failure == nil && durably && fsync(fd) != 0 {
             failure = StateStoreError(path: temporaryPath, operation: "fsync", reason: Self.lastError())
         }
         close(fd)
@@ -75,6 +77,20 @@ public struct StateStore: Sendable {
             unlink(temporaryPath)
             throw error
         }
+        if durably { syncDirectory() }
+    }
+
+    /// `fsync`s the file `name` and the directory (after a ``write(_:as:durably:)`` without).
+    public func flush(_ name: String) throws(StateStoreError) {
+        let filePath = path(for: name)
+        let fd = open(filePath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StateStoreError(path: filePath, operation: "open", reason: Self.lastError()) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StateStoreError(path: filePath, operation: "fsync", reason: Self.lastError()) }
+        syncDirectory()
+    }
+
+    private func syncDirectory() {
         let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryFD >= 0 {
             _ = fsync(directoryFD)

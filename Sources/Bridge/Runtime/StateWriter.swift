@@ -7,64 +7,64 @@ import Synchronization
     import Foundation
 #endif
 
-/// Saves state files on a background queue, so that disk latency never holds up the event
-/// loop or the publication of a move.
+/// Saves state files so that a published move is never lost or repeated when the bridge
+/// crashes, while the disk's flush stays off the event loop.
 ///
-/// A crash-safe replace costs two `fsync`s: about 2 ms on a VM disk, tens of milliseconds on
-/// an SD card. Done on the main thread before publishing, it delayed every move by that much
-/// and stalled every other board meanwhile; so did encoding the whole game as JSON. Here
-/// ``save(_:as:)`` only hands the value over; one serial queue encodes it and writes it with
-/// ``StateStore/write(_:as:)`` (temporary file, `fsync`, `rename`, directory `fsync`). Saves
-/// of the same name that pile up while a write is under way are coalesced: only the newest
-/// value is encoded and written, and the files always end at the latest state.
-/// ``flush()`` waits until everything handed over is on disk (shutdown, tests).
-///
-/// The window this opens is the write itself: a bridge killed within those milliseconds
-/// restarts from the previous state, and the board's own position brings the last move back
-/// when the session reconciles (the move is detected again, with the same ply).
+/// ``save(_:as:)`` encodes the value and replaces the file at once — a temporary file, then
+/// `rename(2)` — so the new state is in the kernel before the caller publishes anything: a
+/// bridge that is killed restarts from it. The two `fsync`s that make the file survive a
+/// power cut (about 2 ms on a VM disk, tens of milliseconds on an SD card; done on the main
+/// thread they stalled every board) run on one background queue, coalesced per file.
+/// ``flush()`` waits for them (shutdown, tests). The window this leaves is a power cut within
+/// those milliseconds, which loses the last change; the board's own position then brings the
+/// move back when the session reconciles.
 public final class StateWriter: Sendable {
     /// The store written to (and read from at start-up).
     public let store: StateStore
     private let queue = DispatchQueue(label: "boardbridge.state", qos: .utility)
-    private let pending = Mutex<[String: @Sendable () throws -> Data]>([:])
+    private let unsynced = Mutex<Set<String>>([])
     private let onError: @Sendable (String, String) -> Void
 
     /// A writer for `store`; `onError` receives the file name and the reason of every failed
-    /// encoding or write (on the writer's queue).
+    /// encoding, write or flush (on the caller's thread, or the writer's queue for a flush).
     public init(store: StateStore, onError: @escaping @Sendable (String, String) -> Void) {
         self.store = store
         self.onError = onError
     }
 
-    /// Schedules `value`, encoded as JSON, to replace the file `name`; returns at once.
-    public func save(_ value: some Encodable & Sendable, as name: String) {
-        schedule(name) { try JSONEncoder().encode(value) }
-    }
-
-    /// Schedules `data` to replace the file `name`; returns at once.
-    public func save(_ data: Data, as name: String) {
-        schedule(name) { data }
-    }
-
-    private func schedule(_ name: String, _ content: @escaping @Sendable () throws -> Data) {
-        let isFirst = pending.withLock { pending in
-            let isFirst = pending[name] == nil
-            pending[name] = content
-            return isFirst
+    /// Replaces the file `name` with `value` encoded as JSON, now; flushed to disk soon after.
+    public func save(_ value: some Encodable, as name: String) {
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(value)
+        } catch {
+            onError(name, "\(error)")
+            return
         }
-        // A write of `name` already scheduled picks up the newest content when it runs.
-        guard isFirst else { return }
+        save(data, as: name)
+    }
+
+    /// Replaces the file `name` with `data`, now; flushed to disk soon after.
+    public func save(_ data: Data, as name: String) {
+        do throws(StateStoreError) {
+            try store.write(data, as: name, durably: false)
+        } catch {
+            onError(name, "\(error)")
+            return
+        }
+        // A flush of `name` already scheduled covers this content too.
+        guard unsynced.withLock({ $0.insert(name).inserted }) else { return }
         queue.async { [self] in
-            guard let content = pending.withLock({ $0.removeValue(forKey: name) }) else { return }
-            do {
-                try store.write(try content(), as: name)
+            unsynced.withLock { _ = $0.remove(name) }
+            do throws(StateStoreError) {
+                try store.flush(name)
             } catch {
                 onError(name, "\(error)")
             }
         }
     }
 
-    /// Waits until every state handed to ``save(_:as:)`` so far is written.
+    /// Waits until every file saved so far is flushed to disk.
     public func flush() {
         queue.sync {}
     }

@@ -86,7 +86,9 @@ public struct StateStore: Sendable {
         let fd = open(filePath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw StateStoreError(path: filePath, operation: "open", reason: Self.lastError()) }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw StateStoreError(path: filePath, operation: "fsync", reason: Self.lastError()) }
+        guard fsync(fd) == 0 else {
+            throw StateStoreError(path: filePath, operation: "fsync", reason: Self.lastError())
+        }
         syncDirectory()
     }
 

@@ -32,6 +32,9 @@ public struct SessionSnapshot: Codable, Sendable, Equatable {
     public var orientation: BoardOrientation?
     /// When the snapshot was taken, on the saving run's time base.
     public var savedAt: TimeInterval
+    /// The ``SessionJournalEntry/sequence`` of the last journal entry this state includes
+    /// (`nil`: none; set by whoever keeps the journal).
+    public var sequence: Int?
 
     /// Creates a snapshot.
     public init(

@@ -102,8 +102,7 @@ public final class BoardSession {
     ) -> GameSession? {
         guard let writer else { return nil }
         do {
-            guard let data = try writer.store.read(id) else { return nil }
-            let snapshot = try JSONDecoder().decode(SessionSnapshot.self, from: data)
+            guard let snapshot = try writer.restoreSession(id) else { return nil }
             return GameSession(restoring: snapshot, at: now)
         } catch {
             logger.error("cannot restore the saved game, starting afresh", [("error", "\(error)")])
@@ -473,10 +472,11 @@ public final class BoardSession {
         timer = source
     }
 
-    /// Saves the session through the state writer (replaced atomically now, flushed to disk in
-    /// the background; failures are logged by the writer's owner).
+    /// Saves the session through the state writer (a journal line, or the whole snapshot
+    /// replaced atomically, now; flushed to disk in the background; failures are logged by
+    /// the writer's owner).
     public func persist() {
-        store?.save(core.snapshot(at: clock.now()), as: board.id)
+        store?.saveSession(core.snapshot(at: clock.now()), as: board.id)
     }
 
     private func date(_ seconds: Double) -> Date {

@@ -51,19 +51,7 @@ public struct StateStore: Sendable {
         let temporaryPath = finalPath + ".tmp"
         let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw StateStoreError(path: temporaryPath, operation: "open", reason: Self.lastError()) }
-        var failure: StateStoreError?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = StateStoreError(path: temporaryPath, operation: "write", reason: Self.lastError())
-                    return
-                }
-                offset += written
-            }
-        }
+        var failure = Self.writeAll(data, to: fd, path: temporaryPath)
         if failure == nil && durably && fsync(fd) != 0 {
             failure = StateStoreError(path: temporaryPath, operation: "fsync", reason: Self.lastError())
         }
@@ -102,7 +90,68 @@ public struct StateStore: Sendable {
 
     /// The content of file `name`, or `nil` when there is none.
     public func read(_ name: String) throws(StateStoreError) -> Data? {
-        let filePath = path(for: name)
+        try read(path: path(for: name))
+    }
+
+    // MARK: Journals
+
+    /// The path of the journal of `name`: the changes appended since its file was written.
+    public func journalPath(for name: String) -> String {
+        directory + "/" + name + ".journal"
+    }
+
+    /// Opens the journal of `name` for appending (created if missing); the caller closes it.
+    public func openJournal(_ name: String) throws(StateStoreError) -> Int32 {
+        let journal = journalPath(for: name)
+        let fd = open(journal, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { throw StateStoreError(path: journal, operation: "open", reason: Self.lastError()) }
+        return fd
+    }
+
+    /// Appends `data` to the journal of `name` open as `descriptor`, with one `write(2)`: the
+    /// change is in the kernel (it survives a crash of the process) when this returns.
+    public func append(_ data: Data, toJournal name: String, descriptor: Int32) throws(StateStoreError) {
+        if let failure = Self.writeAll(data, to: descriptor, path: journalPath(for: name)) { throw failure }
+    }
+
+    /// Empties the journal of `name` open as `descriptor` (its changes are in the file now).
+    public func truncateJournal(_ name: String, descriptor: Int32) throws(StateStoreError) {
+        guard ftruncate(descriptor, 0) == 0 else {
+            throw StateStoreError(path: journalPath(for: name), operation: "truncate", reason: Self.lastError())
+        }
+    }
+
+    /// `fdatasync`s the journal of `name` open as `descriptor`.
+    public func syncJournal(_ name: String, descriptor: Int32) throws(StateStoreError) {
+        guard fdatasync(descriptor) == 0 else {
+            throw StateStoreError(path: journalPath(for: name), operation: "fsync", reason: Self.lastError())
+        }
+    }
+
+    /// The content of the journal of `name`, or `nil` when there is none.
+    public func readJournal(_ name: String) throws(StateStoreError) -> Data? {
+        try read(path: journalPath(for: name))
+    }
+
+    // MARK: Files
+
+    private static func writeAll(_ data: Data, to fd: Int32, path: String) -> StateStoreError? {
+        data.withUnsafeBytes { buffer -> StateStoreError? in
+            guard let base = buffer.baseAddress else { return nil }
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return StateStoreError(path: path, operation: "write", reason: Self.lastError())
+                }
+                offset += written
+            }
+            return nil
+        }
+    }
+
+    private func read(path filePath: String) throws(StateStoreError) -> Data? {
         let fd = open(filePath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
@@ -123,9 +172,10 @@ public struct StateStore: Sendable {
         return result
     }
 
-    /// Removes file `name` if present.
+    /// Removes file `name` and its journal if present.
     public func remove(_ name: String) {
         unlink(path(for: name))
+        unlink(journalPath(for: name))
     }
 
     private static func lastError() -> String {

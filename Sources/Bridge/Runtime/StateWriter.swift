@@ -1,4 +1,5 @@
 import Dispatch
+import Kernel
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -6,31 +7,158 @@ import Synchronization
 #else
     import Foundation
 #endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Saves state files so that a published move is never lost or repeated when the bridge
-/// crashes, while the disk's flush stays off the event loop.
+/// crashes, at a cost that does not grow with the game and with the disk's flush off the
+/// event loop.
 ///
-/// ``save(_:as:)`` encodes the value and replaces the file at once — a temporary file, then
-/// `rename(2)` — so the new state is in the kernel before the caller publishes anything: a
-/// bridge that is killed restarts from it. The two `fsync`s that make the file survive a
-/// power cut (about 2 ms on a VM disk, tens of milliseconds on an SD card; done on the main
-/// thread they stalled every board) run on one background queue, coalesced per file.
-/// ``flush()`` waits for them (shutdown, tests). The window this leaves is a power cut within
-/// those milliseconds, which loses the last change; the board's own position then brings the
-/// move back when the session reconciles.
+/// A board's session is kept as a snapshot file (`<id>.json`) and a journal of the changes
+/// since (`<id>.journal`, one ``Kernel/SessionJournalEntry`` per line).
+/// ``saveSession(_:as:)`` appends a move, takeback or clock change to the journal with one
+/// `write(2)` before the caller publishes anything, so a killed bridge restarts from it;
+/// rewriting and renaming the whole snapshot for every move cost about a millisecond (more
+/// as the game grew) on the path of every move. A new game, a set-up position, or a journal
+/// of ``journalLimit`` entries writes the whole snapshot again (temporary file, `rename(2)`)
+/// and empties the journal. ``restoreSession(_:)`` reads both back.
+///
+/// The `fsync`s that make the files survive a power cut (milliseconds on a VM disk, tens of
+/// milliseconds on an SD card; done on the main thread they stalled every board) run on one
+/// background queue, coalesced per file. ``flush()`` waits for them (shutdown, tests). A
+/// power cut within those milliseconds can lose the last change (a torn last journal line is
+/// ignored); the board's own position then brings the move back when the session
+/// reconciles.
 public final class StateWriter: Sendable {
     /// The store written to (and read from at start-up).
     public let store: StateStore
+    /// How many journal entries a board's journal holds before the snapshot is rewritten.
+    public let journalLimit: Int
     private let queue = DispatchQueue(label: "boardbridge.state", qos: .utility)
-    private let unsynced = Mutex<Set<String>>([])
+    private let unsynced = Mutex<Set<Pending>>([])
+    private let journals = Mutex<[String: Journal]>([:])
     private let onError: @Sendable (String, String) -> Void
 
+    private struct Journal {
+        var cursor: SessionJournalCursor
+        var entries: Int
+        var descriptor: Int32?
+    }
+
+    private enum Pending: Hashable {
+        case file(String)
+        case journal(String, descriptor: Int32)
+    }
+
     /// A writer for `store`; `onError` receives the file name and the reason of every failed
-    /// encoding, write or flush (on the caller's thread, or the writer's queue for a flush).
-    public init(store: StateStore, onError: @escaping @Sendable (String, String) -> Void) {
+    /// encoding, write or flush, and of every journal line skipped while restoring (on the
+    /// caller's thread, or the writer's queue for a flush).
+    public init(
+        store: StateStore, journalLimit: Int = 256, onError: @escaping @Sendable (String, String) -> Void
+    ) {
         self.store = store
+        self.journalLimit = max(1, journalLimit)
         self.onError = onError
     }
+
+    deinit {
+        queue.sync {}
+        journals.withLock { journals in
+            for journal in journals.values { if let descriptor = journal.descriptor { close(descriptor) } }
+        }
+    }
+
+    // MARK: Sessions
+
+    /// Saves `snapshot` as the session `name`: one journal line when it follows the state
+    /// saved before, else the whole snapshot. In the kernel when this returns; flushed to disk
+    /// soon after.
+    public func saveSession(_ snapshot: SessionSnapshot, as name: String) {
+        var journal = journals.withLock { $0[name] }
+        if var current = journal, current.entries < journalLimit, let entry = current.cursor.entry(to: snapshot) {
+            do {
+                let descriptor: Int32
+                if let open = current.descriptor { descriptor = open } else { descriptor = try store.openJournal(name) }
+                current.descriptor = descriptor
+                var line = try JSONEncoder().encode(entry)
+                line.append(UInt8(ascii: "\n"))
+                try store.append(line, toJournal: name, descriptor: descriptor)
+                current.cursor = SessionJournalCursor(at: snapshot, sequence: entry.sequence)
+                current.entries += 1
+                let saved = current
+                journals.withLock { $0[name] = saved }
+                scheduleSync(.journal(name, descriptor: descriptor))
+                return
+            } catch {
+                onError(name, "\(error)")
+                journal = current
+            }
+        }
+        // The whole snapshot, numbered with the last entry it includes; the journal is emptied
+        // after the rename, and entries a crash leaves behind are no newer than the snapshot.
+        let sequence = journal?.cursor.sequence ?? 0
+        var whole = snapshot
+        whole.sequence = sequence
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(whole)
+        } catch {
+            onError(name, "\(error)")
+            return
+        }
+        guard save(data, as: name) else { return }
+        do throws(StateStoreError) {
+            let descriptor: Int32
+            if let open = journal?.descriptor { descriptor = open } else { descriptor = try store.openJournal(name) }
+            try store.truncateJournal(name, descriptor: descriptor)
+            journals.withLock {
+                $0[name] = Journal(
+                    cursor: SessionJournalCursor(at: whole, sequence: sequence), entries: 0, descriptor: descriptor)
+            }
+        } catch {
+            // Not journalled further (the next save writes the whole snapshot again).
+            onError(name, "\(error)")
+            journals.withLock { $0[name] = nil }
+            if let descriptor = journal?.descriptor { closeLater(descriptor) }
+        }
+    }
+
+    /// The session saved as `name` — its snapshot with the journal replayed — or `nil` when
+    /// there is none. Journal lines that cannot be read are reported through `onError` and
+    /// end the replay (a torn last line, left by a power cut, silently). Later saves of `name`
+    /// continue this journal.
+    public func restoreSession(_ name: String) throws -> SessionSnapshot? {
+        guard let data = try store.read(name) else { return nil }
+        var snapshot = try JSONDecoder().decode(SessionSnapshot.self, from: data)
+        var sequence = snapshot.sequence ?? 0
+        var entries = 0
+        if let journal = try store.readJournal(name) {
+            let lines = journal.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            // The last piece follows the last newline: empty, or a line whose write was torn.
+            for (index, line) in lines.dropLast().enumerated() {
+                do {
+                    let entry = try JSONDecoder().decode(SessionJournalEntry.self, from: Data(line))
+                    guard entry.sequence > sequence else { continue }
+                    snapshot = try snapshot.applying(entry)
+                    sequence = entry.sequence
+                    entries += 1
+                } catch {
+                    onError(name, "journal line \(index + 1) skipped with the rest: \(error)")
+                    break
+                }
+            }
+        }
+        let restored = snapshot
+        let cursor = SessionJournalCursor(at: restored, sequence: sequence)
+        journals.withLock {
+            if let descriptor = $0[name]?.descriptor { closeLater(descriptor) }
+            $0[name] = Journal(cursor: cursor, entries: entries, descriptor: nil)
+        }
+        return restored
+    }
+
+    // MARK: Whole files
 
     /// Replaces the file `name` with `value` encoded as JSON, now; flushed to disk soon after.
     public func save(_ value: some Encodable, as name: String) {
@@ -44,28 +172,49 @@ public final class StateWriter: Sendable {
         save(data, as: name)
     }
 
-    /// Replaces the file `name` with `data`, now; flushed to disk soon after.
-    public func save(_ data: Data, as name: String) {
+    /// Replaces the file `name` with `data`, now; flushed to disk soon after. Returns whether
+    /// the file was replaced (a failure is reported).
+    @discardableResult
+    public func save(_ data: Data, as name: String) -> Bool {
         do throws(StateStoreError) {
             try store.write(data, as: name, durably: false)
         } catch {
             onError(name, "\(error)")
-            return
+            return false
         }
-        // A flush of `name` already scheduled covers this content too.
-        guard unsynced.withLock({ $0.insert(name).inserted }) else { return }
-        queue.async { [self] in
-            unsynced.withLock { _ = $0.remove(name) }
-            do throws(StateStoreError) {
-                try store.flush(name)
-            } catch {
-                onError(name, "\(error)")
-            }
-        }
+        scheduleSync(.file(name))
+        return true
     }
 
     /// Waits until every file saved so far is flushed to disk.
     public func flush() {
         queue.sync {}
+    }
+
+    private func scheduleSync(_ pending: Pending) {
+        // A flush already scheduled covers this content too.
+        guard unsynced.withLock({ $0.insert(pending).inserted }) else { return }
+        queue.async { [self] in
+            unsynced.withLock { _ = $0.remove(pending) }
+            do throws(StateStoreError) {
+                switch pending {
+                case .file(let name): try store.flush(name)
+                case .journal(let name, let descriptor): try store.syncJournal(name, descriptor: descriptor)
+                }
+            } catch {
+                onError(name(of: pending), "\(error)")
+            }
+        }
+    }
+
+    /// Closes `descriptor` after the flushes scheduled so far (which may use it).
+    private func closeLater(_ descriptor: Int32) {
+        queue.async { _ = close(descriptor) }
+    }
+
+    private func name(of pending: Pending) -> String {
+        switch pending {
+        case .file(let name), .journal(let name, _): name
+        }
     }
 }

@@ -1,0 +1,162 @@
+import BoardKit
+import Chess
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// One change of a saved session, relative to the state before it: the line a bridge
+/// appends to a board's journal after each move, takeback or clock change instead of
+/// rewriting the whole ``SessionSnapshot`` (whose size grows with the game).
+///
+/// An entry keeps the first ``keptPlies`` moves of the state it follows, plays ``moves``
+/// after them, and replaces everything else that changes while a game goes on: the result,
+/// the clock, the time of saving, and — only when they changed, `nil` otherwise — the
+/// clock-start policy, input path, tracker options and orientation. A new game, a set-up
+/// position or changed tags cannot be expressed so: those are saved as a whole snapshot.
+///
+/// ``SessionJournalCursor`` makes entries, ``SessionSnapshot/applying(_:)`` replays them.
+/// Entries are numbered: a snapshot records the ``sequence`` of the last entry it includes
+/// (``SessionSnapshot/sequence``), so entries left in a journal by a crash between writing
+/// a new snapshot and emptying the journal are recognised and skipped.
+public struct SessionJournalEntry: Codable, Sendable, Equatable {
+    /// This entry's number (greater than that of every earlier entry and snapshot).
+    public var sequence: Int
+    /// How many moves of the previous state stay (fewer than it had: a takeback).
+    public var keptPlies: Int
+    /// The moves played after those.
+    public var moves: [GameMove]
+    /// The game's result afterwards.
+    public var result: GameResult
+    /// The clock, paused at ``savedAt``.
+    public var clock: GameClock
+    /// Whether the clock was running.
+    public var clockWasRunning: Bool
+    /// When the change was saved.
+    public var savedAt: TimeInterval
+    /// The clock-start policy, when it changed.
+    public var clockStart: ClockStartPolicy?
+    /// The input path, when it changed.
+    public var inputPath: TrackerInputPath?
+    /// The tracker options, when they changed.
+    public var options: TrackerOptions?
+    /// The orientation, when it changed (a cleared orientation cannot be expressed: that is
+    /// saved as a whole snapshot).
+    public var orientation: BoardOrientation?
+}
+
+/// Why a journal entry cannot be applied to a snapshot.
+public enum SessionJournalError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The entry keeps more moves than the snapshot has.
+    case missingPlies(kept: Int, available: Int)
+    /// A move of the entry is illegal after the kept ones.
+    case illegalMove(ply: Int, uci: String)
+
+    /// A readable message.
+    public var description: String {
+        switch self {
+        case .missingPlies(let kept, let available):
+            "the entry keeps \(kept) plies of a game of \(available)"
+        case .illegalMove(let ply, let uci):
+            "the entry's move \(uci) at ply \(ply + 1) is illegal"
+        }
+    }
+}
+
+/// What a journal keeps of the last state it saved, to express the next one as a
+/// ``SessionJournalEntry``: everything but the game's moves, of which only the last few.
+///
+/// Keeping the whole game would share its storage with the live session, and every move
+/// played next would then copy the game. The kernel changes a game only at its end (moves
+/// appended, plies taken back, the clock of the last ply recorded), so the last
+/// ``window`` moves are compared and the ones before are taken as they were.
+public struct SessionJournalCursor: Sendable {
+    /// How many of the last moves are kept for comparison.
+    public static let window = 8
+
+    /// The sequence number of the last entry saved (or included in the snapshot saved).
+    public private(set) var sequence: Int
+    private var version: Int
+    private var startPosition: Position
+    private var tags: PGNTags
+    private var plies: Int
+    private var recent: [GameMove]
+    private var clockStart: ClockStartPolicy
+    private var inputPath: TrackerInputPath
+    private var options: TrackerOptions
+    private var orientation: BoardOrientation?
+
+    /// A cursor at `snapshot`, which includes the entries up to `sequence`.
+    public init(at snapshot: SessionSnapshot, sequence: Int) {
+        self.sequence = sequence
+        version = snapshot.version
+        startPosition = snapshot.game.startPosition
+        tags = snapshot.game.tags
+        plies = snapshot.game.moves.count
+        recent = Array(snapshot.game.moves.suffix(Self.window))
+        clockStart = snapshot.clockStart
+        inputPath = snapshot.inputPath
+        options = snapshot.options
+        orientation = snapshot.orientation
+    }
+
+    /// The entry that turns the cursor's state into `next` (numbered ``sequence`` + 1);
+    /// `nil` when only a whole snapshot can say it: another start position, other tags, a
+    /// new format, or an orientation that was cleared.
+    public func entry(to next: SessionSnapshot) -> SessionJournalEntry? {
+        guard next.version == version, next.game.startPosition == startPosition, next.game.tags == tags,
+            next.orientation != nil || orientation == nil
+        else { return nil }
+        let moves = next.game.moves
+        let firstRecent = plies - recent.count
+        var kept = min(plies, moves.count)
+        var index = firstRecent
+        while index < kept {
+            if recent[index - firstRecent] != moves[index] {
+                kept = index
+                break
+            }
+            index += 1
+        }
+        return SessionJournalEntry(
+            sequence: sequence + 1, keptPlies: kept, moves: Array(moves[kept...]), result: next.game.result,
+            clock: next.clock, clockWasRunning: next.clockWasRunning, savedAt: next.savedAt,
+            clockStart: next.clockStart == clockStart ? nil : next.clockStart,
+            inputPath: next.inputPath == inputPath ? nil : next.inputPath,
+            options: next.options == options ? nil : next.options,
+            orientation: next.orientation == orientation ? nil : next.orientation)
+    }
+}
+
+extension SessionSnapshot {
+    /// This snapshot with `entry` applied (its ``sequence`` becomes the entry's). The moves
+    /// are replayed, so the result is a consistent game or an error.
+    public func applying(_ entry: SessionJournalEntry) throws(SessionJournalError) -> SessionSnapshot {
+        guard entry.keptPlies >= 0, entry.keptPlies <= game.moves.count else {
+            throw .missingPlies(kept: entry.keptPlies, available: game.moves.count)
+        }
+        var result = self
+        result.game.takeBack(plies: game.moves.count - entry.keptPlies)
+        for record in entry.moves {
+            let ply = result.game.moves.count
+            do {
+                try result.game.play(record.move, clock: record.clock, timestamp: record.timestamp)
+            } catch {
+                throw .illegalMove(ply: ply, uci: record.move.uci)
+            }
+            result.game.setComment(record.comment, forPly: ply)
+        }
+        result.game.result = entry.result
+        result.clock = entry.clock
+        result.clockWasRunning = entry.clockWasRunning
+        result.savedAt = entry.savedAt
+        if let clockStart = entry.clockStart { result.clockStart = clockStart }
+        if let inputPath = entry.inputPath { result.inputPath = inputPath }
+        if let options = entry.options { result.options = options }
+        if let orientation = entry.orientation { result.orientation = orientation }
+        result.sequence = entry.sequence
+        return result
+    }
+}

@@ -1,0 +1,103 @@
+import BoardKit
+import Chess
+import Foundation
+import Kernel
+import Testing
+
+@Suite struct SessionJournalTests {
+    /// A session under a 5+2 clock, and a board in sync with it.
+    private func started() -> (GameSession, PhysicalBoard) {
+        var session = GameSession(
+            timeControl: try! TimeControl(pgn: "300+2"), inputPath: .identity,
+            options: TrackerOptions(desyncGrace: 2, orientation: .auto))
+        let board = PhysicalBoard(path: .identity)
+        _ = session.handle(board.snapshotEvent, at: 0)
+        return (session, board)
+    }
+
+    private func play(_ uci: String, on session: inout GameSession, board: inout PhysicalBoard, at time: Double) {
+        let move = session.position.legalMove(uci: uci)!
+        for step in steps(for: move, in: session.position, variant: 0) {
+            for event in board.perform(step) { _ = session.handle(event, at: time) }
+        }
+    }
+
+    /// Replays `entries` onto `first`, through JSON as a journal would.
+    private func replay(_ entries: [SessionJournalEntry], onto first: SessionSnapshot) throws -> SessionSnapshot {
+        var state = first
+        for entry in entries {
+            let line = try JSONEncoder().encode(entry)
+            state = try state.applying(JSONDecoder().decode(SessionJournalEntry.self, from: line))
+        }
+        return state
+    }
+
+    @Test func entriesReplayedOntoTheFirstSnapshotGiveEverySavedState() throws {
+        var (session, board) = started()
+        let first = session.snapshot(at: 0)
+        var cursor = SessionJournalCursor(at: first, sequence: 0)
+        var entries: [SessionJournalEntry] = []
+        var time = 1.0
+        func save() throws {
+            let snapshot = session.snapshot(at: time)
+            let entry = try #require(cursor.entry(to: snapshot))
+            entries.append(entry)
+            cursor = SessionJournalCursor(at: snapshot, sequence: entry.sequence)
+            var expected = snapshot
+            expected.sequence = entry.sequence
+            #expect(try replay(entries, onto: first) == expected)
+        }
+        // Twelve plies (more than the cursor's window), a takeback of two, and more moves.
+        for uci in ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "d2d3", "f8c5", "c2c3", "d7d6", "e1g1", "e8g8"] {
+            play(uci, on: &session, board: &board, at: time)
+            try save()
+            time += 3
+        }
+        #expect(entries.map(\.keptPlies) == Array(0..<12))
+        #expect(entries.allSatisfy { $0.moves.count == 1 })
+        _ = session.takeBack(plies: 2, at: time)
+        try save()
+        #expect(entries.last?.keptPlies == 10)
+        #expect(entries.last?.moves == [])
+        board = PhysicalBoard(session.position.snapshot, path: .identity)
+        _ = session.handle(board.snapshotEvent, at: time)
+        play("b1d2", on: &session, board: &board, at: time + 1)
+        try save()
+        _ = session.pauseClock(at: time + 2)
+        time += 2
+        try save()
+        #expect(entries.last?.moves == [])
+        #expect(entries.map(\.sequence) == Array(1...entries.count))
+        #expect(entries.dropFirst().allSatisfy { $0.options == nil && $0.inputPath == nil })
+    }
+
+    @Test func aNewGameOrOtherTagsNeedAWholeSnapshot() throws {
+        var (session, board) = started()
+        play("e2e4", on: &session, board: &board, at: 1)
+        let cursor = SessionJournalCursor(at: session.snapshot(at: 1), sequence: 4)
+        var other = session
+        _ = try other.setPosition(fen: "4k3/8/8/8/8/8/8/4K2R w K - 0 1", at: 2)
+        #expect(cursor.entry(to: other.snapshot(at: 2)) == nil)
+        var tagged = session.snapshot(at: 2)
+        tagged.game.tags["White"] = "Carlsen"
+        #expect(cursor.entry(to: tagged) == nil)
+        var same = session.snapshot(at: 2)
+        same.options.castlingWait = 3
+        let entry = try #require(cursor.entry(to: same))
+        #expect(entry.sequence == 5)
+        #expect(entry.options == same.options)
+    }
+
+    @Test func anEntryThatDoesNotFitIsRefusedWithItsReason() throws {
+        var (session, board) = started()
+        let first = session.snapshot(at: 0)
+        play("e2e4", on: &session, board: &board, at: 1)
+        play("e7e5", on: &session, board: &board, at: 2)
+        var entry = try #require(SessionJournalCursor(at: first, sequence: 0).entry(to: session.snapshot(at: 3)))
+        entry.keptPlies = 3
+        #expect(throws: SessionJournalError.missingPlies(kept: 3, available: 0)) { try first.applying(entry) }
+        entry.keptPlies = 0
+        entry.moves.reverse()
+        #expect(throws: SessionJournalError.illegalMove(ply: 0, uci: "e7e5")) { try first.applying(entry) }
+    }
+}

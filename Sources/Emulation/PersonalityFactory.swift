@@ -1,13 +1,21 @@
 import Adapters
 import BoardKit
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// Makes the emulated firmware of any family: the one place the simulator and the
 /// tests turn a ``BoardFamily`` into a ``BoardPersonality``.
 public enum PersonalityFactory {
     /// A personality of `family` advertising `name`, with `board` physically set up
-    /// (`isFlipped`: Black at the near side).
+    /// (`isFlipped`: Black at the near side). `retransmitInterval` replaces the ChessUp
+    /// firmware's time before it resends an unacknowledged frame (other families ignore it).
     public static func makePersonality(
-        family: BoardFamily, name: String, board: BoardSnapshot = .startingPosition, isFlipped: Bool = false
+        family: BoardFamily, name: String, board: BoardSnapshot = .startingPosition, isFlipped: Bool = false,
+        retransmitInterval: TimeInterval? = nil
     ) -> any BoardPersonality {
         switch family {
         case .chessnut:
@@ -15,7 +23,10 @@ public enum PersonalityFactory {
                 name: name, board: board, isFlipped: isFlipped,
                 options: .init(model: .init(advertisedName: name)))
         case .chessUp:
-            ChessUpPersonality(name: name, board: board, isFlipped: isFlipped)
+            ChessUpPersonality(
+                name: name, board: board, isFlipped: isFlipped,
+                options: .init(
+                    retransmitInterval: retransmitInterval ?? ChessUpPersonality.Options().retransmitInterval))
         case .squareOff:
             SquareOffPersonality(
                 name: name, board: board, isFlipped: isFlipped,

@@ -7,7 +7,8 @@ extension BoardConfiguration {
     ///
     /// Keys: `family` (`chessnut`, `chessup`, `squareoff`, `pegasus`, `millennium`) and
     /// `address` are required; `id`, `name`, `adapter`, `type` (`public`/`random`), `rssi`,
-    /// `txpower`, `flipped`, `mtu`, `fen`, `autoplay` (seconds per move), `known`, `present`,
+    /// `txpower`, `flipped`, `mtu`, `fen`, `autoplay` (seconds per move), `retransmit` (ChessUp:
+    /// seconds before an unacknowledged move report is resent), `known`, `present`,
     /// `battery`, `charging`, `uuids` (`;`-separated), `manufacturer` (`ID:HEX;…`) and
     /// `servicedata` (`UUID:HEX;…`) are optional. Keys are case-insensitive.
     ///
@@ -44,6 +45,7 @@ extension BoardConfiguration {
         case "mtu": mtu = try SpecificationParser.integer(value, key: key)
         case "fen": fen = value
         case "autoplay": autoplay = try SpecificationParser.double(value, key: key)
+        case "retransmit": retransmit = try SpecificationParser.double(value, key: key)
         case "known": known = try SpecificationParser.bool(value, key: key)
         case "present": present = try SpecificationParser.bool(value, key: key)
         case "battery": battery = try SpecificationParser.integer(value, key: key)

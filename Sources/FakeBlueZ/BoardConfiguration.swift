@@ -31,6 +31,9 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
     public var fen: String?
     /// Seconds per move of the built-in autoplay games; none when absent.
     public var autoplay: Double?
+    /// ChessUp only: seconds before a move report without an ack is sent again; the real
+    /// board's 0.3 s when absent.
+    public var retransmit: Double?
     /// Whether BlueZ knows the device from the start (a device object exists before any scan,
     /// as for a board connected before).
     public var known: Bool
@@ -62,6 +65,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         self.mtu = nil
         self.fen = nil
         self.autoplay = nil
+        self.retransmit = nil
         self.known = false
         self.present = true
         self.battery = 100
@@ -90,6 +94,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         mtu = try container.decodeIfPresent(Int.self, forKey: .mtu)
         fen = try container.decodeIfPresent(String.self, forKey: .fen)
         autoplay = try container.decodeIfPresent(Double.self, forKey: .autoplay)
+        retransmit = try container.decodeIfPresent(Double.self, forKey: .retransmit)
         known = try value(.known, known)
         present = try value(.present, present)
         battery = try value(.battery, battery)
@@ -143,6 +148,9 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         if let mtu, !(23...517).contains(mtu) { throw .invalidValue(key: "mtu", value: "\(mtu)") }
         if let autoplay, !(autoplay >= 0 && autoplay <= 3600) {
             throw .invalidValue(key: "autoplay", value: "\(autoplay)")
+        }
+        if let retransmit, !(retransmit > 0 && retransmit <= 3600) {
+            throw .invalidValue(key: "retransmit", value: "\(retransmit)")
         }
         guard (0...100).contains(battery) else { throw .invalidValue(key: "battery", value: "\(battery)") }
         if let fen { _ = try SimulatedGame.position(fen: fen) }

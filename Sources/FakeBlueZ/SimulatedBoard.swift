@@ -61,7 +61,8 @@ final class SimulatedBoard {
         isCharging = configuration.charging
         game = try SimulatedGame(fen: configuration.fen)
         personality = PersonalityFactory.makePersonality(
-            family: family, name: name, board: game.position.snapshot, isFlipped: configuration.flipped)
+            family: family, name: name, board: game.position.snapshot, isFlipped: configuration.flipped,
+            retransmitInterval: configuration.retransmit)
         profile = personality.profile
         layout = GattLayout(profile: profile, name: name, manufacturer: family.manufacturer)
         if batteryPercent != 100 || isCharging {

@@ -10,7 +10,7 @@ import Testing
         let board = try BoardConfiguration(
             specification:
                 "family=chessnut,name=Chessnut Air,address=aa-bb-cc-00-00-01,adapter=hci1,rssi=-50,flipped=true,"
-                + "mtu=23,known=yes,present=off,battery=42,charging=1,txpower=4,id=air,type=random,autoplay=2.5,"
+                + "mtu=23,known=yes,present=off,battery=42,charging=1,txpower=4,id=air,type=random,autoplay=2.5,retransmit=2,"
                 + "manufacturer=0x04b8:0102;76:ff,servicedata=180f:64,uuids=180a;6e400001-b5a3-f393-e0a9-e50e24dcca9e")
         #expect(board.family == .chessnut)
         #expect(board.name == "Chessnut Air")
@@ -27,6 +27,7 @@ import Testing
         #expect(board.id == "air")
         #expect(board.addressType == "random")
         #expect(board.autoplay == 2.5)
+        #expect(board.retransmit == 2)
         #expect(board.manufacturerData == ["0x04b8": "0102", "76": "ff"])
         #expect(board.serviceData == ["180f": "64"])
         #expect(board.serviceUUIDs?.count == 2)
@@ -52,6 +53,7 @@ import Testing
         ("family=chessnut,address=AA:BB:CC:00:00:01,rssi=loud", .invalidValue(key: "rssi", value: "loud")),
         ("family=chessnut,address=AA:BB:CC:00:00:01,rssi=-200", .invalidValue(key: "rssi", value: "-200")),
         ("family=chessnut,address=AA:BB:CC:00:00:01,mtu=10", .invalidValue(key: "mtu", value: "10")),
+        ("family=chessup,address=AA:BB:CC:00:00:01,retransmit=0", .invalidValue(key: "retransmit", value: "0.0")),
         ("family=chessnut,address=AA:BB:CC:00:00:01,colour=red", .invalidConfiguration("unknown board key 'colour'")),
         ("family=chessnut,address=AA:BB:CC:00:00:01,adapter=wlan0", .invalidValue(key: "adapter", value: "wlan0")),
         ("family=chessnut,address=AA:BB:CC:00:00:01,fen=xyz", .invalidValue(key: "fen", value: "xyz")),

@@ -44,9 +44,9 @@ public struct GameClock: Hashable, Sendable, Codable {
     public private(set) var movesInPeriod: ColorPair<Int>
 
     /// The remaining time of each side as of ``settledAt``.
-    private var settled: ColorPair<TimeInterval>
+    private(set) var settled: ColorPair<TimeInterval>
     /// When ``settled`` was last brought up to date (meaningful while running).
-    private var settledAt: TimeInterval
+    private(set) var settledAt: TimeInterval
 
     /// A clock for `timeControl`, not started, with each side holding the first period's time.
     public init(timeControl: TimeControl) {

@@ -45,6 +45,25 @@ public struct SessionJournalEntry: Codable, Sendable, Equatable {
     /// The orientation, when it changed (a cleared orientation cannot be expressed: that is
     /// saved as a whole snapshot).
     public var orientation: BoardOrientation?
+
+    /// Creates an entry; the rarely changing settings are `nil` (unchanged) unless given.
+    public init(
+        sequence: Int, keptPlies: Int, moves: [GameMove], result: GameResult, clock: GameClock,
+        clockWasRunning: Bool, savedAt: TimeInterval, clockStart: ClockStartPolicy? = nil,
+        inputPath: TrackerInputPath? = nil, options: TrackerOptions? = nil, orientation: BoardOrientation? = nil
+    ) {
+        self.sequence = sequence
+        self.keptPlies = keptPlies
+        self.moves = moves
+        self.result = result
+        self.clock = clock
+        self.clockWasRunning = clockWasRunning
+        self.savedAt = savedAt
+        self.clockStart = clockStart
+        self.inputPath = inputPath
+        self.options = options
+        self.orientation = orientation
+    }
 }
 
 /// Why a journal entry cannot be applied to a snapshot.

@@ -81,8 +81,12 @@ public final class StateWriter: Sendable {
                 let descriptor: Int32
                 if let open = current.descriptor { descriptor = open } else { descriptor = try store.openJournal(name) }
                 current.descriptor = descriptor
-                var line = try JSONEncoder().encode(entry)
-                line.append(UInt8(ascii: "\n"))
+                let line: Data
+                if let written = entry.jsonLine() {
+                    line = Data(written)
+                } else {
+                    line = try JSONEncoder().encode(entry) + Data([UInt8(ascii: "\n")])
+                }
                 try store.append(line, toJournal: name, descriptor: descriptor)
                 current.cursor = SessionJournalCursor(at: snapshot, sequence: entry.sequence)
                 current.entries += 1

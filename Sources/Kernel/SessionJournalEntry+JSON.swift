@@ -1,0 +1,241 @@
+import BoardKit
+import Chess
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension SessionJournalEntry {
+    /// The entry as one line of JSON (ending in a newline) in exactly the form its `Codable`
+    /// conformance reads, written directly: `JSONEncoder` took 50–200 µs for an entry, on
+    /// the path of every move. `nil` when the entry carries one of the rarely changing
+    /// settings (clock-start policy, input path, options, orientation) or a value JSON cannot
+    /// hold (a non-finite time); encode those with `JSONEncoder`.
+    public func jsonLine() -> [UInt8]? {
+        guard clockStart == nil, inputPath == nil, options == nil, orientation == nil else { return nil }
+        var line = JSONLine()
+        line.open()
+        line.key("sequence")
+        line.integer(sequence)
+        line.key("keptPlies")
+        line.integer(keptPlies)
+        line.key("moves")
+        line.append("[")
+        for (index, record) in moves.enumerated() {
+            if index > 0 { line.append(",") }
+            line.record(record)
+        }
+        line.append("]")
+        line.key("result")
+        line.string(result.rawValue)
+        line.key("clock")
+        line.clock(clock)
+        line.key("clockWasRunning")
+        line.append(clockWasRunning ? "true" : "false")
+        line.key("savedAt")
+        line.number(savedAt)
+        line.close()
+        line.append("\n")
+        return line.isValid ? line.bytes : nil
+    }
+}
+
+/// A JSON text built byte by byte (the subset journal entries need).
+private struct JSONLine {
+    var bytes: [UInt8] = []
+    /// Whether every number was finite.
+    var isValid = true
+    private var needsComma = false
+
+    init() {
+        bytes.reserveCapacity(512)
+    }
+
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func open() {
+        append("{")
+        needsComma = false
+    }
+
+    mutating func close() {
+        append("}")
+        needsComma = true
+    }
+
+    mutating func key(_ name: StaticString) {
+        if needsComma { append(",") }
+        append("\"")
+        append(name)
+        append("\":")
+        needsComma = true
+    }
+
+    mutating func integer(_ value: Int) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func number(_ value: Double) {
+        guard value.isFinite else {
+            isValid = false
+            append("0")
+            return
+        }
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
+    mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): append("\\\"")
+            case UInt8(ascii: "\\"): append("\\\\")
+            case UInt8(ascii: "\n"): append("\\n")
+            case 0..<0x20:
+                append("\\u00")
+                let digits: StaticString = "0123456789abcdef"
+                digits.withUTF8Buffer { hex in
+                    bytes.append(hex[Int(byte >> 4)])
+                    bytes.append(hex[Int(byte & 0xF)])
+                }
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func color(_ color: PieceColor) {
+        string(color.rawValue)
+    }
+
+    /// A `GameMove`: optional members are left out when `nil`, as `Codable` does.
+    mutating func record(_ record: GameMove) {
+        open()
+        key("move")
+        open()
+        key("from")
+        integer(record.move.from.rawValue)
+        key("to")
+        integer(record.move.to.rawValue)
+        if let promotion = record.move.promotion {
+            key("promotion")
+            string(promotion.rawValue)
+        }
+        close()
+        key("san")
+        string(record.san)
+        if let fen = record.fenAfter {
+            key("fenAfter")
+            string(fen)
+        }
+        if let clock = record.clock {
+            key("clock")
+            number(clock)
+        }
+        if let timestamp = record.timestamp {
+            key("timestamp")
+            number(timestamp)
+        }
+        if let comment = record.comment {
+            key("comment")
+            string(comment)
+        }
+        close()
+    }
+
+    mutating func clock(_ clock: GameClock) {
+        open()
+        key("timeControl")
+        timeControl(clock.timeControl)
+        key("state")
+        open()
+        switch clock.state {
+        case .notStarted: caseWithoutValue("notStarted")
+        case .stopped: caseWithoutValue("stopped")
+        case .running(let side): caseWithColor("running", side)
+        case .paused(let side): caseWithColor("paused", side)
+        case .flagged(let side): caseWithColor("flagged", side)
+        }
+        close()
+        key("movesMade")
+        integers(clock.movesMade)
+        key("periodIndex")
+        integers(clock.periodIndex)
+        key("movesInPeriod")
+        integers(clock.movesInPeriod)
+        key("settled")
+        open()
+        key("white")
+        number(clock.settled.white)
+        key("black")
+        number(clock.settled.black)
+        close()
+        key("settledAt")
+        number(clock.settledAt)
+        close()
+    }
+
+    private mutating func caseWithoutValue(_ name: StaticString) {
+        key(name)
+        open()
+        close()
+    }
+
+    private mutating func caseWithColor(_ name: StaticString, _ side: PieceColor) {
+        key(name)
+        open()
+        key("_0")
+        color(side)
+        close()
+    }
+
+    private mutating func integers(_ pair: ColorPair<Int>) {
+        open()
+        key("white")
+        integer(pair.white)
+        key("black")
+        integer(pair.black)
+        close()
+    }
+
+    private mutating func timeControl(_ control: TimeControl) {
+        open()
+        switch control {
+        case .unknown: caseWithoutValue("unknown")
+        case .unlimited: caseWithoutValue("unlimited")
+        case .sandclock(let seconds):
+            key("sandclock")
+            open()
+            key("seconds")
+            number(seconds)
+            close()
+        case .periods(let periods):
+            key("periods")
+            open()
+            key("_0")
+            append("[")
+            needsComma = false
+            for (index, period) in periods.enumerated() {
+                if index > 0 { append(",") }
+                open()
+                if let moves = period.moves {
+                    key("moves")
+                    integer(moves)
+                }
+                key("seconds")
+                number(period.seconds)
+                key("increment")
+                number(period.increment)
+                close()
+            }
+            append("]")
+            needsComma = true
+            close()
+        }
+        close()
+    }
+}

@@ -38,6 +38,8 @@ public final class BoardSession {
     private let clock: SessionClock
     private let logger: Logger
     private var timer: DispatchSourceTimer?
+    /// The deadline `timer` is armed for.
+    private var armedDeadline: Double?
     private var eventTask: Task<Void, Never>?
     private var lastMove: BoardStatePayload.LastMove?
     private var indicatedAlert = false
@@ -135,6 +137,7 @@ public final class BoardSession {
         (transport as? any BoardEventDelivering)?.deliverEvents(to: nil)
         timer?.cancel()
         timer = nil
+        armedDeadline = nil
         persist()
     }
 
@@ -458,15 +461,33 @@ public final class BoardSession {
 
     // MARK: Time and persistence
 
+    /// Arms the timer for the kernel's next deadline. Called after every event, so it does
+    /// nothing while the deadline stays the same: cancelling and creating a Dispatch timer
+    /// costs two round trips through libdispatch's manager thread, which showed in the
+    /// profile of every piece lifted.
     private func scheduleTick() {
-        timer?.cancel()
-        timer = nil
-        guard let deadline = core.nextDeadline else { return }
+        let deadline = core.nextDeadline
+        guard deadline != armedDeadline else { return }
+        armedDeadline = deadline
+        guard let deadline else {
+            timer?.cancel()
+            timer = nil
+            return
+        }
         let delay = max(0, deadline - clock.now())
+        if let timer {
+            timer.schedule(deadline: .now() + delay)
+            return
+        }
         let source = DispatchSource.makeTimerSource(queue: .main)
         source.schedule(deadline: .now() + delay)
         source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated { self?.tick() }
+            MainActor.assumeIsolated {
+                guard let self else { return }
+                // Fired: whatever the kernel's deadline is now, it needs arming again.
+                self.armedDeadline = nil
+                self.tick()
+            }
         }
         source.resume()
         timer = source

@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "CMainQueue"),
         .target(name: "MainLoop", dependencies: ["CMainQueue"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop"]),
         .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT"]),
 
         // MARK: Platform and product

@@ -1,5 +1,6 @@
 internal import CMosquitto
 import Dispatch
+import MainLoop
 
 #if canImport(Glibc)
     import Glibc
@@ -87,10 +88,12 @@ extension MQTTClient {
         service()
     }
 
-    /// A read source on a (close-on-exec) duplicate of libmosquitto's socket: libmosquitto may close its
-    /// descriptor inside any call, while Dispatch requires a watched descriptor to stay
-    /// open until the source is cancelled, so the source watches (and closes) its own.
-    private func watch(_ handle: MosquittoHandle) -> (any DispatchSourceRead)? {
+    /// A watch on a (close-on-exec) duplicate of libmosquitto's socket: libmosquitto may close
+    /// its descriptor inside any call, while a watched descriptor must stay open until the
+    /// watch is cancelled, so the watch reads (and closes) its own. In the daemon the
+    /// `MainLoop` serves it on the main thread (a PUBACK or a command costs one wake-up, not a
+    /// hand-off from libdispatch's manager thread); elsewhere a Dispatch read source.
+    private func watch(_ handle: MosquittoHandle) -> ReadableWatch? {
         let socket = handle.socket
         guard socket >= 0 else { return nil }
         // libmosquitto does not mark its socket close-on-exec; a child process spawned
@@ -98,13 +101,9 @@ extension MQTTClient {
         _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
         let descriptor = fcntl(socket, F_DUPFD_CLOEXEC, 0)
         guard descriptor >= 0 else { return nil }
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .main)
-        source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated { self?.socketReadable() }
+        return ReadableWatch(descriptor: descriptor, closesDescriptor: true) { [weak self] in
+            self?.socketReadable()
         }
-        source.setCancelHandler { close(descriptor) }
-        source.resume()
-        return source
     }
 
     private func socketReadable() {

@@ -1,5 +1,6 @@
 internal import CMosquitto
 import Dispatch
+import MainLoop
 
 /// An MQTT client over libmosquitto that keeps itself connected and loses nothing.
 ///
@@ -95,7 +96,7 @@ public final class MQTTClient {
     var pendingFailureCode: Int32?
     var recentErrors: [String] = []
     var pendingSubscriptions: [Int32: [String]] = [:]
-    var readSource: (any DispatchSourceRead)?
+    var readSource: ReadableWatch?
     var writeSource: (any DispatchSourceWrite)?
     var tickTimer: (any DispatchSourceTimer)?
     var retryTimer: (any DispatchSourceTimer)?

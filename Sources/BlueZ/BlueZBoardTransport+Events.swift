@@ -40,8 +40,8 @@ extension BlueZBoardTransport: BlueZManagerClient {
     func receive(_ bytes: Data, on link: BlueZLink) {
         if link.isUp {
             feed(link, bytes)
-        } else if link.adapter != nil && link.early.count < 64 {
-            link.early.append(bytes)
+        } else {
+            link.keepEarly(bytes)
         }
     }
 
@@ -78,11 +78,14 @@ extension BlueZBoardTransport: BlueZManagerClient {
     /// Feeds one notification to the link's adapter; yields its events and queues its
     /// mandatory responses on the paced writer.
     func feed(_ link: BlueZLink, _ bytes: Data) {
-        guard link.adapter != nil else { return }
-        let events = link.adapter?.feed(bytes: bytes) ?? []
-        let responses = link.adapter?.takePendingResponses() ?? []
-        for response in responses { link.writer?.enqueue(response) }
+        let events = link.feed(bytes)
         guard !events.isEmpty else { return }
+        deliver(events)
+    }
+
+    /// Hands the events of one notification on: to the handler at once when nothing queued
+    /// earlier waits (the order holds), else queued behind it.
+    func deliver(_ events: [BoardEvent]) {
         if let eventHandler, pendingEvents.isEmpty {
             // The adapter and the writer are done with this notification: hand its events
             // over right away (nothing queued earlier is waiting, so the order holds).

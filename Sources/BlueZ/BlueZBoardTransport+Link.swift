@@ -237,13 +237,26 @@ extension BlueZBoardTransport {
             return false
         }
         if reply.count >= 2, let mtu = reply[1].uint16Value, link.mtu == nil { link.mtu = Int(mtu) }
-        // Unowned: the link owns the socket and closes it when it is torn down (also from the
-        // transport's deinit), so no datagram is delivered after either is gone.
+        // The link is captured strongly: the cycle link → socket → closure → link ends when
+        // the socket leaves `notifySockets` (teardown, or its own end of file). The link
+        // stays alive while one of its datagrams is handled even if an event handler tears
+        // it down, and reading it costs no unowned or weak load (a per-notification cost on
+        // an object with a side table). A socket is open only while its link is the
+        // transport's current link (teardown closes it; `!isTornDown` is that check without
+        // touching the transport), so the common case — an adapter that yields nothing —
+        // never loads the transport. Unowned: the transport tears its link down (closing the
+        // socket) before it goes.
         let socket = BlueZNotifySocket(
             descriptor: descriptor,
-            onDatagram: { [unowned self, unowned link] bytes in
-                guard self.link === link else { return }
-                self.receive(bytes, on: link)
+            onDatagram: { [unowned self, link] bytes in
+                guard !link.isTornDown else { return }
+                guard link.isUp else {
+                    link.keepEarly(bytes)
+                    return
+                }
+                let events = link.feed(bytes)
+                guard !events.isEmpty else { return }
+                self.deliver(events)
             },
             onClose: { [weak self, weak link] reason in
                 guard let self, let link else { return }

@@ -30,20 +30,25 @@ final class BlueZLink {
     var writePath: String?
     /// The negotiated MTU of the write characteristic, when exported.
     var mtu: Int?
+    // The next four are read on every notification. Only main-actor code of this module
+    // touches them, in short accesses; the one long access (`adapter` during its `feed`)
+    // cannot reach the link again, the adapter being a value without references to it. So
+    // they skip the run-time exclusivity bookkeeping (static checking still applies).
+
     /// The adapter of this link (made after the GATT objects are found).
-    var adapter: (any BoardAdapter)?
+    @exclusivity(unchecked) var adapter: (any BoardAdapter)?
     /// The paced writer of this link.
-    var writer: BlueZPacedWriter?
+    @exclusivity(unchecked) var writer: BlueZPacedWriter?
     /// `Connect` was called (a failed attempt then sends `Disconnect` to clean up).
     var connectIssued = false
     /// BlueZ said the link is up (a later `Connected=false` ends it).
     var armed = false
     /// `.connected` was yielded.
-    var isUp = false
+    @exclusivity(unchecked) var isUp = false
     /// Why the link failed while it was being set up (checked after every step).
     var failure: BlueZLinkError?
     /// Torn down (idempotence).
-    var isTornDown = false
+    @exclusivity(unchecked) var isTornDown = false
     /// Notifications that arrived after subscribing but before `.connected`.
     var early: [Data] = []
 
@@ -60,9 +65,37 @@ final class BlueZLink {
         BlueZPath.adapterName(of: adapterPath) ?? adapterPath
     }
 
+    /// Feeds one notification to the adapter in place (no copy of it) and queues the
+    /// adapter's mandatory responses on the writer; returns the adapter's events (none
+    /// without an adapter).
+    func feed(_ bytes: Data) -> [BoardEvent] {
+        guard let (events, responses) = adapter?.feedAndDrain(bytes) else { return [] }
+        if !responses.isEmpty, let writer {
+            for response in responses { writer.enqueue(response) }
+        }
+        return events
+    }
+
+    /// Keeps a notification that arrived before `.connected` (at most 64 of them, only once
+    /// the adapter exists), as a compact copy: `bytes` may share a receive buffer.
+    func keepEarly(_ bytes: Data) {
+        guard adapter != nil, early.count < 64 else { return }
+        early.append(bytes.withUnsafeBytes { raw in Data(raw) })
+    }
+
     /// Throws the recorded failure (or cancellation).
     func check() throws(BlueZLinkError) {
         if let failure { throw failure }
         if Task.isCancelled { throw .cancelled }
+    }
+}
+
+extension BoardAdapter {
+    /// ``BoardKit/BoardAdapter/feed(bytes:)`` then
+    /// ``BoardKit/BoardAdapter/takePendingResponses()``: one in-place access to an adapter
+    /// held in an existential (each access projects its box and checks its uniqueness).
+    fileprivate mutating func feedAndDrain(_ bytes: Data) -> (events: [BoardEvent], responses: [Data]) {
+        let events = feed(bytes: bytes)
+        return (events, takePendingResponses())
     }
 }

@@ -22,17 +22,26 @@ import MainLoop
 /// reported once through `onClose`, after which the socket is closed. ``close()`` closes it
 /// without a report. The descriptor is owned: it is closed exactly once, when the read source
 /// is cancelled.
+///
+/// Each datagram is handed to `onDatagram` as a `Data` slice of one receive buffer shared by
+/// every socket (``BlueZDatagramBuffer``): valid as a value like any `Data`, but a receiver
+/// that keeps it pins the buffer's storage (the next read then copies the buffer first), so
+/// code that stores datagrams stores a compact copy.
 @MainActor
 final class BlueZNotifySocket {
     /// Larger than any ATT notification (MTU ≤ 517; BlueZ itself writes ≤ 512 bytes).
     static let bufferSize = 1024
 
     /// One receive buffer for every socket: all of them are read on the main actor, one
-    /// datagram at a time, and each datagram is copied out before the next read, so a
-    /// buffer per board (1 KB each) would only cost memory.
-    private static var sharedBuffer = [UInt8](repeating: 0, count: bufferSize)
+    /// datagram at a time, and each datagram is done with (or copied) before the next read,
+    /// so a buffer per board (1 KB each) would only cost memory.
+    private static let sharedBuffer = BlueZDatagramBuffer(capacity: bufferSize)
 
-    private var watch: ReadableWatch?
+    /// ``sharedBuffer``, held here so that a read needs no lazy-global access.
+    private let buffer: BlueZDatagramBuffer
+    // Read on every notification and only ever touched on the main actor by this class's
+    // own short, non-nested accesses: no run-time exclusivity bookkeeping.
+    @exclusivity(unchecked) private var watch: ReadableWatch?
     private let descriptor: Int32
     private let onDatagram: @MainActor (Data) -> Void
     private let onClose: @MainActor (String) -> Void
@@ -45,10 +54,13 @@ final class BlueZNotifySocket {
         self.descriptor = descriptor
         self.onDatagram = onDatagram
         self.onClose = onClose
+        buffer = Self.sharedBuffer
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
         // Unowned, not weak (a weak load per notification is measurable): the watch is
-        // cancelled in `close()`, which `deinit` calls, so it never outlives the socket.
+        // cancelled in `close()`, which `deinit` calls, so it never outlives the socket. The
+        // unowned load also keeps the socket alive while `readOne` runs, when `onDatagram` or
+        // `onClose` releases the last other reference to it (the link's teardown).
         watch = ReadableWatch(descriptor: descriptor, closesDescriptor: true) { [unowned self] in
             self.readOne()
         }
@@ -67,20 +79,13 @@ final class BlueZNotifySocket {
     /// lone notification costs one `recv`); reports and closes at EOF or an error.
     private func readOne() {
         guard watch != nil else { return }
-        let descriptor = descriptor
-        let received = Self.sharedBuffer.withUnsafeMutableBytes { raw -> (count: Int, data: Data?) in
-            let count = recv(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
-            // From the pointer: the generic `Data(slice)` path looks up metadata at run time.
-            guard count > 0, let base = raw.baseAddress else { return (count, nil) }
-            return (count, Data(bytes: base, count: count))
-        }
-        let count = received.count
-        if let data = received.data {
-            onDatagram(data)
-        } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+        let (count, error) = buffer.receive(from: descriptor)
+        if count > 0 {
+            onDatagram(buffer.datagram(count: count))
+        } else if count < 0 && (error == EAGAIN || error == EWOULDBLOCK || error == EINTR) {
             return
         } else {
-            let reason = count == 0 ? "closed by BlueZ" : "read failed (errno \(errno))"
+            let reason = count == 0 ? "closed by BlueZ" : "read failed (errno \(error))"
             close()
             onClose(reason)
         }
@@ -88,5 +93,41 @@ final class BlueZNotifySocket {
 
     isolated deinit {
         close()
+    }
+}
+
+/// A receive buffer reused for every datagram: a `Data` of fixed capacity that `recv` writes
+/// into in place, handed on as a slice of its first bytes.
+///
+/// While nobody keeps a datagram, the buffer's storage is uniquely referenced and each read
+/// writes into it without allocating (the previous design allocated, copied and freed a
+/// `Data` per notification). A receiver that keeps a datagram keeps the storage it shares:
+/// the next read then copies the buffer (copy on write) and the kept bytes stay intact.
+///
+/// Not isolated (so the `recv` closure carries no run-time executor check); used on the main
+/// actor only, one read at a time.
+final class BlueZDatagramBuffer {
+    // Accessed once per read and never across a call that could reach it again: no run-time
+    // exclusivity bookkeeping.
+    @exclusivity(unchecked) private var storage: Data
+
+    /// A buffer that takes datagrams of up to `capacity` bytes (longer ones are truncated, as
+    /// `SOCK_SEQPACKET` does).
+    init(capacity: Int) {
+        storage = Data(count: capacity)
+    }
+
+    /// `recv` of one datagram from `descriptor` without blocking: the byte count (0 at end of
+    /// file, -1 on an error) and `errno` right after the call.
+    func receive(from descriptor: Int32) -> (count: Int, error: Int32) {
+        storage.withUnsafeMutableBytes { raw in
+            let count = recv(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+            return (count, count < 0 ? errno : 0)
+        }
+    }
+
+    /// The first `count` bytes of the last datagram read (a slice sharing the buffer).
+    func datagram(count: Int) -> Data {
+        storage[0..<count]
     }
 }

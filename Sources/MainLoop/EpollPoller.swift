@@ -25,9 +25,16 @@ public final class EpollPoller<Handler> {
     }
 
     private let descriptor: Int32
-    private var registrations: [Registration?] = []
+    // Read on every event. Single-threaded by contract, and no access to it spans a call
+    // that could reach it again (``poll(timeoutMilliseconds:invoke:)`` copies a
+    // registration out before invoking its handler, which may add or remove descriptors):
+    // no run-time exclusivity bookkeeping.
+    @exclusivity(unchecked) private var registrations: [Registration?] = []
     private var nextGeneration: UInt32 = 1
-    private var keys: [UInt64]
+    /// The keys `epoll_wait` reports, `batchSize` of them: allocated once, no array access
+    /// (and its exclusivity and uniqueness checks) per wake-up.
+    private let keys: UnsafeMutablePointer<UInt64>
+    private let batchSize: Int32
 
     /// A poller handling up to `batchSize` (1…64) ready descriptors per wake-up, or `nil` when
     /// the kernel refuses an epoll instance.
@@ -35,11 +42,15 @@ public final class EpollPoller<Handler> {
         let descriptor = cmq_epoll_create()
         guard descriptor >= 0 else { return nil }
         self.descriptor = descriptor
-        keys = [UInt64](repeating: 0, count: min(64, max(1, batchSize)))
+        let capacity = min(64, max(1, batchSize))
+        self.batchSize = Int32(capacity)
+        keys = .allocate(capacity: capacity)
+        keys.initialize(repeating: 0, count: capacity)
     }
 
     deinit {
         _ = close(descriptor)
+        keys.deallocate()
     }
 
     /// The number of descriptors registered.
@@ -81,13 +92,11 @@ public final class EpollPoller<Handler> {
     /// failed (`errno` says why; only a broken epoll descriptor does that).
     @discardableResult
     public func poll(timeoutMilliseconds: Int32, invoke: (Handler) -> Void) -> Int {
-        let ready = keys.withUnsafeMutableBufferPointer { buffer in
-            cmq_epoll_wait(descriptor, buffer.baseAddress, Int32(buffer.count), timeoutMilliseconds)
-        }
+        let ready = cmq_epoll_wait(descriptor, keys, batchSize, timeoutMilliseconds)
         if ready < 0 { return errno == EINTR ? 0 : -1 }
         guard ready > 0 else { return 0 }
         var handled = 0
-        for index in 0..<Int(ready) {
+        for index in 0..<Int(min(ready, batchSize)) {
             let key = keys[index]
             let slot = Int(UInt32(truncatingIfNeeded: key))
             guard slot < registrations.count, let registration = registrations[slot],

@@ -55,6 +55,30 @@ import Testing
         #expect(events == [.ready, .pieces(.startingPosition)])
     }
 
+    /// The repeat of an unchanged board is skipped without parsing only when parsing would
+    /// emit nothing: skipped bytes before it are still surfaced, a changed or re-armed board
+    /// is still reported, and a repeat glued to more bytes is still parsed.
+    @Test func aRepeatedBoardEmitsNothingButWhatPrecedesOrFollowsIt() throws {
+        var adapter = ChessnutAdapter()
+        #expect(adapter.feed(bytes: Self.startFrame) == [.ready, .pieces(.startingPosition)])
+        #expect(adapter.feed(bytes: Self.startFrame).isEmpty)
+        #expect(adapter.feed(bytes: Data(hex: "ff fe")!).isEmpty)
+        #expect(adapter.feed(bytes: Self.startFrame) == [.raw(Data(hex: "ff fe")!)])
+        #expect(
+            adapter.feed(bytes: Self.startFrame + Data(hex: "2a 02 64 01")!) == [.battery(percent: 100, charging: true)]
+        )
+        let shortHeader = Data([0x01, 0x22]) + Self.startFrame[2..<34] + Data([0, 0])
+        #expect(adapter.feed(bytes: shortHeader).isEmpty)
+        var afterE4 = BoardSnapshot.startingPosition
+        afterE4[.e2] = nil
+        afterE4[.e4] = Piece(.white, .pawn)
+        #expect(adapter.feed(bytes: Self.stateFrame(board: Self.afterE4Board)) == [.pieces(afterE4)])
+        #expect(adapter.feed(bytes: Self.stateFrame(board: Self.afterE4Board, counter: 7)).isEmpty)
+        #expect(adapter.feed(bytes: Data(hex: "23 01 00")!).isEmpty)
+        #expect(adapter.feed(bytes: Self.stateFrame(board: Self.afterE4Board)) == [.pieces(afterE4)])
+        #expect(adapter.bufferedByteCount == 0)
+    }
+
     @Test func ackReadiesTheBoardAndRearmsTheFilter() throws {
         var adapter = ChessnutAdapter()
         #expect(adapter.encode(.startSession) == Data(hex: "21 01 00"))

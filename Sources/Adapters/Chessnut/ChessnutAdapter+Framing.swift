@@ -17,6 +17,19 @@ extension ChessnutAdapter {
         case frame(Int)
     }
 
+    /// Whether `raw` is exactly one board frame repeating the last board, with nothing
+    /// buffered or skipped before it (the caller checks the buffer): ``scan(_:into:)`` would
+    /// consume it whole and emit nothing, so it can be skipped without classifying it.
+    @inline(__always)
+    func isRepeatedBoardFrame(_ raw: UnsafeRawBufferPointer) -> Bool {
+        guard isReady, garbage.isEmpty, let lastBoard, raw.count >= 34, raw[0] == ChessnutWire.stateType else {
+            return false
+        }
+        let length = Int(raw[1])
+        guard length + 2 == raw.count, length >= 32, length <= Self.maximumStatePayload else { return false }
+        return ChessnutBoardWords(raw, at: 2) == lastBoard
+    }
+
     /// Parses `raw` from its start; returns how many bytes were consumed (the rest is an
     /// incomplete frame, always shorter than ``maximumFrameLength``).
     mutating func scan(_ raw: UnsafeRawBufferPointer, into events: inout [BoardEvent]) -> Int {

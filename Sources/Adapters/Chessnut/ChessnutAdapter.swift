@@ -131,6 +131,8 @@ public struct ChessnutAdapter: BoardAdapter {
         var events: [BoardEvent] = []
         if buffer.isEmpty {
             bytes.withUnsafeBytes { raw in
+                // The steady state: the board's ten-a-second repeat of an unchanged position.
+                if isRepeatedBoardFrame(raw) { return }
                 let consumed = scan(raw, into: &events)
                 if consumed < raw.count { buffer.append(contentsOf: raw[consumed...]) }
             }

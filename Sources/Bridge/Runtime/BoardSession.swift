@@ -207,9 +207,11 @@ public final class BoardSession {
         }
         // Saved before anything is published: a move the world has seen is always in the
         // saved game, so a crash right after publishing cannot lose it (and a restarted
-        // bridge does not find it again and publish it twice). The file is replaced at once;
-        // its flush to disk runs in the background (see `StateWriter`).
-        if outputs.contains(where: \.changesSavedState) { persist() }
+        // bridge does not find it again and publish it twice). The change is in the kernel at
+        // once; its flush to disk runs in the background, handed over after publishing (see
+        // `StateWriter`).
+        let persisted = outputs.contains(where: \.changesSavedState)
+        if persisted { store?.saveSession(core.snapshot(at: clock.now()), as: board.id, deferringSync: true) }
         var changedGame = false
         for output in outputs {
             switch output {
@@ -227,6 +229,7 @@ public final class BoardSession {
         }
         publishState()
         if changedGame { publisher.publish(builder.pgn(board: board.id, text: core.game.pgn)) }
+        if persisted { store?.startDeferredSyncs() }
         scheduleTick()
     }
 

@@ -37,6 +37,7 @@ public final class StateWriter: Sendable {
     public let journalLimit: Int
     private let queue = DispatchQueue(label: "boardbridge.state", qos: .utility)
     private let unsynced = Mutex<Set<Pending>>([])
+    private let deferred = Mutex<[Pending]>([])
     private let journals = Mutex<[String: Journal]>([:])
     private let onError: @Sendable (String, String) -> Void
 
@@ -73,8 +74,10 @@ public final class StateWriter: Sendable {
 
     /// Saves `snapshot` as the session `name`: one journal line when it follows the state
     /// saved before, else the whole snapshot. In the kernel when this returns; flushed to disk
-    /// soon after.
-    public func saveSession(_ snapshot: SessionSnapshot, as name: String) {
+    /// soon after — with `deferringSync`, only once ``startDeferredSyncs()`` is called: handing
+    /// the flush to the background thread wakes it, about 100 µs on a VM, which a caller about
+    /// to publish a move does after publishing.
+    public func saveSession(_ snapshot: SessionSnapshot, as name: String, deferringSync: Bool = false) {
         var journal = journals.withLock { $0[name] }
         if var current = journal, current.entries < journalLimit, let entry = current.cursor.entry(to: snapshot) {
             do {
@@ -92,7 +95,7 @@ public final class StateWriter: Sendable {
                 current.entries += 1
                 let saved = current
                 journals.withLock { $0[name] = saved }
-                scheduleSync(.journal(name, descriptor: descriptor))
+                scheduleSync(.journal(name, descriptor: descriptor), deferred: deferringSync)
                 return
             } catch {
                 onError(name, "\(error)")
@@ -111,7 +114,7 @@ public final class StateWriter: Sendable {
             onError(name, "\(error)")
             return
         }
-        guard save(data, as: name) else { return }
+        guard replace(data, as: name, deferringSync: deferringSync) else { return }
         do throws(StateStoreError) {
             let descriptor: Int32
             if let open = journal?.descriptor { descriptor = open } else { descriptor = try store.openJournal(name) }
@@ -180,22 +183,40 @@ public final class StateWriter: Sendable {
     /// the file was replaced (a failure is reported).
     @discardableResult
     public func save(_ data: Data, as name: String) -> Bool {
+        replace(data, as: name, deferringSync: false)
+    }
+
+    private func replace(_ data: Data, as name: String, deferringSync: Bool) -> Bool {
         do throws(StateStoreError) {
             try store.write(data, as: name, durably: false)
         } catch {
             onError(name, "\(error)")
             return false
         }
-        scheduleSync(.file(name))
+        scheduleSync(.file(name), deferred: deferringSync)
         return true
     }
 
-    /// Waits until every file saved so far is flushed to disk.
+    /// Starts the flushes that saves with `deferringSync` left for later.
+    public func startDeferredSyncs() {
+        let waiting = deferred.withLock { waiting in
+            defer { waiting.removeAll(keepingCapacity: true) }
+            return waiting
+        }
+        for pending in waiting { scheduleSync(pending) }
+    }
+
+    /// Waits until every file saved so far is flushed to disk (deferred flushes included).
     public func flush() {
+        startDeferredSyncs()
         queue.sync {}
     }
 
-    private func scheduleSync(_ pending: Pending) {
+    private func scheduleSync(_ pending: Pending, deferred isDeferred: Bool = false) {
+        if isDeferred {
+            deferred.withLock { $0.append(pending) }
+            return
+        }
         // A flush already scheduled covers this content too.
         guard unsynced.withLock({ $0.insert(pending).inserted }) else { return }
         queue.async { [self] in

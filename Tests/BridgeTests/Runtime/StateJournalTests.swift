@@ -63,6 +63,24 @@ import Testing
         #expect(failures.all.isEmpty)
     }
 
+    @Test func aDeferredFlushWaitsForItsStartButTheSaveIsThereAtOnce() throws {
+        let directory = try TestTools.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let failures = Failures()
+        let first = try writer(directory, failures: failures)
+        first.saveSession(try snapshot(plies: 2), as: "board-05", deferringSync: true)
+        var expected = try snapshot(plies: 2)
+        expected.sequence = 0
+        #expect(try writer(directory, failures: failures).restoreSession("board-05") == expected)
+        // The flush of the whole file fails once it runs: the file is gone.
+        try FileManager.default.removeItem(atPath: first.store.path(for: "board-05"))
+        #expect(failures.all.isEmpty)
+        first.startDeferredSyncs()
+        first.flush()
+        #expect(failures.all.count == 1)
+        #expect(failures.all.first?.hasPrefix("board-05: open ") == true)
+    }
+
     @Test func aFullJournalIsFoldedIntoTheSnapshot() throws {
         let directory = try TestTools.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

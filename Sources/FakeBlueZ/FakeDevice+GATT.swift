@@ -237,9 +237,12 @@ extension FakeDevice {
                 if sim.behavior.oversizeNotifications == .refuse { continue }
                 bytes = Array(bytes.prefix(limit))
             }
+            // Stamped before the send: once the datagram is in the socket the receiver may run
+            // (and the move reach a subscriber) before this process gets the CPU back.
+            let sentAt = BootClock.nanoseconds()
             characteristic.notify(bytes)
             board.notificationsSent += 1
-            board.lastNotificationTime = BootClock.nanoseconds()
+            board.lastNotificationTime = sentAt
         }
     }
 

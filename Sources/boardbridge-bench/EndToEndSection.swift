@@ -54,6 +54,14 @@ struct EndToEndSection: BenchSection {
         let notifications = sentAfter > sentBefore ? Double(sentAfter - sentBefore) : nominal
         let perNotification = usage.cpuSeconds / notifications * 1e6
         let at64 = boards >= 64
+        // Why runs differ: wake-ups per notification, and CPU migrations of the bridge's threads.
+        var scheduling: [String: Double] = [:]
+        if let before = idleStart.voluntarySwitches, let after = idleEnd.voluntarySwitches, after >= before {
+            scheduling["wakeups_per_notification"] = Double(after - before) / max(notifications, 1)
+        }
+        if let before = idleStart.migrations, let after = idleEnd.migrations, after >= before {
+            scheduling["migrations_per_second"] = Double(after - before) / max(usage.wallSeconds, 0.001)
+        }
         context.record(
             BenchResult(
                 key: "e2e.\(boards).cpu_per_notification", label: "\(boards) boards idle: bridge CPU per notification",
@@ -63,10 +71,13 @@ struct EndToEndSection: BenchSection {
                     "cpu_seconds": usage.cpuSeconds, "wall_seconds": usage.wallSeconds,
                     "notifications": notifications, "nominal_notifications": nominal,
                     "threads": Double(idleEnd.threads),
-                ],
+                ].merging(scheduling) { first, _ in first },
                 note: String(
                     format: "%.0f notifications sent (%.1f per board per second)", notifications,
-                    notifications / Double(boards) / max(usage.wallSeconds, 0.001))))
+                    notifications / Double(boards) / max(usage.wallSeconds, 0.001))
+                    + (scheduling["wakeups_per_notification"].map { String(format: "; %.2f wake-ups each", $0) } ?? "")
+                    + (scheduling["migrations_per_second"].map { String(format: "; %.0f CPU migrations/s", $0) } ?? ""))
+        )
         context.record(
             BenchResult(
                 key: "e2e.\(boards).cpu_percent", label: "\(boards) boards idle: bridge CPU (% of one core)",

@@ -24,6 +24,12 @@ struct ProcessSample: Equatable {
     var peakRSSBytes: UInt64
     /// Threads now (`Threads`).
     var threads: Int
+    /// Voluntary context switches of the live threads (`voluntary_ctxt_switches` of every
+    /// /proc/<pid>/task/<tid>/status): how often they went to sleep, i.e. were woken up.
+    var voluntarySwitches: UInt64? = nil
+    /// Moves of the live threads between CPUs (`se.nr_migrations` of every
+    /// /proc/<pid>/task/<tid>/sched), when the kernel shows it.
+    var migrations: UInt64? = nil
 
     /// CPU seconds from the tick counters.
     var cpuSeconds: Double { Double(cpuTicks) / Double(ProcessSampler.ticksPerSecond) }
@@ -59,7 +65,28 @@ enum ProcessSampler {
             cpuNanoseconds: schedstatNanoseconds(base: base),
             processCPUNanoseconds: processClockNanoseconds(pid: pid ?? getpid()),
             rssBytes: (memory["VmRSS"] ?? 0) * 1024, peakRSSBytes: (memory["VmHWM"] ?? 0) * 1024,
-            threads: Int(memory["Threads"] ?? 0))
+            threads: Int(memory["Threads"] ?? 0),
+            voluntarySwitches: threadSum(base: base, file: "status") { text in
+                statusFields(text)["voluntary_ctxt_switches"]
+            },
+            migrations: threadSum(base: base, file: "sched") { text in
+                text.split(separator: "\n").first { $0.hasPrefix("se.nr_migrations") }
+                    .flatMap { $0.split(separator: ":").last }
+                    .flatMap { UInt64($0.trimmingCharacters(in: .whitespaces)) }
+            })
+    }
+
+    /// A number read from `file` of every live thread, summed; `nil` when no thread has it.
+    private static func threadSum(base: String, file: String, _ read: (String) -> UInt64?) -> UInt64? {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "\(base)/task") else { return nil }
+        var total: UInt64?
+        for thread in threads {
+            guard let text = try? String(contentsOfFile: "\(base)/task/\(thread)/\(file)", encoding: .utf8),
+                let value = read(text)
+            else { continue }
+            total = (total ?? 0) + value
+        }
+        return total
     }
 
     /// The CPU used between `start` and `end` (samples of the same process).

@@ -107,14 +107,9 @@ public final class StateWriter: Sendable {
         let sequence = journal?.cursor.sequence ?? 0
         var whole = snapshot
         whole.sequence = sequence
-        let data: Data
-        do {
-            data = try JSONEncoder().encode(whole)
-        } catch {
-            onError(name, "\(error)")
+        guard let data = encode(whole, as: name), replace(data, as: name, deferringSync: deferringSync) else {
             return
         }
-        guard replace(data, as: name, deferringSync: deferringSync) else { return }
         do throws(StateStoreError) {
             let descriptor: Int32
             if let open = journal?.descriptor { descriptor = open } else { descriptor = try store.openJournal(name) }
@@ -169,14 +164,18 @@ public final class StateWriter: Sendable {
 
     /// Replaces the file `name` with `value` encoded as JSON, now; flushed to disk soon after.
     public func save(_ value: some Encodable, as name: String) {
-        let data: Data
+        guard let data = encode(value, as: name) else { return }
+        save(data, as: name)
+    }
+
+    /// `value` as JSON, or `nil` with the failure reported for the file `name`.
+    private func encode(_ value: some Encodable, as name: String) -> Data? {
         do {
-            data = try JSONEncoder().encode(value)
+            return try JSONEncoder().encode(value)
         } catch {
             onError(name, "\(error)")
-            return
+            return nil
         }
-        save(data, as: name)
     }
 
     /// Replaces the file `name` with `data`, now; flushed to disk soon after. Returns whether

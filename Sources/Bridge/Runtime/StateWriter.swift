@@ -64,7 +64,9 @@ public final class StateWriter: Sendable {
     }
 
     deinit {
-        queue.sync {}
+        // No flush can be pending: each one holds the writer until it has run (the last of
+        // them may be what releases it, on `queue` itself, so waiting for `queue` here would
+        // deadlock).
         journals.withLock { journals in
             for journal in journals.values { if let descriptor = journal.descriptor { close(descriptor) } }
         }

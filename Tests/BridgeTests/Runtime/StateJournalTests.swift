@@ -81,6 +81,23 @@ import Testing
         #expect(failures.all.first?.hasPrefix("board-05: open ") == true)
     }
 
+    @Test func aWriterReleasedWhileItsFlushesArePendingGoesQuietly() async throws {
+        let directory = try TestTools.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let failures = Failures()
+        // The pending flush holds the last reference and releases the writer on the
+        // writer's own queue (its deinit once waited for that queue: a crash).
+        for round in 0..<50 {
+            let writer = try writer(directory, failures: failures)
+            writer.saveSession(try snapshot(plies: round % 5), as: "board-\(round)")
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        var expected = try snapshot(plies: 4)
+        expected.sequence = 0
+        #expect(try writer(directory, failures: failures).restoreSession("board-49") == expected)
+        #expect(failures.all.isEmpty)
+    }
+
     @Test func aFullJournalIsFoldedIntoTheSnapshot() throws {
         let directory = try TestTools.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -211,7 +211,7 @@ public final class BoardSession {
         // once; its flush to disk runs in the background, handed over after publishing (see
         // `StateWriter`).
         let persisted = outputs.contains(where: \.changesSavedState)
-        if persisted { store?.saveSession(core.snapshot(at: clock.now()), as: board.id, deferringSync: true) }
+        if persisted { persist(deferringSync: true) }
         var changedGame = false
         for output in outputs {
             switch output {
@@ -497,10 +497,11 @@ public final class BoardSession {
     }
 
     /// Saves the session through the state writer (a journal line, or the whole snapshot
-    /// replaced atomically, now; flushed to disk in the background; failures are logged by
-    /// the writer's owner).
-    public func persist() {
-        store?.saveSession(core.snapshot(at: clock.now()), as: board.id)
+    /// replaced atomically, now; flushed to disk in the background — with `deferringSync`,
+    /// once the writer's deferred flushes are started; failures are logged by the writer's
+    /// owner).
+    public func persist(deferringSync: Bool = false) {
+        store?.saveSession(core.snapshot(at: clock.now()), as: board.id, deferringSync: deferringSync)
     }
 
     private func date(_ seconds: Double) -> Date {

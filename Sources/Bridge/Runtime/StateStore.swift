@@ -101,30 +101,42 @@ public struct StateStore: Sendable {
     }
 
     /// Opens the journal of `name` for appending (created if missing); the caller closes it.
-    public func openJournal(_ name: String) throws(StateStoreError) -> Int32 {
+    public func openJournal(_ name: String) throws(StateStoreError) -> JournalFile {
         let journal = journalPath(for: name)
         let fd = open(journal, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw StateStoreError(path: journal, operation: "open", reason: Self.lastError()) }
-        return fd
+        return JournalFile(path: journal, descriptor: fd)
     }
 
-    /// Appends `data` to the journal of `name` open as `descriptor`, with one `write(2)`: the
-    /// change is in the kernel (it survives a crash of the process) when this returns.
-    public func append(_ data: Data, toJournal name: String, descriptor: Int32) throws(StateStoreError) {
-        if let failure = Self.writeAll(data, to: descriptor, path: journalPath(for: name)) { throw failure }
-    }
+    /// A journal open for appending (``openJournal(_:)``).
+    public struct JournalFile: Sendable, Hashable {
+        /// Where it is.
+        public let path: String
+        let descriptor: Int32
 
-    /// Empties the journal of `name` open as `descriptor` (its changes are in the file now).
-    public func truncateJournal(_ name: String, descriptor: Int32) throws(StateStoreError) {
-        guard ftruncate(descriptor, 0) == 0 else {
-            throw StateStoreError(path: journalPath(for: name), operation: "truncate", reason: Self.lastError())
+        /// Appends `data` with one `write(2)`: the change is in the kernel (it survives a
+        /// crash of the process) when this returns.
+        public func append(_ data: Data) throws(StateStoreError) {
+            if let failure = StateStore.writeAll(data, to: descriptor, path: path) { throw failure }
         }
-    }
 
-    /// `fdatasync`s the journal of `name` open as `descriptor`.
-    public func syncJournal(_ name: String, descriptor: Int32) throws(StateStoreError) {
-        guard fdatasync(descriptor) == 0 else {
-            throw StateStoreError(path: journalPath(for: name), operation: "fsync", reason: Self.lastError())
+        /// Empties the journal (its changes are in the file now).
+        public func truncate() throws(StateStoreError) {
+            guard ftruncate(descriptor, 0) == 0 else {
+                throw StateStoreError(path: path, operation: "truncate", reason: StateStore.lastError())
+            }
+        }
+
+        /// `fdatasync`s the journal.
+        public func sync() throws(StateStoreError) {
+            guard fdatasync(descriptor) == 0 else {
+                throw StateStoreError(path: path, operation: "fsync", reason: StateStore.lastError())
+            }
+        }
+
+        /// Closes the journal; no other call may follow.
+        public func close() {
+            _ = Glibc.close(descriptor)
         }
     }
 
@@ -135,7 +147,7 @@ public struct StateStore: Sendable {
 
     // MARK: Files
 
-    private static func writeAll(_ data: Data, to fd: Int32, path: String) -> StateStoreError? {
+    fileprivate static func writeAll(_ data: Data, to fd: Int32, path: String) -> StateStoreError? {
         data.withUnsafeBytes { buffer -> StateStoreError? in
             guard let base = buffer.baseAddress else { return nil }
             var offset = 0
@@ -178,7 +190,7 @@ public struct StateStore: Sendable {
         unlink(journalPath(for: name))
     }
 
-    private static func lastError() -> String {
+    fileprivate static func lastError() -> String {
         String(cString: strerror(errno))
     }
 }

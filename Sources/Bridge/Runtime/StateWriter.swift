@@ -7,9 +7,6 @@ import Synchronization
 #else
     import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Saves state files so that a published move is never lost or repeated when the bridge
 /// crashes, at a cost that does not grow with the game and with the disk's flush off the
@@ -44,12 +41,13 @@ public final class StateWriter: Sendable {
     private struct Journal {
         var cursor: SessionJournalCursor
         var entries: Int
-        var descriptor: Int32?
+        /// Opened at the first append or truncation.
+        var file: StateStore.JournalFile?
     }
 
     private enum Pending: Hashable {
         case file(String)
-        case journal(String, descriptor: Int32)
+        case journal(String, StateStore.JournalFile)
     }
 
     /// A writer for `store`; `onError` receives the file name and the reason of every failed
@@ -68,7 +66,7 @@ public final class StateWriter: Sendable {
         // them may be what releases it, on `queue` itself, so waiting for `queue` here would
         // deadlock).
         journals.withLock { journals in
-            for journal in journals.values { if let descriptor = journal.descriptor { close(descriptor) } }
+            for journal in journals.values { journal.file?.close() }
         }
     }
 
@@ -83,21 +81,20 @@ public final class StateWriter: Sendable {
         var journal = journals.withLock { $0[name] }
         if var current = journal, current.entries < journalLimit, let entry = current.cursor.entry(to: snapshot) {
             do {
-                let descriptor: Int32
-                if let open = current.descriptor { descriptor = open } else { descriptor = try store.openJournal(name) }
-                current.descriptor = descriptor
+                let file = try current.file ?? store.openJournal(name)
+                current.file = file
                 let line: Data
                 if let written = entry.jsonLine() {
                     line = Data(written)
                 } else {
                     line = try JSONEncoder().encode(entry) + Data([UInt8(ascii: "\n")])
                 }
-                try store.append(line, toJournal: name, descriptor: descriptor)
+                try file.append(line)
                 current.cursor = SessionJournalCursor(at: snapshot, sequence: entry.sequence)
                 current.entries += 1
                 let saved = current
                 journals.withLock { $0[name] = saved }
-                scheduleSync(.journal(name, descriptor: descriptor), deferred: deferringSync)
+                scheduleSync(.journal(name, file), deferred: deferringSync)
                 return
             } catch {
                 onError(name, "\(error)")
@@ -112,19 +109,17 @@ public final class StateWriter: Sendable {
         guard let data = encode(whole, as: name), replace(data, as: name, deferringSync: deferringSync) else {
             return
         }
-        do throws(StateStoreError) {
-            let descriptor: Int32
-            if let open = journal?.descriptor { descriptor = open } else { descriptor = try store.openJournal(name) }
-            try store.truncateJournal(name, descriptor: descriptor)
+        do {
+            let file = try journal?.file ?? store.openJournal(name)
+            try file.truncate()
             journals.withLock {
-                $0[name] = Journal(
-                    cursor: SessionJournalCursor(at: whole, sequence: sequence), entries: 0, descriptor: descriptor)
+                $0[name] = Journal(cursor: SessionJournalCursor(at: whole, sequence: sequence), entries: 0, file: file)
             }
         } catch {
             // Not journalled further (the next save writes the whole snapshot again).
             onError(name, "\(error)")
             journals.withLock { $0[name] = nil }
-            if let descriptor = journal?.descriptor { closeLater(descriptor) }
+            if let file = journal?.file { closeLater(file) }
         }
     }
 
@@ -156,8 +151,8 @@ public final class StateWriter: Sendable {
         let restored = snapshot
         let cursor = SessionJournalCursor(at: restored, sequence: sequence)
         journals.withLock {
-            if let descriptor = $0[name]?.descriptor { closeLater(descriptor) }
-            $0[name] = Journal(cursor: cursor, entries: entries, descriptor: nil)
+            if let file = $0[name]?.file { closeLater(file) }
+            $0[name] = Journal(cursor: cursor, entries: entries, file: nil)
         }
         return restored
     }
@@ -225,7 +220,7 @@ public final class StateWriter: Sendable {
             do throws(StateStoreError) {
                 switch pending {
                 case .file(let name): try store.flush(name)
-                case .journal(let name, let descriptor): try store.syncJournal(name, descriptor: descriptor)
+                case .journal(_, let file): try file.sync()
                 }
             } catch {
                 onError(name(of: pending), "\(error)")
@@ -233,9 +228,9 @@ public final class StateWriter: Sendable {
         }
     }
 
-    /// Closes `descriptor` after the flushes scheduled so far (which may use it).
-    private func closeLater(_ descriptor: Int32) {
-        queue.async { _ = close(descriptor) }
+    /// Closes `file` after the flushes scheduled so far (which may use it).
+    private func closeLater(_ file: StateStore.JournalFile) {
+        queue.async { file.close() }
     }
 
     private func name(of pending: Pending) -> String {

@@ -35,14 +35,11 @@ extension BlueZBoardTransport: BlueZManagerClient {
         receive(bytes, on: link)
     }
 
-    /// One notification of `link` (a routed `Value` change or an `AcquireNotify` datagram):
-    /// fed to the adapter once the link is up, kept for then before.
+    /// One routed `Value` change of `link` (`AcquireNotify` datagrams take the same path
+    /// through ``BlueZLink/receive(_:)`` in the socket's handler).
     func receive(_ bytes: Data, on link: BlueZLink) {
-        if link.isUp {
-            feed(link, bytes)
-        } else {
-            link.keepEarly(bytes)
-        }
+        let events = link.receive(bytes)
+        if !events.isEmpty { deliver(events) }
     }
 
     private func handle(_ change: BlueZModelChange, for link: BlueZLink) {
@@ -73,14 +70,6 @@ extension BlueZBoardTransport: BlueZManagerClient {
         default:
             break
         }
-    }
-
-    /// Feeds one notification to the link's adapter; yields its events and queues its
-    /// mandatory responses on the paced writer.
-    func feed(_ link: BlueZLink, _ bytes: Data) {
-        let events = link.feed(bytes)
-        guard !events.isEmpty else { return }
-        deliver(events)
     }
 
     /// Hands the events of one notification on: to the handler at once when nothing queued

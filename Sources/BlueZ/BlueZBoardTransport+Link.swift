@@ -250,13 +250,8 @@ extension BlueZBoardTransport {
             descriptor: descriptor,
             onDatagram: { [unowned self, link] bytes in
                 guard !link.isTornDown else { return }
-                guard link.isUp else {
-                    link.keepEarly(bytes)
-                    return
-                }
-                let events = link.feed(bytes)
-                guard !events.isEmpty else { return }
-                self.deliver(events)
+                let events = link.receive(bytes)
+                if !events.isEmpty { self.deliver(events) }
             },
             onClose: { [weak self, weak link] reason in
                 guard let self, let link else { return }
@@ -325,7 +320,7 @@ extension BlueZBoardTransport {
         yield(.connected)
         let early = link.early
         link.early = []
-        for bytes in early { feed(link, bytes) }
+        for bytes in early { deliver(link.feed(bytes)) }
         guard let adapter = link.adapter, let writer = link.writer else { return }
         var carried: TimeInterval = 0
         for step in adapter.handshakeCommands(isReconnect: isReconnect) {

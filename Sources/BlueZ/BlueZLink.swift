@@ -76,9 +76,19 @@ final class BlueZLink {
         return events
     }
 
+    /// One notification: fed to the adapter once the link is up (its events returned; the
+    /// caller delivers them), kept for then before.
+    func receive(_ bytes: Data) -> [BoardEvent] {
+        guard isUp else {
+            keepEarly(bytes)
+            return []
+        }
+        return feed(bytes)
+    }
+
     /// Keeps a notification that arrived before `.connected` (at most 64 of them, only once
     /// the adapter exists), as a compact copy: `bytes` may share a receive buffer.
-    func keepEarly(_ bytes: Data) {
+    private func keepEarly(_ bytes: Data) {
         guard adapter != nil, early.count < 64 else { return }
         early.append(bytes.withUnsafeBytes { raw in Data(raw) })
     }

@@ -127,7 +127,6 @@ enum ProcessSampler {
         return fields
     }
 
-    /// The summed on-CPU nanoseconds of every live thread of the process, or `nil`.
     /// The process's CPU-time clock (`clock_getcpuclockid`): every thread, live or exited,
     /// in nanoseconds. Precise where the kernel keeps no schedstat (this VM's does not).
     private static func processClockNanoseconds(pid: Int32) -> UInt64? {
@@ -138,16 +137,9 @@ enum ProcessSampler {
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
+    /// The summed on-CPU nanoseconds of every live thread of the process, or `nil`.
     private static func schedstatNanoseconds(base: String) -> UInt64? {
-        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "\(base)/task") else { return nil }
-        var total: UInt64 = 0
-        for thread in threads {
-            guard let text = try? String(contentsOfFile: "\(base)/task/\(thread)/schedstat", encoding: .utf8),
-                let first = text.split(separator: " ").first, let nanoseconds = UInt64(first)
-            else { continue }
-            total += nanoseconds
-        }
-        return total
+        threadSum(base: base, file: "schedstat") { text in text.split(separator: " ").first.flatMap { UInt64($0) } }
     }
 }
 

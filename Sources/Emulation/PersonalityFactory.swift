@@ -24,9 +24,7 @@ public enum PersonalityFactory {
                 options: .init(model: .init(advertisedName: name)))
         case .chessUp:
             ChessUpPersonality(
-                name: name, board: board, isFlipped: isFlipped,
-                options: .init(
-                    retransmitInterval: retransmitInterval ?? ChessUpPersonality.Options().retransmitInterval))
+                name: name, board: board, isFlipped: isFlipped, options: chessUpOptions(retransmitInterval))
         case .squareOff:
             SquareOffPersonality(
                 name: name, board: board, isFlipped: isFlipped,
@@ -36,5 +34,11 @@ public enum PersonalityFactory {
         case .millennium:
             MillenniumPersonality(name: name, board: board, isFlipped: isFlipped)
         }
+    }
+
+    private static func chessUpOptions(_ retransmitInterval: TimeInterval?) -> ChessUpPersonality.Options {
+        var options = ChessUpPersonality.Options()
+        if let retransmitInterval { options.retransmitInterval = retransmitInterval }
+        return options
     }
 }

@@ -93,6 +93,9 @@ public final class BoardSession {
             core = GameSession(
                 game: Game(tags: tags), timeControl: board.timeControl ?? .unlimited,
                 inputPath: TrackerInputPath(capabilities: capabilities), options: options)
+            // Saved now, so the journal has its base: the first move is then one appended
+            // line like every other, not a whole snapshot written on the move's path.
+            persist()
         }
         if let last = core.game.moves.last {
             lastMove = .init(uci: last.move.uci, san: last.san)

@@ -140,6 +140,28 @@ struct SessionHarness {
         #expect(second.session.core.game.pgn.contains("1. d4 d5"))
     }
 
+    @Test func aFreshGameIsSavedAtOnceSoItsFirstMoveIsAJournalLine() async throws {
+        let directory = try TestTools.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try StateStore(directory: directory.path)
+        let store = StateWriter(store: files) { name, reason in Issue.record("\(name): \(reason)") }
+        var harness = try SessionHarness(store: store)
+        let saved = try #require(try files.read("board-01"))
+        #expect(try JSONDecoder().decode(SessionSnapshot.self, from: saved).game.moves.isEmpty)
+
+        harness.session.start()
+        harness.transport.establishLink()
+        await harness.pump()
+        await harness.play("e2e4")
+        store.flush()
+        // The snapshot is untouched; the move is one line of the journal.
+        #expect(try files.read("board-01") == saved)
+        let journal = String(decoding: try #require(try files.readJournal("board-01")), as: UTF8.self)
+        #expect(journal.split(separator: "\n").count == 1)
+        #expect(journal.contains(#""san":"e4""#))
+        #expect(try store.restoreSession("board-01")?.game.moves.map(\.san) == ["e4"])
+    }
+
     @Test func commandsChangeTheGameOrAreRefused() async throws {
         let harness = try SessionHarness()
         harness.session.start()

@@ -97,6 +97,7 @@ public enum BoardSimArguments {
           power ADAPTER on|off                 power an adapter
           battery BOARD PERCENT [--charging]   set the battery
           button BOARD NAME                    press a button
+          lose BOARD N                         the board's next N notifications are lost
           rssi BOARD DBM | present BOARD on|off | autoplay BOARD SECONDS|off
           add-board SPEC | remove-board BOARD | services-changed BOARD
           writes BOARD [--clear]               received writes, one JSON object per line

@@ -32,7 +32,7 @@ public struct ControlRequest: Equatable, Sendable {
         "list": 0...0, "play": 2...10_000, "lift": 2...2, "place": 3...3, "knock": 2...2, "reset": 1...2,
         "drop": 1...1, "fail-connects": 2...2, "power": 2...2, "battery": 2...2, "button": 2...2, "rssi": 2...2,
         "present": 2...2, "autoplay": 2...2, "add-board": 1...1, "remove-board": 1...1, "writes": 1...1,
-        "violations": 1...1, "board": 1...1, "position": 1...1, "services-changed": 1...1,
+        "violations": 1...1, "board": 1...1, "position": 1...1, "services-changed": 1...1, "lose": 2...2,
     ]
 
     /// Parses the words after `ctl`.
@@ -130,6 +130,9 @@ public struct ControlRequest: Equatable, Sendable {
             guard let percent = UInt32(argument(1)) else { throw .invalidValue(key: "battery", value: argument(1)) }
             _ = try await call("SetBattery", [.string(board), .uint32(percent), .bool(charging)], on: connection)
         case "button": _ = try await call("PressButton", [.string(board), .string(argument(1))], on: connection)
+        case "lose":
+            guard let count = UInt32(argument(1)) else { throw .invalidValue(key: "count", value: argument(1)) }
+            _ = try await call("LoseNotifications", [.string(board), .uint32(count)], on: connection)
         case "rssi":
             guard let rssi = Int16(argument(1)) else { throw .invalidValue(key: "rssi", value: argument(1)) }
             _ = try await call("SetRSSI", [.string(board), .int16(rssi)], on: connection)

@@ -99,6 +99,14 @@ extension FakeBlueZ {
         try self.board(board).perform(.setBattery(percent: percent, charging: charging))
     }
 
+    /// Loses the board's next `count` notifications (0…1000; 0 cancels): the physical board
+    /// changes, the host hears nothing — a sensor that missed a piece, a firmware glitch.
+    /// Counted in ``ViolationReport/droppedNotifications``.
+    public func loseNotifications(board: String, count: Int) throws(FakeBlueZError) {
+        guard (0...1000).contains(count) else { throw .invalidValue(key: "count", value: "\(count)") }
+        try self.board(board).notificationsToLose = count
+    }
+
     /// Presses a button, named as the family names it.
     public func pressButton(board: String, name: String) throws(FakeBlueZError) {
         try self.board(board).perform(.pressButton(name))

@@ -35,6 +35,8 @@ final class SimulatedBoard {
     var pendingOutcomes: [ConnectOutcome] = []
     var writes: [WriteRecord] = []
     var droppedNotifications = 0
+    /// How many of the next notifications are lost (``FakeBlueZ/loseNotifications(board:count:)``).
+    var notificationsToLose = 0
     var oversizeNotifications = 0
     var notificationsSent = 0
     /// When the last notification was sent (`CLOCK_BOOTTIME` nanoseconds).
@@ -154,9 +156,17 @@ final class SimulatedBoard {
     /// Sends notifications through the device (dropped and counted without one), then lets
     /// firmware that gave up on the host drop the link (ChessUp after unacknowledged floods).
     func emit(_ frames: [Data]) {
+        var frames = frames[...]
+        if notificationsToLose > 0, !frames.isEmpty {
+            let lost = min(notificationsToLose, frames.count)
+            notificationsToLose -= lost
+            droppedNotifications += lost
+            frames = frames.dropFirst(lost)
+            sim.log("board \(id): \(lost) notification(s) lost")
+        }
         if !frames.isEmpty {
             if let device {
-                device.deliverNotifications(frames)
+                device.deliverNotifications(Array(frames))
             } else {
                 droppedNotifications += frames.count
             }

@@ -16,7 +16,7 @@ enum SimulatorControl {
         ("SetAdapterPowered", "sb", ""), ("SetBattery", "sub", ""), ("PressButton", "ss", ""),
         ("SetRSSI", "sn", ""), ("SetPresent", "sb", ""), ("SetAutoplay", "sd", ""), ("Writes", "s", "a(dssay)"),
         ("ClearWrites", "s", ""), ("ChangeServices", "s", ""), ("Violations", "s", "a{su}"), ("Placement", "s", "s"),
-        ("Position", "s", "s"),
+        ("Position", "s", "s"), ("LoseNotifications", "su", ""),
     ]
 
     @MainActor
@@ -84,6 +84,7 @@ enum SimulatorControl {
         case "SetBattery":
             try sim.setBattery(board: board, percent: Int(clamping: arguments.uint32(1)), charging: arguments.bool(2))
         case "PressButton": try sim.pressButton(board: board, name: arguments.string(1))
+        case "LoseNotifications": try sim.loseNotifications(board: board, count: Int(clamping: arguments.uint32(1)))
         case "SetRSSI": try sim.setRSSI(board: board, Int(arguments.int16(1)))
         case "SetPresent": try sim.setPresent(board: board, arguments.bool(1))
         case "SetAutoplay": try sim.setAutoplay(board: board, secondsPerMove: arguments.double(1))

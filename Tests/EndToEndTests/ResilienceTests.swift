@@ -117,6 +117,47 @@ extension EndToEndTests {
         #expect(attemptsWhileOff.allSatisfy { $0 <= 2 }, "attempts spent while off: \(attemptsWhileOff)")
     }
 
+    /// An occupancy board (Square Off) whose sensor missed a piece being put back stays
+    /// out of sync although the pieces stand right, and a move made meanwhile cannot be
+    /// read from its lifts and placements. Once the grace period and the resync delay have
+    /// passed, the bridge asks the board for its full state: back in sync, the move found.
+    @Test func aMissedPlacementIsRecoveredByAskingTheBoardForItsState() async throws {
+        let board = HallBoard(id: "occupancy", family: "squareoff", address: "AA:BB:CC:00:03:01")
+        let hall = try await Hall(boards: [board], settings: HallSettings(desyncGrace: 0.5))
+        defer { hall.stop() }
+        let events = hall.topic(board.id, "event")
+        func eventTypes(since mark: Int) -> [String] {
+            hall.recorder.json(on: events, since: mark).compactMap { $0["event_type"]?.stringValue }
+        }
+        var game = try PlayedGame(Games.opening)
+        try await hall.play(board.id, Games.opening)
+        game.expectPublished(try await hall.waitForMoves(board.id, count: 4), board: board.id)
+        let requestState = "333023522a"  // `30#R*`
+        func stateRequests() async throws -> Int {
+            let writes = try await hall.simulator.ctl(["writes", board.id])
+            return writes.standardOutput.split(separator: "\n").filter { $0.contains(requestState) }.count
+        }
+        let requestsBefore = try await stateRequests()
+
+        // The black rook is knocked off h8: out of sync.
+        let mark = hall.recorder.mark
+        try await hall.ctl("lift", board.id, "h8")
+        try await waitUntil("out_of_sync", context: hall.report) { eventTypes(since: mark).contains("out_of_sync") }
+        // It is put back, but the board's sensor misses it; White plays Bc4 meanwhile.
+        try await hall.ctl("lose", board.id, "1")
+        try await hall.ctl("place", board.id, "h8", "r")
+        try game.append(["f1c4"])
+        try await hall.play(board.id, ["f1c4"])
+
+        // A few seconds later the bridge asks for the board's state; the move is in it.
+        let moved = try await hall.waitForMoves(board.id, count: 1, since: mark)
+        game.expectPublished(moved, fromPly: 5, board: board.id)
+        try await waitUntil("in_sync", context: hall.report) { eventTypes(since: mark).contains("in_sync") }
+        #expect(try await stateRequests() > requestsBefore)
+        let violations = try await hall.simulator.ctl(["violations", board.id])
+        #expect(violations.standardOutput.contains(#""droppedNotifications":1"#), "\(violations)")
+    }
+
     /// Issue #7 (4): the broker restarts mid-game; moves made while it is down are published
     /// when it is back, in order, none lost.
     @Test func brokerRestartLosesNoMove() async throws {

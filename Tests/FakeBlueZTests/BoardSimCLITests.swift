@@ -109,6 +109,9 @@ struct BoardSimCLITests {
         #expect(air["Battery"] as? Int == 42)
         #expect(air["Charging"] as? Bool == true)
         _ = try await fixture.ctl("button", "air", "new_game")
+        _ = try await fixture.ctl("lose", "air", "0")
+        #expect(try await fixture.simulator.ctl("lose", "air", "many").status != 0)
+        #expect(try await fixture.simulator.ctl("lose", "air", "1001").standardError.contains("count"))
         _ = try await fixture.ctl("rssi", "air", "-40")
         #expect(try await fixture.listed("air")["RSSI"] as? Int == -40)
     }

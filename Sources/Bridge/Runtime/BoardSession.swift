@@ -291,7 +291,7 @@ public final class BoardSession {
         let reason: String
         switch (update.action, update.cause) {
         case (.flag, _): reason = "flag"
-        case (.stop, _): reason = "game_over"
+        case (.stop, _): reason = "game_end"
         case (_, .gate): reason = action == .pause ? "out_of_sync" : "in_sync"
         case (_, .command): reason = "command"
         case (_, .game): reason = "move"
@@ -391,10 +391,46 @@ public final class BoardSession {
             guard transport.state == .connected else {
                 return .failure(CommandFailure("board \(board.id) is not connected"))
             }
-            transport.send(boardCommand)
+            let physical = physical(boardCommand)
+            if let adapter = try? AdapterFactory.makeAdapter(
+                for: board.family, options: AdapterOptions(advertisedName: transport.connectedDeviceName)),
+                adapter.encode(physical) == nil
+            {
+                let model = transport.connectedDeviceName ?? board.family.rawValue
+                return .failure(
+                    CommandFailure("board \(board.id) (\(model)) cannot do that: \(Self.name(of: boardCommand))"))
+            }
+            transport.send(physical)
             return .success(["sent": true])
         case .game(let gameCommand):
             return execute(gameCommand)
+        }
+    }
+
+    /// `command` in the board's own squares: commands name game squares (as everything
+    /// published does), a board with Black at its near edge has them rotated.
+    private func physical(_ command: BoardCommand) -> BoardCommand {
+        let orientation = core.tracker.orientation ?? .whiteNear
+        guard orientation != .whiteNear else { return command }
+        switch command {
+        case .indicate(let squares, let style):
+            return .indicate(squares: squares.map { orientation.map($0) }, style: style)
+        case .executeMove(let uci):
+            guard let move = BoardMove(uci: uci) else { return command }
+            return .executeMove(uci: orientation.map(move).uci)
+        default:
+            return command
+        }
+    }
+
+    /// The command's name as the command topic spells it.
+    private static func name(of command: BoardCommand) -> String {
+        switch command {
+        case .indicate, .clearIndications: "leds"
+        case .executeMove: "move"
+        case .custom: "raw"
+        case .startSession: "session"
+        case .requestState, .requestBattery: "request"
         }
     }
 

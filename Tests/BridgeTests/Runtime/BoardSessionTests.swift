@@ -177,6 +177,40 @@ struct SessionHarness {
         #expect(harness.session.core.position.fen == fen)
     }
 
+    @Test func boardCommandsTheBoardCannotDoAreRefused() async throws {
+        let harness = try SessionHarness()
+        harness.session.start()
+        harness.transport.establishLink()
+        await harness.pump()
+        let before = harness.transport.writes.count
+        // A Chessnut Air has no motors.
+        let refused = harness.session.execute(.board(.executeMove(uci: "e2e4")))
+        #expect(refused == .failure(CommandFailure("board board-01 (Chessnut Air) cannot do that: move")))
+        #expect(harness.transport.writes.count == before)
+        #expect(throws: Never.self) {
+            try harness.session.execute(.board(.indicate(squares: [.e2, .e4], style: .highlight))).get()
+        }
+        #expect(harness.transport.writes.count == before + 1)
+    }
+
+    @Test(arguments: [OrientationChoice.white, .black])
+    func commandSquaresAreGameSquaresOnAnyOrientation(orientation: OrientationChoice) async throws {
+        let harness = try SessionHarness(orientation: orientation)
+        harness.session.start()
+        harness.transport.establishLink()
+        await harness.pump()
+        let before = harness.transport.writes.count
+        #expect(throws: Never.self) {
+            try harness.session.execute(.board(.indicate(squares: [.e2, .e4], style: .highlight))).get()
+        }
+        // Black at the near edge: the board's own e2/e4 are the game's d7/d5.
+        let physical: [Square] = orientation == .black ? [.d7, .d5] : [.e2, .e4]
+        let adapter = try AdapterFactory.makeAdapter(
+            for: .chessnut, options: AdapterOptions(advertisedName: "Chessnut Air"))
+        let expected = try #require(adapter.encode(.indicate(squares: physical, style: .highlight)))
+        #expect(harness.transport.writes.dropFirst(before).map(\.bytes) == [expected])
+    }
+
     @Test func connectionChangesArePublishedRetained() async throws {
         let harness = try SessionHarness()
         harness.session.start()

@@ -23,8 +23,9 @@ public enum BlueZWriteResult: Hashable, Sendable {
 /// this FIFO. One physical write is in flight at a time; the next starts only after the
 /// previous one completed (its D-Bus reply arrived) **and** at least ``minimumInterval``
 /// later, measured from that completion, so the floor holds at the peer whatever the bus
-/// latency. A payload longer than ``maximumChunkLength`` is written as back-to-back chunks
-/// (one message: the floor applies between messages, not between its chunks). A payload
+/// latency. A payload longer than ``maximumChunkLength`` is written in chunks, each a
+/// physical write of its own with the floor before it (the spec: "at least this many seconds
+/// between physical writes"); no other message comes between them. A payload
 /// queued with `delayBefore` waits that long after the previous message completed (or after
 /// it was queued, if the writer was idle): the handshake's delays.
 @MainActor
@@ -156,8 +157,8 @@ public final class BlueZPacedWriter {
         if chunkIndex == 0 {
             let since = max(message.enqueuedAt, lastCompletion ?? message.enqueuedAt)
             due = max(due, since + message.delayBefore)
-            if let lastCompletion { due = max(due, lastCompletion + minimumInterval) }
         }
+        if let lastCompletion { due = max(due, lastCompletion + minimumInterval) }
         if due > now {
             timer = scheduler.schedule(after: due - now) { [weak self] in
                 guard let self else { return }
@@ -208,9 +209,9 @@ public final class BlueZPacedWriter {
     private func advance() {
         chunkIndex += 1
         retries = 0
+        lastCompletion = scheduler.now
         if let message = current, chunkIndex >= message.chunks.count {
             current = nil
-            lastCompletion = scheduler.now
         }
         pump()
     }

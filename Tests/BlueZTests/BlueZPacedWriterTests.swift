@@ -86,19 +86,25 @@ final class RecordingSink {
         #expect(abs(times[2] - 0.50) < 1e-9, "the floor still applies to a step without delay")
     }
 
-    @Test func longPayloadsAreWrittenAsBackToBackChunks() {
+    @Test func longPayloadsAreWrittenInChunksEachAfterTheFloor() {
         let sink = RecordingSink(scheduler: scheduler)
         let writer = makeWriter(interval: 0.1, chunk: 20, sink: sink)
         let payload = Data((0..<167).map { UInt8(truncatingIfNeeded: $0) })
         writer.enqueue(payload)
         writer.enqueue(Data([0xAA]))
         scheduler.advance(by: 0)
-        #expect(sink.writes.count == 9, "the 167-byte message at once, in 20-byte chunks")
+        #expect(sink.writes.count == 1, "one chunk at once")
+        scheduler.advance(by: 0.8)
+        #expect(sink.writes.count == 9, "the 167-byte message in 20-byte chunks, 0.1 s apart")
         #expect(sink.writes.prefix(9).map(\.data.count) == [20, 20, 20, 20, 20, 20, 20, 20, 7])
         #expect(Data(sink.writes.prefix(9).flatMap(\.data)) == payload)
+        for (index, write) in sink.writes.prefix(9).enumerated() {
+            #expect(abs(write.time - 0.1 * Double(index)) < 1e-9)
+        }
         scheduler.advance(by: 0.1)
-        #expect(sink.writes.count == 10)
-        #expect(abs(sink.writes[9].time - 0.1) < 1e-9)
+        #expect(sink.writes.count == 10, "the next message only after the whole first one")
+        #expect(sink.writes[9].data == Data([0xAA]))
+        #expect(abs(sink.writes[9].time - 0.9) < 1e-9)
     }
 
     @Test func busyWritesAreRetriedThenDropped() {

@@ -63,7 +63,8 @@ public struct BlueZTransportSettings: Hashable, Sendable {
     /// The D-Bus timeout of one `WriteValue`.
     public var writeTimeout: TimeInterval
     /// The longest single write; `nil` derives it from the negotiated MTU (`MTU` − 3, or 20
-    /// when BlueZ does not export the MTU). Longer payloads are written as back-to-back chunks.
+    /// when BlueZ does not export the MTU). Longer payloads are written in chunks, the adapter's write floor
+    /// between each.
     public var maximumWriteLength: Int?
     /// How notifications are received.
     public var notifyMethod: BlueZNotifyMethod

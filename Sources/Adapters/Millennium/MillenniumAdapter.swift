@@ -22,8 +22,9 @@ import BoardKit
 ///
 /// Writes: the LED command is 167 bytes. Millennium's own sample writes 20-byte
 /// fragments; a transport that cannot write long values should split a payload with
-/// ``writeChunks(_:)`` and write the chunks back to back (one message, so the write
-/// floor applies between messages, not between its chunks).
+/// ``writeChunks(_:)``. The board's UART takes the fragments as one stream, however far
+/// apart; the transport keeps the write floor between every physical write, as the spec
+/// asks (with the server's MTU of 160 the frame is two writes, 0.1 s apart).
 public struct MillenniumAdapter: BoardAdapter {
     /// How the status string maps onto the board.
     public enum Orientation: String, Hashable, Sendable, CaseIterable {

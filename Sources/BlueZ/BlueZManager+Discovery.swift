@@ -77,6 +77,7 @@ extension BlueZManager {
     private var discoveryFilter: DBusValue {
         var entries: [(String, DBusValue)] = [("Transport", .string("le")), ("DuplicateData", .bool(false))]
         if let rssi = settings.discoveryRSSI { entries.append(("RSSI", .int16(rssi))) }
+        if !settings.discoveryUUIDs.isEmpty { entries.append(("UUIDs", .strings(settings.discoveryUUIDs))) }
         return .propertyDictionary(entries)
     }
 

@@ -11,6 +11,9 @@ public struct BlueZManagerSettings: Hashable, Sendable {
     /// The discovery filter's `RSSI` (dBm), or `nil` for none. Note that setting it makes
     /// BlueZ report every RSSI change (reference/bluez-dbus.md §3.2).
     public var discoveryRSSI: Int16?
+    /// The discovery filter's `UUIDs`: only devices advertising one of these services are
+    /// reported; empty for any device (boards often advertise none).
+    public var discoveryUUIDs: [String]
     /// Waits between attempts to reach the bus (or to load BlueZ's objects) after a failure;
     /// the last entry repeats forever.
     public var busRetryDelays: [TimeInterval]
@@ -19,10 +22,11 @@ public struct BlueZManagerSettings: Hashable, Sendable {
 
     /// Settings with sensible defaults.
     public init(
-        discoveryRSSI: Int16? = nil, busRetryDelays: [TimeInterval] = [0.5, 1, 2, 5, 10, 30],
-        callTimeout: TimeInterval = 10
+        discoveryRSSI: Int16? = nil, discoveryUUIDs: [String] = [],
+        busRetryDelays: [TimeInterval] = [0.5, 1, 2, 5, 10, 30], callTimeout: TimeInterval = 10
     ) {
         self.discoveryRSSI = discoveryRSSI
+        self.discoveryUUIDs = discoveryUUIDs
         self.busRetryDelays = busRetryDelays
         self.callTimeout = callTimeout
     }

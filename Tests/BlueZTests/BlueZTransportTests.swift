@@ -83,6 +83,26 @@ struct BlueZTransportTests {
         #expect(transports.allSatisfy { $0.state == .idle })
     }
 
+    @Test func aServiceUUIDFilterReportsOnlyBoardsAdvertisingIt() async throws {
+        // Pegasus advertises the Nordic UART service; the Chessnut advertises nothing.
+        let uart = "6e400001-b5a3-f393-e0a9-e50e24dcca9e"
+        let fixture = try await SimulatorFixture(
+            boards: [SimulatedBoards.chessnut, SimulatedBoards.pegasus + ",uuids=\(uart)"],
+            settings: BlueZManagerSettings(discoveryUUIDs: [uart], busRetryDelays: [0.1, 0.2, 0.5]))
+        defer { fixture.stop() }
+        fixture.manager.start()
+        #expect(await fixture.manager.waitUntilReady(timeout: 20))
+        let pegasus = try fixture.transport(.dgtPegasus)
+        let chessnut = try fixture.transport(.chessnut)
+        pegasus.startScan()
+        chessnut.startScan()
+        #expect(await eventually { pegasus.discovered.count == 1 }, "\(fixture.log.text)")
+        // Several advertising intervals later, still nothing of the Chessnut.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(chessnut.discovered.isEmpty)
+        #expect(!fixture.manager.discoveredBoards.contains { $0.family == .chessnut })
+    }
+
     @Test(arguments: BoardFamily.allCases)
     func handshakeReachesTheBoardInOrderWithItsDelays(family: BoardFamily) async throws {
         let fixture = try await SimulatorFixture(boards: [SimulatedBoards.specification(family)])

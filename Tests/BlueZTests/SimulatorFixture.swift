@@ -92,7 +92,10 @@ final class SimulatorFixture {
         connectTimeout: 8, servicesTimeout: 8, transientRetryDelays: [0.1, 0.2, 0.3], rediscoveryTimeout: 6,
         initialRetryDelay: 0.3, writeTimeout: 5)
 
-    init(boards: [String], adapters: [String] = [], behavior: String = SimulatorFixture.behavior) async throws {
+    init(
+        boards: [String], adapters: [String] = [], behavior: String = SimulatorFixture.behavior,
+        settings: BlueZManagerSettings = BlueZManagerSettings(busRetryDelays: [0.1, 0.2, 0.5])
+    ) async throws {
         daemon = try PrivateDBusDaemon()
         do {
             let directory = try TestTools.temporaryDirectory("bluez-sim")
@@ -104,8 +107,7 @@ final class SimulatorFixture {
             self.arguments = arguments
             control = try await DBusConnection(address: daemon.address)
             manager = BlueZManager(
-                busAddress: daemon.address, settings: BlueZManagerSettings(busRetryDelays: [0.1, 0.2, 0.5]),
-                logger: log.logger)
+                busAddress: daemon.address, settings: settings, logger: log.logger)
             try await startBoardsim()
         } catch {
             boardsim?.stop(grace: 1)

@@ -80,7 +80,9 @@ public final class BridgeApp {
         let bluezLogger = logger.labelled("bluez")
         manager = BlueZManager(
             busAddress: busAddress,
-            settings: BlueZManagerSettings(discoveryRSSI: configuration.bluetooth.scanFilter.rssi.map(Int16.init)),
+            settings: BlueZManagerSettings(
+                discoveryRSSI: configuration.bluetooth.scanFilter.rssi.map(Int16.init),
+                discoveryUUIDs: configuration.bluetooth.scanFilter.serviceUUIDs),
             logger: BlueZLogger { level, message in bluezLogger.log(level.bridgeLevel, message) })
         store = try StateStore(directory: configuration.stateDirectory)
         let stateLogger = logger

@@ -4,7 +4,8 @@ import Kernel
 extension BoardConfiguration {
     static let keys = [
         "id", "name", "address", "name_pattern", "family", "adapter", "orientation", "time_control", "tags",
-        "allow_raw_commands", "developer_key", "developer_key_file", "developer_key_env", "reconnect",
+        "allow_raw_commands", "developer_key", "developer_key_file", "developer_key_env", "reconnect", "model",
+        "area",
     ]
 
     /// PGN tag names that are not simply the snake_case key in PascalCase.
@@ -74,6 +75,8 @@ extension BoardConfiguration {
             section.missing("id")
         }
         let name = section.nonEmptyString("name")
+        let model = section.nonEmptyString("model")
+        let area = section.nonEmptyString("area")
         let match = readMatch(section, reader: reader)
         var family: BoardFamily?
         if let node = section.value("family") {
@@ -129,7 +132,7 @@ extension BoardConfiguration {
         return BoardConfiguration(
             id: id, name: name, match: match, family: family, adapter: adapter, orientation: orientation,
             timeControl: timeControl, tags: tags, allowRawCommands: allowRaw, developerKey: developerKey,
-            reconnect: boardReconnect)
+            reconnect: boardReconnect, model: model, area: area)
     }
 
     private static func readMatch(_ section: ConfigMapping, reader: ConfigReader) -> BoardMatch? {

@@ -31,8 +31,13 @@ public struct BoardConfiguration: Sendable, Equatable {
     public var match: BoardMatch
     /// Which protocol the board speaks.
     public var family: BoardFamily
-    /// The BlueZ adapter to use; `nil` means the first of `bluetooth.adapters`.
+    /// The BlueZ adapter to use; `nil` lets the bridge choose among `bluetooth.adapters`.
     public var adapter: String?
+    /// The model shown in Home Assistant and `bridge/info` (`Chessnut Air`); `nil` shows the
+    /// family's name.
+    public var model: String?
+    /// The Home Assistant area suggested for the board's device (`Hall A`).
+    public var area: String?
     /// Which side is near (default auto).
     public var orientation: OrientationChoice
     /// The clock setting for games on this board; `nil` means none configured.
@@ -52,7 +57,7 @@ public struct BoardConfiguration: Sendable, Equatable {
         id: String, name: String? = nil, match: BoardMatch, family: BoardFamily, adapter: String? = nil,
         orientation: OrientationChoice = .auto, timeControl: TimeControl? = nil, tags: [String: String] = [:],
         allowRawCommands: Bool = false, developerKey: Secret? = nil,
-        reconnect: BoardReconnectPolicy = BoardReconnectPolicy()
+        reconnect: BoardReconnectPolicy = BoardReconnectPolicy(), model: String? = nil, area: String? = nil
     ) {
         self.id = id
         self.name = name ?? id
@@ -65,6 +70,8 @@ public struct BoardConfiguration: Sendable, Equatable {
         self.allowRawCommands = allowRawCommands
         self.developerKey = developerKey
         self.reconnect = reconnect
+        self.model = model
+        self.area = area
     }
 
     /// The developer key's six bytes, or `nil` when none is configured.

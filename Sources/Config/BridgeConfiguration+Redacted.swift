@@ -86,6 +86,8 @@ extension BoardConfiguration {
             "allow_raw_commands": .bool(allowRawCommands),
             "developer_key": BridgeConfiguration.value(of: developerKey),
             "reconnect": BridgeConfiguration.value(of: reconnect),
+            "model": model.map(ConfigValue.string) ?? .null,
+            "area": area.map(ConfigValue.string) ?? .null,
         ]
         switch match {
         case .address(let address): object["address"] = .string(address)

@@ -87,6 +87,8 @@ import Testing
                 developer_key: "BE F5 AE DD A9 5F"
                 tags: {white_elo: 2100, eco: B12, WhiteTitle: FM}
                 reconnect: {delays: [1]}
+                model: DGT Pegasus (club's)
+                area: Hall A
             """
         let config = try ConfigLoader.parse(yamlText: yaml, fileName: "/etc/boardbridge/config.yaml")
         #expect(config.mqtt.endpoint.host == "::1")
@@ -120,5 +122,7 @@ import Testing
         #expect(board.developerKey?.reveal() == "bef5aedda95f")
         #expect(board.tags == ["WhiteElo": "2100", "ECO": "B12", "WhiteTitle": "FM"])
         #expect(board.reconnect == BoardReconnectPolicy(maxAttempts: 5, delays: [1]))
+        #expect(board.model == "DGT Pegasus (club's)")
+        #expect(board.area == "Hall A")
     }
 }

@@ -225,7 +225,9 @@ public final class BridgeApp {
     }
 
     private func descriptor(_ board: BoardConfiguration) -> BoardDescriptor {
-        BoardDescriptor(id: board.id, name: board.name, family: board.family, address: board.address)
+        BoardDescriptor(
+            id: board.id, name: board.name, family: board.family, model: board.model, address: board.address,
+            suggestedArea: board.area)
     }
 
     private func publishDiscovery() {

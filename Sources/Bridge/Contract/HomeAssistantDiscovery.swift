@@ -44,6 +44,11 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
     /// delay) and current states when `online` arrives here.
     public var statusTopic: String { prefix + "/status" }
 
+    /// The random wait, in seconds, before discovery is sent again after Home Assistant came
+    /// online (its documentation asks for a random delay: several bridge hosts, or a
+    /// restarting Home Assistant that says `online` twice, then do not answer at once).
+    public static let reannounceDelay: ClosedRange<Double> = 0.5...3
+
     /// Whether a payload on `statusTopic` announces Home Assistant coming online.
     public static func isOnline(statusPayload payload: some Collection<UInt8>) -> Bool {
         String(decoding: Array(payload), as: UTF8.self).trimmingASCIIWhitespace() == "online"

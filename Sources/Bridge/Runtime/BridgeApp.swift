@@ -40,6 +40,8 @@ public final class BridgeApp {
     private var boards: [BoardConfiguration] = []
     private var discoveryScan: BlueZDiscoverySession?
     private var discoveryTimer: DispatchSourceTimer?
+    /// Armed while a re-announcement to Home Assistant waits for its random delay.
+    private var reannounceTimer: DispatchSourceTimer?
     private var transports: [String: BlueZBoardTransport] = [:]
     private var signalSources: [any DispatchSourceSignal] = []
     private var watchdog: DispatchSourceTimer?
@@ -264,13 +266,32 @@ public final class BridgeApp {
         }
     }
 
+    /// Sends discovery and every board's retained state again after a random delay; further
+    /// `online` messages meanwhile are covered by the one pending.
+    private func scheduleReannouncement() {
+        guard reannounceTimer == nil else { return }
+        let delay = Double.random(in: HomeAssistantDiscovery.reannounceDelay)
+        logger.info(
+            "Home Assistant is online: announcing the boards again",
+            [("in_seconds", String((delay * 10).rounded() / 10))])
+        let source = DispatchSource.makeTimerSource(queue: .main)
+        source.schedule(deadline: .now() + delay)
+        source.setEventHandler { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self else { return }
+                self.reannounceTimer?.cancel()
+                self.reannounceTimer = nil
+                self.publishDiscovery()
+                for session in self.sessions.values { session.publishRetained() }
+            }
+        }
+        source.resume()
+        reannounceTimer = source
+    }
+
     private func received(_ message: MQTTMessage) {
         if discovery != nil, message.topic == configuration.homeAssistant.statusTopic {
-            if HomeAssistantDiscovery.isOnline(statusPayload: message.payload) {
-                logger.info("Home Assistant is online: announcing the boards again")
-                publishDiscovery()
-                for session in sessions.values { session.publishRetained() }
-            }
+            if HomeAssistantDiscovery.isOnline(statusPayload: message.payload) { scheduleReannouncement() }
             return
         }
         let target = ResponseTarget(
@@ -397,6 +418,8 @@ public final class BridgeApp {
         }
         publisher.publish(builder.bridgeState(online: false))
         discoveryTimer?.cancel()
+        reannounceTimer?.cancel()
+        reannounceTimer = nil
         discoveryScan?.stop()
         for transport in transports.values { await transport.close() }
         manager.stop()

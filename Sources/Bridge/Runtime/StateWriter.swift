@@ -1,6 +1,5 @@
 import Dispatch
 import Kernel
-import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -23,20 +22,33 @@ import Synchronization
 ///
 /// The `fsync`s that make the files survive a power cut (milliseconds on a VM disk, tens of
 /// milliseconds on an SD card; done on the main thread they stalled every board) run on one
-/// background queue, coalesced per file. ``flush()`` waits for them (shutdown, tests). A
-/// power cut within those milliseconds can lose the last change (a torn last journal line is
-/// ignored); the board's own position then brings the move back when the session
-/// reconciles.
-public final class StateWriter: Sendable {
+/// background queue. Its jobs share nothing with the main actor: each gets the file to flush
+/// and reports back with a main-queue block; a file changed while its flush runs is flushed
+/// again when that one reports (so one flush per file is in flight, however many saves).
+/// ``flush()`` does what is outstanding at once (shutdown, tests). A power cut within those
+/// milliseconds can lose the last change (a torn last journal line is ignored); the board's
+/// own position then brings the move back when the session reconciles.
+///
+/// Main-actor isolated like the sessions that use it (DESIGN.md §2: no locks in `Bridge`).
+@MainActor
+public final class StateWriter {
     /// The store written to (and read from at start-up).
-    public let store: StateStore
+    nonisolated public let store: StateStore
     /// How many journal entries a board's journal holds before the snapshot is rewritten.
     public let journalLimit: Int
     private let queue = DispatchQueue(label: "boardbridge.state", qos: .utility)
-    private let unsynced = Mutex<Set<Pending>>([])
-    private let deferred = Mutex<[Pending]>([])
-    private let journals = Mutex<[String: Journal]>([:])
-    private let onError: @Sendable (String, String) -> Void
+    private var journals: [String: Journal] = [:]
+    /// Flushes held back by `deferringSync` until ``startDeferredSyncs()``.
+    private var deferred: [Pending] = []
+    /// Flushes handed to `queue` that have not reported back, with the number of the hand-over.
+    private var inFlight: [Pending: Int] = [:]
+    /// Files saved again while their flush was in flight.
+    private var dirty: Set<Pending> = []
+    /// Flushes handed to the background queue so far.
+    private(set) var handOvers = 0
+    /// Whether no flush is outstanding: none running, none due again, none deferred.
+    var isSettled: Bool { inFlight.isEmpty && dirty.isEmpty && deferred.isEmpty }
+    private let onError: @MainActor (String, String) -> Void
 
     private struct Journal {
         var cursor: SessionJournalCursor
@@ -45,16 +57,15 @@ public final class StateWriter: Sendable {
         var file: StateStore.JournalFile?
     }
 
-    private enum Pending: Hashable {
+    private enum Pending: Hashable, Sendable {
         case file(String)
         case journal(String, StateStore.JournalFile)
     }
 
     /// A writer for `store`; `onError` receives the file name and the reason of every failed
-    /// encoding, write or flush, and of every journal line skipped while restoring (on the
-    /// caller's thread, or the writer's queue for a flush).
+    /// encoding, write or flush, and of every journal line skipped while restoring.
     public init(
-        store: StateStore, journalLimit: Int = 256, onError: @escaping @Sendable (String, String) -> Void
+        store: StateStore, journalLimit: Int = 256, onError: @escaping @MainActor (String, String) -> Void
     ) {
         self.store = store
         self.journalLimit = max(1, journalLimit)
@@ -62,12 +73,9 @@ public final class StateWriter: Sendable {
     }
 
     deinit {
-        // No flush can be pending: each one holds the writer until it has run (the last of
-        // them may be what releases it, on `queue` itself, so waiting for `queue` here would
-        // deadlock).
-        journals.withLock { journals in
-            for journal in journals.values { journal.file?.close() }
-        }
+        // Closed after the flushes already handed over (which may use them); nothing waits.
+        let files = journals.values.compactMap(\.file)
+        if !files.isEmpty { queue.async { for file in files { file.close() } } }
     }
 
     // MARK: Sessions
@@ -78,7 +86,7 @@ public final class StateWriter: Sendable {
     /// the flush to the background thread wakes it, about 100 µs on a VM, which a caller about
     /// to publish a move does after publishing.
     public func saveSession(_ snapshot: SessionSnapshot, as name: String, deferringSync: Bool = false) {
-        var journal = journals.withLock { $0[name] }
+        var journal = journals[name]
         if var current = journal, current.entries < journalLimit, let entry = current.cursor.entry(to: snapshot) {
             do {
                 let file = try current.file ?? store.openJournal(name)
@@ -92,8 +100,7 @@ public final class StateWriter: Sendable {
                 try file.append(line)
                 current.cursor = SessionJournalCursor(at: snapshot, sequence: entry.sequence)
                 current.entries += 1
-                let saved = current
-                journals.withLock { $0[name] = saved }
+                journals[name] = current
                 scheduleSync(.journal(name, file), deferred: deferringSync)
                 return
             } catch {
@@ -112,14 +119,13 @@ public final class StateWriter: Sendable {
         do {
             let file = try journal?.file ?? store.openJournal(name)
             try file.truncate()
-            journals.withLock {
-                $0[name] = Journal(cursor: SessionJournalCursor(at: whole, sequence: sequence), entries: 0, file: file)
-            }
+            journals[name] = Journal(
+                cursor: SessionJournalCursor(at: whole, sequence: sequence), entries: 0, file: file)
         } catch {
             // Not journalled further (the next save writes the whole snapshot again).
             onError(name, "\(error)")
-            journals.withLock { $0[name] = nil }
-            if let file = journal?.file { closeLater(file) }
+            journals[name] = nil
+            if let file = journal?.file { closeLater(file, of: name) }
         }
     }
 
@@ -150,10 +156,8 @@ public final class StateWriter: Sendable {
         }
         let restored = snapshot
         let cursor = SessionJournalCursor(at: restored, sequence: sequence)
-        journals.withLock {
-            if let file = $0[name]?.file { closeLater(file) }
-            $0[name] = Journal(cursor: cursor, entries: entries, file: nil)
-        }
+        if let file = journals[name]?.file { closeLater(file, of: name) }
+        journals[name] = Journal(cursor: cursor, entries: entries, file: nil)
         return restored
     }
 
@@ -195,42 +199,87 @@ public final class StateWriter: Sendable {
 
     /// Starts the flushes that saves with `deferringSync` left for later.
     public func startDeferredSyncs() {
-        let waiting = deferred.withLock { waiting in
-            defer { waiting.removeAll(keepingCapacity: true) }
-            return waiting
-        }
+        guard !deferred.isEmpty else { return }
+        let waiting = deferred
+        deferred.removeAll(keepingCapacity: true)
         for pending in waiting { scheduleSync(pending) }
     }
 
-    /// Waits until every file saved so far is flushed to disk (deferred flushes included).
+    /// Flushes every file saved so far to disk before returning (deferred flushes included;
+    /// failures are reported before it returns).
     public func flush() {
-        startDeferredSyncs()
+        // What was handed over has run (and closes of replaced journals are done); what it
+        // reported is still on its way to the main queue, so everything outstanding is
+        // flushed once more here, and those late reports are ignored.
         queue.sync {}
+        var outstanding = Set(inFlight.keys).union(dirty)
+        for pending in deferred { outstanding.insert(pending) }
+        inFlight.removeAll()
+        dirty.removeAll()
+        deferred.removeAll()
+        for pending in outstanding {
+            if let failure = Self.sync(pending, in: store) { onError(name(of: pending), failure) }
+        }
     }
 
     private func scheduleSync(_ pending: Pending, deferred isDeferred: Bool = false) {
         if isDeferred {
-            deferred.withLock { $0.append(pending) }
-            return
+            deferred.append(pending)
+        } else if inFlight[pending] != nil {
+            // Flushed again when the running flush reports back.
+            dirty.insert(pending)
+        } else {
+            handOver(pending)
         }
-        // A flush already scheduled covers this content too.
-        guard unsynced.withLock({ $0.insert(pending).inserted }) else { return }
-        queue.async { [self] in
-            unsynced.withLock { _ = $0.remove(pending) }
-            do throws(StateStoreError) {
-                switch pending {
-                case .file(let name): try store.flush(name)
-                case .journal(_, let file): try file.sync()
-                }
-            } catch {
-                onError(name(of: pending), "\(error)")
+    }
+
+    private func handOver(_ pending: Pending) {
+        handOvers += 1
+        let number = handOvers
+        inFlight[pending] = number
+        let store = store
+        queue.async { [weak self] in
+            let failure = Self.sync(pending, in: store)
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { self?.synced(pending, number: number, failure: failure) }
             }
         }
     }
 
-    /// Closes `file` after the flushes scheduled so far (which may use it).
-    private func closeLater(_ file: StateStore.JournalFile) {
-        queue.async { file.close() }
+    /// A flush reported back: done, or due again when the file changed meanwhile.
+    private func synced(_ pending: Pending, number: Int, failure: String?) {
+        // A report from before ``flush()`` (which did that flush itself) is ignored.
+        guard inFlight[pending] == number else { return }
+        inFlight[pending] = nil
+        if let failure { onError(name(of: pending), failure) }
+        if dirty.remove(pending) != nil { handOver(pending) }
+    }
+
+    /// Flushes one file; the failure's description, or `nil`. Runs on the writer's queue (or
+    /// in ``flush()``).
+    private nonisolated static func sync(_ pending: Pending, in store: StateStore) -> String? {
+        do throws(StateStoreError) {
+            switch pending {
+            case .file(let name): try store.flush(name)
+            case .journal(_, let file): try file.sync()
+            }
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Flushes and closes `file` after the flushes handed over so far (which may use it); no
+    /// flush of it is pending here afterwards.
+    private func closeLater(_ file: StateStore.JournalFile, of name: String) {
+        let pending = Pending.journal(name, file)
+        inFlight[pending] = nil
+        dirty.remove(pending)
+        deferred.removeAll { $0 == pending }
+        queue.async {
+            _ = try? file.sync()
+            file.close()
+        }
     }
 
     private func name(of pending: Pending) -> String {

@@ -1,6 +1,7 @@
 import Config
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Bridge
@@ -97,6 +98,7 @@ private final class CollectingSink: LogSink, @unchecked Sendable {
     }
 }
 
+@MainActor
 @Suite struct StateWriterTests {
     @Test func manySavesEndWithTheNewestContentOfEveryFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("writer-\(UUID())").path
@@ -113,6 +115,25 @@ private final class CollectingSink: LogSink, @unchecked Sendable {
         #expect(try writer.store.read("board-01") == Data("first 199".utf8))
         #expect(try writer.store.read("board-02") == Data("second 199".utf8))
         #expect(failures.withLock { $0 }.isEmpty)
+    }
+
+    @Test func savesWhileAFlushRunsAreCoveredByOneMoreFlush() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("writer-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var failures: [String] = []
+        let writer = StateWriter(store: try StateStore(directory: directory)) { name, reason in
+            failures.append("\(name): \(reason)")
+        }
+        // 100 saves of one file on the main actor, with no chance for a flush to report
+        // back in between: one flush runs, the other saves wait for a single next one.
+        for index in 0..<100 { writer.save(Data("save \(index)".utf8), as: "board-01") }
+        #expect(writer.handOvers == 1)
+        #expect(!writer.isSettled)
+        // Reports come back on the main queue: the second flush, then nothing more.
+        #expect(await eventually { writer.isSettled })
+        #expect(writer.handOvers == 2)
+        #expect(try writer.store.read("board-01") == Data("save 99".utf8))
+        #expect(failures.isEmpty)
     }
 
     @Test func encodableValuesAreEncodedAsJSONByTheWriter() throws {

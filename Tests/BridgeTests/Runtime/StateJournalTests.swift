@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 /// `StateWriter`'s session files: a snapshot and a journal of the changes since.
+@MainActor
 @Suite struct StateJournalTests {
     private static let opening = "e4 e5 Nf3 Nc6 Bc4 Nf6 d3 Bc5 c3 d6 O-O O-O Nbd2 a6".split(separator: " ").map(
         String.init)

@@ -107,6 +107,7 @@ let package = Package(
             dependencies: ["Bridge", "Config", "Kernel", "Chess", "BoardKit", "Emulation", "TestSupport"]
         ),
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),
+        .testTarget(name: "BenchTests", dependencies: ["boardbridge-bench", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Bridge", "MQTT", "Chess", "BoardKit", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import boardbridge_bench
+
+/// The benchmark executable's own logic, and one short run of it: benchmarks are never
+/// timed tests, but the executable that measures must keep working.
+@Suite struct BenchLogicTests {
+    @Test func percentilesAreNearestRankSamples() {
+        let hundred = Percentiles((1...100).map(Double.init).shuffled())
+        #expect(hundred.median == 50)
+        #expect(hundred.p90 == 90)
+        #expect(hundred.p99 == 99)
+        #expect(hundred.p999 == 100)
+        #expect(hundred.minimum == 1)
+        #expect(hundred.maximum == 100)
+        #expect(hundred.mean == 50.5)
+        let three = Percentiles([0.3, 0.1, 0.2])
+        #expect(three.median == 0.2)
+        #expect(three.p99 == 0.3)
+        #expect(three.percentile(0) == 0.1)
+        #expect(Percentiles([Double]()).median == 0)
+        #expect(Percentiles([Duration.milliseconds(1500)]).median == 1.5)
+    }
+
+    @Test func optionsAreParsedOrRefused() throws {
+        let options = try BenchOptions(arguments: ["--quick", "--only", "core,e2e", "--json=out.json"])
+        #expect(options.quick)
+        #expect(options.only == ["core", "e2e"])
+        #expect(options.jsonPath == "out.json")
+        #expect(throws: BenchUsageError.unknownOption("--fast")) { try BenchOptions(arguments: ["--fast"]) }
+        #expect(throws: BenchUsageError.missingValue("--json")) { try BenchOptions(arguments: ["--json"]) }
+    }
+}
+
+/// `boardbridge-bench --quick --only startup`: the whole machinery (its own private bus,
+/// boardsim, mosquitto and boardbridge, all stopped by PID) and the JSON it writes.
+@Suite(.enabled(if: TestTools.available("dbus-daemon", "mosquitto")))
+struct BenchRunTests {
+    @Test func aQuickStartupRunWritesItsResultsAsJSON() throws {
+        let directory = try TestTools.temporaryDirectory("bench")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("results.json")
+        let bench = ManagedProcess(
+            executable: try TestTools.product("boardbridge-bench"),
+            arguments: ["--quick", "--only", "startup", "--json", json.path])
+        try bench.start()
+        let status = bench.waitForExit(timeout: 180)
+        if status == nil { _ = bench.stop(grace: 2) }
+        #expect(status == 0, "\(bench.output.suffix(3000))")
+
+        let data = try Data(contentsOf: json)
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(root["schema"] as? Int == 1)
+        #expect(root["quick"] as? Bool == true)
+        let machine = try #require(root["machine"] as? [String: Any])
+        #expect((machine["logicalCores"] as? Int ?? 0) > 0)
+        let sections = try #require(root["sections"] as? [[String: Any]])
+        #expect(sections.map { $0["id"] as? String } == ["startup"])
+        let section = try #require(sections.first)
+        #expect(section["error"] == nil || section["error"] is NSNull, "\(section["error"] ?? "")")
+        let results = try #require(section["results"] as? [[String: Any]])
+        let keys = results.compactMap { $0["key"] as? String }
+        #expect(keys.contains { $0.hasPrefix("startup.1.") }, "keys: \(keys)")
+        for result in results {
+            let value = try #require(result["value"] as? Double, "\(result)")
+            #expect(value.isFinite && value > 0, "\(result["key"] ?? "?") = \(value)")
+        }
+    }
+}

@@ -110,6 +110,19 @@ final class Hall {
         }
     }
 
+    /// The `event_type`s published for `board` since `mark`.
+    func eventTypes(_ board: String, since mark: Int) -> [String] {
+        recorder.json(on: topic(board, "event"), since: mark).compactMap { $0["event_type"]?.stringValue }
+    }
+
+    /// Plays ``Games/opening`` on `board` and checks its four moves were published.
+    func playOpening(_ board: String) async throws -> PlayedGame {
+        let game = try PlayedGame(Games.opening)
+        try await play(board, Games.opening)
+        game.expectPublished(try await waitForMoves(board, count: 4), board: board)
+        return game
+    }
+
     /// Waits until `count` moves of `board` arrived on its `move` topic (since `mark`) and
     /// returns them.
     @discardableResult

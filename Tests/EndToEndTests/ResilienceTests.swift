@@ -14,13 +14,9 @@ extension EndToEndTests {
         defer { hall.stop() }
         let events = hall.topic(board.id, "event")
         let clock = hall.topic(board.id, "clock")
-        func eventTypes(since mark: Int) -> [String] {
-            hall.recorder.json(on: events, since: mark).compactMap { $0["event_type"]?.stringValue }
-        }
+        func eventTypes(since mark: Int) -> [String] { hall.eventTypes(board.id, since: mark) }
 
-        var game = try PlayedGame(Games.opening)
-        try await hall.play(board.id, Games.opening)
-        game.expectPublished(try await hall.waitForMoves(board.id, count: 4), board: board.id)
+        var game = try await hall.playOpening(board.id)
 
         // Knocked over: out of sync, White's running clock pauses.
         var mark = hall.recorder.mark
@@ -125,13 +121,8 @@ extension EndToEndTests {
         let board = HallBoard(id: "occupancy", family: "squareoff", address: "AA:BB:CC:00:03:01")
         let hall = try await Hall(boards: [board], settings: HallSettings(desyncGrace: 0.5))
         defer { hall.stop() }
-        let events = hall.topic(board.id, "event")
-        func eventTypes(since mark: Int) -> [String] {
-            hall.recorder.json(on: events, since: mark).compactMap { $0["event_type"]?.stringValue }
-        }
-        var game = try PlayedGame(Games.opening)
-        try await hall.play(board.id, Games.opening)
-        game.expectPublished(try await hall.waitForMoves(board.id, count: 4), board: board.id)
+        func eventTypes(since mark: Int) -> [String] { hall.eventTypes(board.id, since: mark) }
+        var game = try await hall.playOpening(board.id)
         let requestState = "333023522a"  // `30#R*`
         func stateRequests() async throws -> Int {
             let writes = try await hall.simulator.ctl(["writes", board.id])

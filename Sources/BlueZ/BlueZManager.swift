@@ -121,6 +121,7 @@ public final class BlueZManager {
     ) {
         self.busAddress = busAddress
         self.settings = settings
+        model = BlueZObjectModel(onlyAdapters: settings.adapters.map(Set.init))
         self.logger = logger
         self.scheduler = scheduler ?? BlueZDispatchScheduler()
     }

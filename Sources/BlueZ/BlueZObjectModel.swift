@@ -78,9 +78,15 @@ public struct BlueZObjectModel: Sendable {
     public private(set) var services: [String: BlueZServiceInfo] = [:]
     /// GATT characteristics by object path.
     public private(set) var characteristics: [String: BlueZCharacteristicInfo] = [:]
+    /// The adapters (`hci0`) whose objects are kept, or `nil` for all: an adapter the
+    /// configuration does not list, its devices and their services are ignored, so nothing
+    /// scans, connects or waits for power there.
+    public let onlyAdapters: Set<String>?
 
-    /// An empty model.
-    public init() {}
+    /// An empty model that keeps the objects of `onlyAdapters` (`nil`: of every adapter).
+    public init(onlyAdapters: Set<String>? = nil) {
+        self.onlyAdapters = onlyAdapters
+    }
 
     /// Forgets everything (BlueZ left the bus).
     public mutating func removeAll() {
@@ -202,6 +208,9 @@ public struct BlueZObjectModel: Sendable {
     private mutating func add(
         path: String, interfaces: [String: [String: DBusValue]], into update: inout BlueZModelUpdate
     ) {
+        if let onlyAdapters, let adapter = BlueZPath.adapterName(of: path), !onlyAdapters.contains(adapter) {
+            return
+        }
         if let properties = interfaces[BlueZNames.adapterInterface] {
             addAdapter(path, properties, into: &update)
         }

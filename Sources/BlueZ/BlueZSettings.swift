@@ -14,6 +14,9 @@ public struct BlueZManagerSettings: Hashable, Sendable {
     /// The discovery filter's `UUIDs`: only devices advertising one of these services are
     /// reported; empty for any device (boards often advertise none).
     public var discoveryUUIDs: [String]
+    /// The adapters (`hci0`) the manager uses, or `nil` for every adapter BlueZ has; the
+    /// others are ignored (``BlueZObjectModel/onlyAdapters``).
+    public var adapters: [String]?
     /// Waits between attempts to reach the bus (or to load BlueZ's objects) after a failure;
     /// the last entry repeats forever.
     public var busRetryDelays: [TimeInterval]
@@ -22,11 +25,12 @@ public struct BlueZManagerSettings: Hashable, Sendable {
 
     /// Settings with sensible defaults.
     public init(
-        discoveryRSSI: Int16? = nil, discoveryUUIDs: [String] = [],
+        discoveryRSSI: Int16? = nil, discoveryUUIDs: [String] = [], adapters: [String]? = nil,
         busRetryDelays: [TimeInterval] = [0.5, 1, 2, 5, 10, 30], callTimeout: TimeInterval = 10
     ) {
         self.discoveryRSSI = discoveryRSSI
         self.discoveryUUIDs = discoveryUUIDs
+        self.adapters = adapters
         self.busRetryDelays = busRetryDelays
         self.callTimeout = callTimeout
     }

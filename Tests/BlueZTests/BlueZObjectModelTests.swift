@@ -54,6 +54,31 @@ import Testing
         ]
     }
 
+    @Test func objectsOfAdaptersNotListedAreIgnored() throws {
+        var everything = BlueZObjectModel()
+        _ = everything.load(Self.tree)
+        #expect(everything.adapters.count == 1)
+
+        var hci1Only = BlueZObjectModel(onlyAdapters: ["hci1"])
+        let update = hci1Only.load(Self.tree)
+        #expect(update.issues.isEmpty)
+        #expect(hci1Only.adapters.isEmpty && hci1Only.devices.isEmpty && hci1Only.characteristics.isEmpty)
+        // Later signals about hci0 are ignored too; hci1's objects are kept.
+        let added = hci1Only.interfacesAdded(
+            path: "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_02",
+            interfaces: ["org.bluez.Device1": ["Address": .string("AA:BB:CC:DD:EE:02")]])
+        #expect(added.changes.isEmpty)
+        _ = hci1Only.interfacesAdded(
+            path: "/org/bluez/hci1", interfaces: ["org.bluez.Adapter1": ["Powered": .bool(true)]])
+        _ = hci1Only.interfacesAdded(
+            path: "/org/bluez/hci1/dev_AA_BB_CC_DD_EE_03",
+            interfaces: ["org.bluez.Device1": ["Address": .string("AA:BB:CC:DD:EE:03")]])
+        #expect(hci1Only.adapters.values.map(\.name) == ["hci1"])
+        #expect(hci1Only.devices.values.map(\.address) == ["AA:BB:CC:DD:EE:03"])
+        _ = hci1Only.load(Self.tree)
+        #expect(hci1Only.adapters.isEmpty, "a reload keeps the restriction")
+    }
+
     @Test func loadsAGetManagedObjectsReply() throws {
         var model = BlueZObjectModel()
         let update = model.load(Self.tree)

@@ -103,6 +103,35 @@ struct BlueZTransportTests {
         #expect(!fixture.manager.discoveredBoards.contains { $0.family == .chessnut })
     }
 
+    @Test func adaptersNotListedAreNeitherScannedNorUsed() async throws {
+        let fixture = try await SimulatorFixture(
+            boards: [SimulatedBoards.chessnut + ",adapter=hci0", SimulatedBoards.pegasus + ",adapter=hci1"],
+            adapters: ["hci0", "hci1"],
+            settings: BlueZManagerSettings(adapters: ["hci1"], busRetryDelays: [0.1, 0.2, 0.5]))
+        defer { fixture.stop() }
+        fixture.manager.start()
+        #expect(await fixture.manager.waitUntilReady(timeout: 20))
+        #expect(fixture.manager.adapters.map(\.name) == ["hci1"])
+        // Transports without an adapter of their own: only hci1's board is found.
+        let pegasus = try fixture.transport(.dgtPegasus)
+        let chessnut = try fixture.transport(.chessnut)
+        pegasus.startScan()
+        chessnut.startScan()
+        #expect(await eventually { pegasus.discovered.count == 1 }, "\(fixture.log.text)")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(chessnut.discovered.isEmpty)
+        // boardsim's view: discovery runs on hci1 only.
+        let listed = try await fixture.call("ListAdapters")
+        var discovering: [String: Bool] = [:]
+        for entry in listed.first?.arrayValue ?? [] {
+            guard let fields = entry.stringDictionaryValue,
+                let name = (fields["Name"]?.variantValue ?? fields["Name"])?.stringValue
+            else { continue }
+            discovering[name] = (fields["Discovering"]?.variantValue ?? fields["Discovering"])?.boolValue
+        }
+        #expect(discovering == ["hci0": false, "hci1": true])
+    }
+
     @Test(arguments: BoardFamily.allCases)
     func handshakeReachesTheBoardInOrderWithItsDelays(family: BoardFamily) async throws {
         let fixture = try await SimulatorFixture(boards: [SimulatedBoards.specification(family)])

@@ -84,7 +84,8 @@ public final class BridgeApp {
             busAddress: busAddress,
             settings: BlueZManagerSettings(
                 discoveryRSSI: configuration.bluetooth.scanFilter.rssi.map(Int16.init),
-                discoveryUUIDs: configuration.bluetooth.scanFilter.serviceUUIDs),
+                discoveryUUIDs: configuration.bluetooth.scanFilter.serviceUUIDs,
+                adapters: configuration.bluetooth.adapters),
             logger: BlueZLogger { level, message in bluezLogger.log(level.bridgeLevel, message) })
         store = try StateStore(directory: configuration.stateDirectory)
         let stateLogger = logger

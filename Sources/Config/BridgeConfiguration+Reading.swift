@@ -48,11 +48,16 @@ extension BridgeConfiguration {
                 level: section.choice("level", noun: "log level", default: .info),
                 format: section.choice("format", noun: "log format", default: .text))
         }
-        if let section = top.mapping("game", keys: ["desync_grace", "promotion_default", "max_takeback_plies"]) {
+        if let section = top.mapping(
+            "game",
+            keys: ["desync_grace", "promotion_default", "max_takeback_plies", "resync_after", "resync_attempts"])
+        {
             config.game = GameConfiguration(
                 desyncGrace: section.double("desync_grace", in: 0...60, default: 2.0),
                 promotionDefault: section.choice("promotion_default", noun: "piece", default: .queen),
-                maxTakebackPlies: section.int("max_takeback_plies", in: 0...40, default: 2))
+                maxTakebackPlies: section.int("max_takeback_plies", in: 0...40, default: 2),
+                resyncAfter: section.double("resync_after", in: 0.5...600, default: 3),
+                resyncAttempts: section.int("resync_attempts", in: 0...20, default: 4))
         }
         if let items = top.list("boards") {
             config.boards = BoardConfiguration.readAll(

@@ -32,6 +32,8 @@ extension BridgeConfiguration {
                 "desync_grace": .double(game.desyncGrace),
                 "promotion_default": .string(game.promotionDefault.rawValue),
                 "max_takeback_plies": .int(game.maxTakebackPlies),
+                "resync_after": .double(game.resyncAfter),
+                "resync_attempts": .int(game.resyncAttempts),
             ]),
             "boards": .array(boards.map(\.redactedValue)),
         ])

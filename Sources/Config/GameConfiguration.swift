@@ -1,4 +1,5 @@
 import BoardKit
+import Kernel
 
 /// The `game` section: how the game kernel treats board positions.
 public struct GameConfiguration: Sendable, Equatable, Hashable {
@@ -31,11 +32,27 @@ public struct GameConfiguration: Sendable, Equatable, Hashable {
     /// How many plies back a position is recognised as a takeback (default 2; 0 turns
     /// takeback detection off).
     public var maxTakebackPlies: Int
+    /// Seconds an occupancy board (Square Off, Pegasus) stays out of sync, after the grace
+    /// period, before it is asked for its full state (default 3; each further request waits
+    /// twice as long as the one before).
+    public var resyncAfter: Double
+    /// How many times a board stuck out of sync is asked for its state (default 4; 0 never).
+    public var resyncAttempts: Int
 
     /// The defaults, or the given values.
-    public init(desyncGrace: Double = 2.0, promotionDefault: Promotion = .queen, maxTakebackPlies: Int = 2) {
+    public init(
+        desyncGrace: Double = 2.0, promotionDefault: Promotion = .queen, maxTakebackPlies: Int = 2,
+        resyncAfter: Double = 3, resyncAttempts: Int = 4
+    ) {
         self.desyncGrace = desyncGrace
         self.promotionDefault = promotionDefault
         self.maxTakebackPlies = maxTakebackPlies
+        self.resyncAfter = resyncAfter
+        self.resyncAttempts = resyncAttempts
+    }
+
+    /// The kernel's policy for occupancy boards.
+    public var resync: ResyncPolicy {
+        ResyncPolicy(firstDelay: resyncAfter, backoff: 2, maxAttempts: resyncAttempts)
     }
 }

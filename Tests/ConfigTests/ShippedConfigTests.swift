@@ -77,7 +77,7 @@ import Testing
             homeassistant: {enabled: true, device_discovery: true}
             state_directory: state
             logging: {level: debug, format: json}
-            game: {desync_grace: 0.75, promotion_default: knight, max_takeback_plies: 0}
+            game: {desync_grace: 0.75, promotion_default: knight, max_takeback_plies: 0, resync_after: 5, resync_attempts: 0}
             boards:
               - id: b1
                 address: aa:bb:cc:dd:ee:ff
@@ -112,7 +112,11 @@ import Testing
         #expect(config.homeAssistant.enabled && config.homeAssistant.deviceDiscovery)
         #expect(config.stateDirectory == "/etc/boardbridge/state")
         #expect(config.logging == LoggingConfiguration(level: .debug, format: .json))
-        #expect(config.game == GameConfiguration(desyncGrace: 0.75, promotionDefault: .knight, maxTakebackPlies: 0))
+        #expect(
+            config.game
+                == GameConfiguration(
+                    desyncGrace: 0.75, promotionDefault: .knight, maxTakebackPlies: 0, resyncAfter: 5, resyncAttempts: 0
+                ))
         let board = try #require(config.boards.first)
         #expect(board.match == .address("AA:BB:CC:DD:EE:FF"))
         #expect(board.name == "b1")

@@ -97,6 +97,9 @@ public final class BoardSession {
             // line like every other, not a whole snapshot written on the move's path.
             persist()
         }
+        // Boards that ask for their state when stuck out of sync (occupancy boards) follow
+        // `game.resync_*`.
+        if core.resync.isEnabled { core.resync = game.resync }
         if let last = core.game.moves.last {
             lastMove = .init(uci: last.move.uci, san: last.san)
         }

@@ -38,7 +38,8 @@ struct SessionHarness {
 
     init(
         family: BoardFamily = .chessnut, name: String = "Chessnut Air", timeControl: TimeControl? = nil,
-        store: StateWriter? = nil, allowRaw: Bool = false, orientation: OrientationChoice = .auto
+        store: StateWriter? = nil, allowRaw: Bool = false, orientation: OrientationChoice = .auto,
+        game: GameConfiguration = GameConfiguration(desyncGrace: 2)
     ) throws {
         transport = InMemoryBoardTransport(family: family, name: name)
         let board = BoardConfiguration(
@@ -47,7 +48,7 @@ struct SessionHarness {
         let topics = try Topics(base: "boardbridge", node: "hall-a")
         let clock = SessionClock(now: { [time] in time.now })
         session = BoardSession(
-            board: board, transport: transport, game: GameConfiguration(desyncGrace: 2),
+            board: board, transport: transport, game: game,
             builder: MessageBuilder(topics: topics), publisher: publisher, store: store, clock: clock,
             logger: Logger(label: "test", level: .error))
     }
@@ -293,5 +294,31 @@ struct SessionHarness {
             harness.publisher.payloads(on: "boardbridge/board-01/event").contains {
                 $0["event_type"]?.stringValue == "in_sync"
             })
+    }
+
+    @Test(arguments: [(after: 10.0, attempts: 4), (after: 3.0, attempts: 0)])
+    func theStateRequestFollowsTheGameSettings(after: Double, attempts: Int) async throws {
+        let harness = try SessionHarness(
+            family: .dgtPegasus, name: "DGT_PEGASUS_1234", orientation: .white,
+            game: GameConfiguration(desyncGrace: 2, resyncAfter: after, resyncAttempts: attempts))
+        let request = try #require(try AdapterFactory.makeAdapter(for: .dgtPegasus).encode(.requestState))
+        func requests() -> Int { harness.transport.writes.filter { $0.bytes == request }.count }
+        harness.session.start()
+        harness.transport.establishLink()
+        await harness.pump()
+        let handshakeRequests = requests()
+        harness.session.handle(.pieceLifted(.e7))
+        harness.time.advance(2.5)
+        harness.session.tick()
+        #expect(harness.session.core.syncState == .outOfSync(mismatched: [.e7]))
+        // 5 s out of sync: past the default 3 s, before 10 s.
+        harness.time.advance(5)
+        harness.session.tick()
+        await harness.pump()
+        #expect(requests() == handshakeRequests)
+        harness.time.advance(6)
+        harness.session.tick()
+        await harness.pump()
+        #expect(requests() == handshakeRequests + (attempts > 0 ? 1 : 0))
     }
 }

@@ -246,6 +246,33 @@ import Testing
         #expect(bridgeRemoval.allSatisfy { $0.payload.isEmpty && $0.retain })
     }
 
+    @Test func entitiesABoardCannotUseAreWithdrawnNotAnnounced() throws {
+        // ChessUp: no square LEDs, no battery reports.
+        let chessUp = BoardDescriptor(
+            id: "board-09", family: .chessUp, capabilities: [.occupancySensing, .reportsMoves, .moveIndication])
+        let messages = discovery().discoveryMessages(for: chessUp, bridge: bridge)
+        let announced = messages.filter { !$0.payload.isEmpty }
+        let withdrawn = messages.filter(\.payload.isEmpty)
+        #expect(announced.count == 16)
+        #expect(
+            withdrawn.map(\.topic) == [
+                "homeassistant/sensor/boardbridge_board_board-09/battery/config",
+                "homeassistant/button/boardbridge_board_board-09/clear_leds/config",
+            ])
+        #expect(withdrawn.allSatisfy { $0.retain && $0.qos == 1 })
+        // Removal still clears every topic; device discovery leaves the two out.
+        #expect(discovery().removalMessages(for: chessUp, bridge: bridge).count == 18)
+        let device = try config(try #require(discovery(.device).discoveryMessages(for: chessUp, bridge: bridge).first))
+        let components = try #require(device["components"]?.objectValue)
+        #expect(components.count == 16)
+        #expect(components["battery"] == nil && components["clear_leds"] == nil)
+        // A board that has both keeps them.
+        let chessnut = BoardDescriptor(
+            id: "board-10", family: .chessnut,
+            capabilities: [.occupancySensing, .pieceIdentity, .perSquareLEDs, .batteryReporting])
+        #expect(discovery().discoveryMessages(for: chessnut, bridge: bridge).allSatisfy { !$0.payload.isEmpty })
+    }
+
     @Test func deviceModeSendsOneMessage() throws {
         let messages = discovery(.device).discoveryMessages(for: board7, bridge: bridge)
         #expect(messages.count == 1)

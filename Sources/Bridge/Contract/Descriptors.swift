@@ -15,11 +15,15 @@ public struct BoardDescriptor: Equatable, Sendable {
     public var address: String?
     /// A Home Assistant area to suggest for the device (`Hall A`).
     public var suggestedArea: String?
+    /// What the board can do, when known: Home Assistant gets no battery sensor for a
+    /// board that does not report its battery, and no LED button for one without square
+    /// LEDs. `nil` announces everything.
+    public var capabilities: BoardCapabilities?
 
     /// Creates a descriptor.
     public init(
         id: String, name: String? = nil, family: BoardFamily, model: String? = nil, address: String? = nil,
-        suggestedArea: String? = nil
+        suggestedArea: String? = nil, capabilities: BoardCapabilities? = nil
     ) {
         self.id = id
         self.name = name ?? id
@@ -27,6 +31,7 @@ public struct BoardDescriptor: Equatable, Sendable {
         self.model = model
         self.address = address
         self.suggestedArea = suggestedArea
+        self.capabilities = capabilities
     }
 
     /// The model name shown: `model` or the family's display name.

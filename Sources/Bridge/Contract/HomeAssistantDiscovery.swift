@@ -74,18 +74,31 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
 
     // MARK: Messages
 
-    /// The discovery messages of one board (retained, QoS 1).
+    /// The discovery messages of one board (retained, QoS 1). With per-component topics,
+    /// the entities the board cannot use (``BoardDescriptor/capabilities``) get empty
+    /// payloads instead, so that an earlier announcement of them is withdrawn.
     public func discoveryMessages(for board: BoardDescriptor, bridge: BridgeDescriptor) -> [OutgoingMessage] {
-        messages(
+        let all = HomeAssistantEntity.boardEntities(board: board.id, topics: bridge.topics)
+        let usable = all.filter { $0.isUsable(by: board.capabilities) }
+        let announced = messages(
             deviceID: Self.deviceID(board: board, bridge: bridge), device: boardDevice(board, bridge: bridge),
-            entities: HomeAssistantEntity.boardEntities(board: board.id, topics: bridge.topics),
-            availability: availability(board: board.id, bridge: bridge), origin: origin(bridge))
+            entities: usable, availability: availability(board: board.id, bridge: bridge), origin: origin(bridge))
+        guard mode == .perComponent else { return announced }
+        let withdrawn = all.filter { !$0.isUsable(by: board.capabilities) }.map { entity in
+            OutgoingMessage.clearRetained(
+                perComponentTopic(entity, deviceID: Self.deviceID(board: board, bridge: bridge)))
+        }
+        return announced + withdrawn
     }
 
     /// Empty retained payloads on every discovery topic of a board removed from the
     /// configuration: Home Assistant deletes its entities and the broker its copies.
     public func removalMessages(for board: BoardDescriptor, bridge: BridgeDescriptor) -> [OutgoingMessage] {
         discoveryMessages(for: board, bridge: bridge).map { OutgoingMessage.clearRetained($0.topic) }
+    }
+
+    private func perComponentTopic(_ entity: HomeAssistantEntity, deviceID: String) -> String {
+        "\(prefix)/\(entity.component)/\(deviceID)/\(entity.key)/config"
     }
 
     /// The discovery messages of the bridge device (its connectivity sensor).
@@ -111,7 +124,7 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
                 var members = body(of: entity, deviceID: deviceID, availability: availability)
                 members += [("device", device), ("origin", origin)]
                 return OutgoingMessage(
-                    topic: "\(prefix)/\(entity.component)/\(deviceID)/\(entity.key)/config",
+                    topic: perComponentTopic(entity, deviceID: deviceID),
                     json: .object(JSONObject(uniqueKeysWithValues: members)), retain: true)
             }
         case .device:

@@ -1,3 +1,5 @@
+import BoardKit
+
 /// One Home Assistant discovery item before it is wrapped with ids, device and origin.
 struct HomeAssistantEntity: Sendable {
     /// Which availability topics an entity follows.
@@ -25,6 +27,17 @@ struct HomeAssistantEntity: Sendable {
 
     /// Device triggers are not entities: no `unique_id`, `name` or availability.
     var isDeviceTrigger: Bool { component == "device_automation" }
+
+    /// Whether a board with `capabilities` (`nil`: unknown) can use this entity: the
+    /// battery sensor needs battery reports, the LED button square LEDs.
+    func isUsable(by capabilities: BoardCapabilities?) -> Bool {
+        guard let capabilities else { return true }
+        switch key {
+        case "battery": return capabilities.contains(.batteryReporting)
+        case "clear_leds": return capabilities.contains(.perSquareLEDs)
+        default: return true
+        }
+    }
 }
 
 extension HomeAssistantEntity {

@@ -230,7 +230,10 @@ public final class BridgeApp {
     private func descriptor(_ board: BoardConfiguration) -> BoardDescriptor {
         BoardDescriptor(
             id: board.id, name: board.name, family: board.family, model: board.model, address: board.address,
-            suggestedArea: board.area)
+            suggestedArea: board.area,
+            capabilities: (try? AdapterFactory.makeAdapter(
+                for: board.family, options: AdapterOptions(advertisedName: nil)))?
+                .capabilities)
     }
 
     private func publishDiscovery() {

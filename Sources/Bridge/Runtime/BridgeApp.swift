@@ -228,12 +228,11 @@ public final class BridgeApp {
     }
 
     private func descriptor(_ board: BoardConfiguration) -> BoardDescriptor {
-        BoardDescriptor(
+        // The family's capabilities (a variant is only known once the board is seen).
+        let adapter = try? AdapterFactory.makeAdapter(for: board.family, options: AdapterOptions(advertisedName: nil))
+        return BoardDescriptor(
             id: board.id, name: board.name, family: board.family, model: board.model, address: board.address,
-            suggestedArea: board.area,
-            capabilities: (try? AdapterFactory.makeAdapter(
-                for: board.family, options: AdapterOptions(advertisedName: nil)))?
-                .capabilities)
+            suggestedArea: board.area, capabilities: adapter?.capabilities)
     }
 
     private func publishDiscovery() {

@@ -115,7 +115,11 @@ struct BlueZNotifyMethodTests {
                 && recorder.count { $0 == .ready } >= 2
         }
         #expect(back, "events \(recorder.events)\n\(fixture.log.text)")
-        #expect(await eventually { notifyCharacteristics(fixture).allSatisfy { $0.notifyAcquired == true } })
+        #expect(
+            await eventually {
+                let characteristics = notifyCharacteristics(fixture)
+                return !characteristics.isEmpty && characteristics.allSatisfy { $0.notifyAcquired == true }
+            })
         transport.disconnect()
     }
 }

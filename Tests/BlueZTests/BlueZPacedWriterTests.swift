@@ -174,5 +174,10 @@ final class RecordingSink {
         writer.enqueue(Data())
         scheduler.advance(by: 1)
         #expect(sink.writes.isEmpty)
+        #expect(writer.isIdle)
+        // Nothing was stuck behind it.
+        writer.enqueue(Data([1]))
+        scheduler.advance(by: 0)
+        #expect(sink.writes.map(\.data) == [Data([1])])
     }
 }

@@ -79,9 +79,9 @@ import Testing
         #expect(Self.plan("e4e5", .startingPosition).isEmpty)
     }
 
-    @Test func randomStyleIsSeededAndUsesBothOrders() {
+    @Test func randomStyleIsSeededAndUsesBothOrders() throws {
         let board = Self.board("4k3/8/8/3p4/4P3/8/8/4K3")
-        guard let move = BoardMove(uci: "e4d5") else { return }
+        let move = try #require(BoardMove(uci: "e4d5"))
         var first = SeededGenerator(seed: 7)
         var second = SeededGenerator(seed: 7)
         var seen: Set<[PhysicalAction]> = []

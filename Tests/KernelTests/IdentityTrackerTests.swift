@@ -253,7 +253,9 @@ import Testing
         crowded[.a4] = Piece(.black, .queen)
         #expect(crowded.occupancy.count == 41)
         #expect(tracker.handle(.pieces(crowded), at: 4).syncStates.allSatisfy { $0.isOutOfSync })
+        #expect(tracker.syncState.isOutOfSync)
         #expect(tracker.handle(.pieces(BoardSnapshot()), at: 5).syncStates.allSatisfy { $0.isOutOfSync })
+        #expect(tracker.syncState.isOutOfSync)
         #expect(tracker.handle(.pieces(.startingPosition), at: 6) == [.syncChanged(.inSync)])
     }
 

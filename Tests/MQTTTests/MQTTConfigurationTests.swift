@@ -86,7 +86,12 @@ import Testing
         #expect(error { $0.maximumInFlight = 0 } == .invalidMaximumInFlight(0))
         #expect(error { $0.password = MQTTPassword("x") } == .passwordWithoutUsername)
         #expect(error { $0.tls = MQTTTLSConfiguration(certificateFile: "c.pem") } == .incompleteClientCertificate)
-        #expect(error { $0.lastWill = MQTTLastWill(topic: "a/+", payload: "x") } != nil)
+        let will = error { $0.lastWill = MQTTLastWill(topic: "a/+", payload: "x") }
+        if case .invalidWill(let reason) = will {
+            #expect(reason.contains("+"), "\(reason)")
+        } else {
+            Issue.record("expected invalidWill, got \(String(describing: will))")
+        }
         #expect(throws: MQTTConfigurationError.emptyClientID) {
             _ = try MQTTClient(configuration: MQTTConfiguration(host: "h", clientID: ""))
         }

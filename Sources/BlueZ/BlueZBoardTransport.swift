@@ -35,7 +35,7 @@ import Dispatch
 /// `handshakeCommands(isReconnect: true)`; when the policy gives up the state is
 /// ``BoardTransportState/disconnected``. ``disconnect()`` never reconnects.
 @MainActor
-public final class BlueZBoardTransport: BoardEventDelivering {
+public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecking {
     /// The manager whose connection this transport uses.
     public let manager: BlueZManager
     /// The board family (which adapter and GATT profile).
@@ -237,6 +237,11 @@ public final class BlueZBoardTransport: BoardEventDelivering {
             return
         }
         writer.enqueue(bytes)
+    }
+
+    /// Whether the linked board's adapter encodes `command` (``BoardKit/BoardCommandChecking``).
+    public func canSend(_ command: BoardCommand) -> Bool {
+        link?.adapter?.encode(command) != nil
     }
 
     // MARK: State

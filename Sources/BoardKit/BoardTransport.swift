@@ -93,3 +93,12 @@ public protocol BoardEventDelivering: BoardTransport {
     /// stream.
     func deliverEvents(to handler: (@MainActor (BoardEvent) -> Void)?)
 }
+
+/// A transport that can tell whether the board it is connected to can carry out a command,
+/// before ``BoardTransport/send(_:)`` skips one it cannot (its adapter encodes no bytes for
+/// it): so that whoever asked can be told.
+@MainActor
+public protocol BoardCommandChecking: BoardTransport {
+    /// Whether the connected board's adapter encodes `command`; `false` without a link.
+    func canSend(_ command: BoardCommand) -> Bool
+}

@@ -9,7 +9,7 @@ import Foundation
 /// `.disconnected(error:)` on a drop) without D-Bus or timers, so the bridge's board
 /// sessions can be tested deterministically. Time is a manual clock (``now``).
 @MainActor
-public final class InMemoryBoardTransport: BoardTransport {
+public final class InMemoryBoardTransport: BoardCommandChecking {
     /// The link state.
     public private(set) var state: BoardTransportState = .idle
     /// The hosted board, once "scanned".
@@ -111,6 +111,11 @@ public final class InMemoryBoardTransport: BoardTransport {
     public func send(_ command: BoardCommand) {
         guard let bytes = adapter?.encode(command) else { return }
         write(bytes)
+    }
+
+    /// Whether the connected board's adapter encodes `command`.
+    public func canSend(_ command: BoardCommand) -> Bool {
+        adapter?.encode(command) != nil
     }
 
     /// A person acts on the board.

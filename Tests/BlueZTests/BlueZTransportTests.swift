@@ -188,8 +188,12 @@ struct BlueZTransportTests {
         let transport = try fixture.transport(.chessnut)
         let recorder = EventRecorder(transport.events)
         defer { recorder.stop() }
+        #expect(!transport.canSend(.requestState), "no link yet")
         transport.start()
         #expect(await eventually { recorder.events.contains(.ready) && transport.isWriterIdle })
+        // The linked Chessnut Air has LEDs, no motors.
+        #expect(transport.canSend(.indicate(squares: [.e2], style: .move)))
+        #expect(!transport.canSend(.executeMove(uci: "e2e4")))
         try await fixture.clearWrites("chessnut")
         for index in 0..<10 {
             transport.send(.indicate(squares: [Square.allCases[index], Square.allCases[63 - index]], style: .move))

@@ -395,10 +395,7 @@ public final class BoardSession {
                 return .failure(CommandFailure("board \(board.id) is not connected"))
             }
             let physical = physical(boardCommand)
-            if let adapter = try? AdapterFactory.makeAdapter(
-                for: board.family, options: AdapterOptions(advertisedName: transport.connectedDeviceName)),
-                adapter.encode(physical) == nil
-            {
+            if let checking = transport as? any BoardCommandChecking, !checking.canSend(physical) {
                 let model = transport.connectedDeviceName ?? board.family.rawValue
                 return .failure(
                     CommandFailure("board \(board.id) (\(model)) cannot do that: \(Self.name(of: boardCommand))"))

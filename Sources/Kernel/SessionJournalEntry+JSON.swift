@@ -108,6 +108,27 @@ private struct JSONLine {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// `"name":value`, or nothing when `value` is `nil` (as `Codable` leaves it out).
+    mutating func member(_ name: StaticString, _ value: String?) {
+        guard let value else { return }
+        key(name)
+        string(value)
+    }
+
+    /// `"name":value`, or nothing when `value` is `nil`.
+    mutating func member(_ name: StaticString, _ value: Double?) {
+        guard let value else { return }
+        key(name)
+        number(value)
+    }
+
+    /// `"name":value`, or nothing when `value` is `nil`.
+    mutating func member(_ name: StaticString, _ value: Int?) {
+        guard let value else { return }
+        key(name)
+        integer(value)
+    }
+
     mutating func color(_ color: PieceColor) {
         string(color.rawValue)
     }
@@ -121,29 +142,14 @@ private struct JSONLine {
         integer(record.move.from.rawValue)
         key("to")
         integer(record.move.to.rawValue)
-        if let promotion = record.move.promotion {
-            key("promotion")
-            string(promotion.rawValue)
-        }
+        member("promotion", record.move.promotion?.rawValue)
         close()
         key("san")
         string(record.san)
-        if let fen = record.fenAfter {
-            key("fenAfter")
-            string(fen)
-        }
-        if let clock = record.clock {
-            key("clock")
-            number(clock)
-        }
-        if let timestamp = record.timestamp {
-            key("timestamp")
-            number(timestamp)
-        }
-        if let comment = record.comment {
-            key("comment")
-            string(comment)
-        }
+        member("fenAfter", record.fenAfter)
+        member("clock", record.clock)
+        member("timestamp", record.timestamp)
+        member("comment", record.comment)
         close()
     }
 
@@ -168,12 +174,7 @@ private struct JSONLine {
         key("movesInPeriod")
         integers(clock.movesInPeriod)
         key("settled")
-        open()
-        key("white")
-        number(clock.settled.white)
-        key("black")
-        number(clock.settled.black)
-        close()
+        numbers(clock.settled)
         key("settledAt")
         number(clock.settledAt)
         close()
@@ -195,10 +196,15 @@ private struct JSONLine {
 
     private mutating func integers(_ pair: ColorPair<Int>) {
         open()
-        key("white")
-        integer(pair.white)
-        key("black")
-        integer(pair.black)
+        member("white", pair.white)
+        member("black", pair.black)
+        close()
+    }
+
+    private mutating func numbers(_ pair: ColorPair<Double>) {
+        open()
+        member("white", pair.white)
+        member("black", pair.black)
         close()
     }
 
@@ -222,10 +228,7 @@ private struct JSONLine {
             for (index, period) in periods.enumerated() {
                 if index > 0 { append(",") }
                 open()
-                if let moves = period.moves {
-                    key("moves")
-                    integer(moves)
-                }
+                member("moves", period.moves)
                 key("seconds")
                 number(period.seconds)
                 key("increment")

@@ -92,15 +92,20 @@ struct BlueZTransportTests {
         defer { fixture.stop() }
         fixture.manager.start()
         #expect(await fixture.manager.waitUntilReady(timeout: 20))
+        try await expectPegasusFoundButNotChessnut(fixture)
+        #expect(!fixture.manager.discoveredBoards.contains { $0.family == .chessnut })
+    }
+
+    /// Scans for a Pegasus and a Chessnut (transports without an adapter of their own):
+    /// the Pegasus is found, and several advertising intervals later still no Chessnut.
+    private func expectPegasusFoundButNotChessnut(_ fixture: SimulatorFixture) async throws {
         let pegasus = try fixture.transport(.dgtPegasus)
         let chessnut = try fixture.transport(.chessnut)
         pegasus.startScan()
         chessnut.startScan()
         #expect(await eventually { pegasus.discovered.count == 1 }, "\(fixture.log.text)")
-        // Several advertising intervals later, still nothing of the Chessnut.
         try await Task.sleep(for: .milliseconds(500))
         #expect(chessnut.discovered.isEmpty)
-        #expect(!fixture.manager.discoveredBoards.contains { $0.family == .chessnut })
     }
 
     @Test func adaptersNotListedAreNeitherScannedNorUsed() async throws {
@@ -112,14 +117,8 @@ struct BlueZTransportTests {
         fixture.manager.start()
         #expect(await fixture.manager.waitUntilReady(timeout: 20))
         #expect(fixture.manager.adapters.map(\.name) == ["hci1"])
-        // Transports without an adapter of their own: only hci1's board is found.
-        let pegasus = try fixture.transport(.dgtPegasus)
-        let chessnut = try fixture.transport(.chessnut)
-        pegasus.startScan()
-        chessnut.startScan()
-        #expect(await eventually { pegasus.discovered.count == 1 }, "\(fixture.log.text)")
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(chessnut.discovered.isEmpty)
+        // Only hci1's board is found.
+        try await expectPegasusFoundButNotChessnut(fixture)
         // boardsim's view: discovery runs on hci1 only.
         let listed = try await fixture.call("ListAdapters")
         var discovering: [String: Bool] = [:]

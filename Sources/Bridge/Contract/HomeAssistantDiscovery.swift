@@ -78,15 +78,15 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
     /// the entities the board cannot use (``BoardDescriptor/capabilities``) get empty
     /// payloads instead, so that an earlier announcement of them is withdrawn.
     public func discoveryMessages(for board: BoardDescriptor, bridge: BridgeDescriptor) -> [OutgoingMessage] {
+        let deviceID = Self.deviceID(board: board, bridge: bridge)
         let all = HomeAssistantEntity.boardEntities(board: board.id, topics: bridge.topics)
-        let usable = all.filter { $0.isUsable(by: board.capabilities) }
         let announced = messages(
-            deviceID: Self.deviceID(board: board, bridge: bridge), device: boardDevice(board, bridge: bridge),
-            entities: usable, availability: availability(board: board.id, bridge: bridge), origin: origin(bridge))
+            deviceID: deviceID, device: boardDevice(board, bridge: bridge),
+            entities: all.filter { $0.isUsable(by: board.capabilities) },
+            availability: availability(board: board.id, bridge: bridge), origin: origin(bridge))
         guard mode == .perComponent else { return announced }
-        let withdrawn = all.filter { !$0.isUsable(by: board.capabilities) }.map { entity in
-            OutgoingMessage.clearRetained(
-                perComponentTopic(entity, deviceID: Self.deviceID(board: board, bridge: bridge)))
+        let withdrawn = all.filter { !$0.isUsable(by: board.capabilities) }.map {
+            OutgoingMessage.clearRetained(perComponentTopic($0, deviceID: deviceID))
         }
         return announced + withdrawn
     }

@@ -31,7 +31,8 @@ public final class BoardSession {
     /// Reconnect details for the connection topic, set by the owner of the transport.
     public var connectionDetail = ConnectionDetail()
 
-    private let capabilities: BoardCapabilities
+    /// What the board's family can do (its variant is only known once the board is seen).
+    public let capabilities: BoardCapabilities
     private let builder: MessageBuilder
     private let publisher: any MessagePublishing
     private let store: StateWriter?

@@ -228,11 +228,9 @@ public final class BridgeApp {
     }
 
     private func descriptor(_ board: BoardConfiguration) -> BoardDescriptor {
-        // The family's capabilities (a variant is only known once the board is seen).
-        let adapter = try? AdapterFactory.makeAdapter(for: board.family, options: AdapterOptions(advertisedName: nil))
-        return BoardDescriptor(
+        BoardDescriptor(
             id: board.id, name: board.name, family: board.family, model: board.model, address: board.address,
-            suggestedArea: board.area, capabilities: adapter?.capabilities)
+            suggestedArea: board.area, capabilities: sessions[board.id]?.capabilities)
     }
 
     private func publishDiscovery() {

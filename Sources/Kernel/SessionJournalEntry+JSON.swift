@@ -89,23 +89,7 @@ private struct JSONLine {
     }
 
     mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): append("\\\"")
-            case UInt8(ascii: "\\"): append("\\\\")
-            case UInt8(ascii: "\n"): append("\\n")
-            case 0..<0x20:
-                append("\\u00")
-                let digits: StaticString = "0123456789abcdef"
-                digits.withUTF8Buffer { hex in
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0xF)])
-                }
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONText.appendQuoted(value, to: &bytes)
     }
 
     /// `"name":value`, or nothing when `value` is `nil` (as `Codable` leaves it out).

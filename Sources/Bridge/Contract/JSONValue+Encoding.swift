@@ -1,3 +1,5 @@
+import BoardKit
+
 extension JSONValue {
     /// The compact JSON text as UTF-8 bytes: no white space, object members in their
     /// order, integral numbers without a fraction, `/` and non-ASCII left as they are,
@@ -27,7 +29,7 @@ extension JSONValue {
         case .null: output.append(contentsOf: Array("null".utf8))
         case .bool(let value): output.append(contentsOf: Array((value ? "true" : "false").utf8))
         case .number(let value): output.append(contentsOf: Array(Self.numberText(value).utf8))
-        case .string(let value): Self.appendString(value, to: &output)
+        case .string(let value): JSONText.appendQuoted(value, to: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
@@ -39,7 +41,7 @@ extension JSONValue {
             output.append(UInt8(ascii: "{"))
             for (index, member) in object.members.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.appendString(member.key, to: &output)
+                JSONText.appendQuoted(member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 member.value.append(to: &output)
             }
@@ -55,27 +57,5 @@ extension JSONValue {
             return String(Int64(value))
         }
         return value.description
-    }
-
-    private static func appendString(_ text: String, to output: inout [UInt8]) {
-        let hexDigits = Array("0123456789abcdef".utf8)
-        output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x00..<0x20:
-                output.append(contentsOf: Array("\\u00".utf8))
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
-            default: output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
     }
 }

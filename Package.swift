@@ -58,8 +58,13 @@ let package = Package(
         // - lld with `-z pack-relative-relocs`: the ~41,000 relative relocations take 8 KB
         //   (DT_RELR, glibc 2.36+) instead of a 1 MB `.rela.dyn` read at every start
         //   (about 1.1 MB less); gold, the default linker, cannot pack them.
-        // `-static-stdlib` does not pull in FoundationEssentials' own C helpers, hence the two
-        // libraries named here.
+        // `-static-stdlib` links only what `static-stdlib-args.lnk` names (swiftCore, Dispatch,
+        // BlocksRuntime); every other static runtime library a linked archive needs is named
+        // here, on purpose, so the link never depends on which modules our own code imports:
+        // - `_FoundationCShims`, `_FoundationCollections`: FoundationEssentials' own helpers;
+        // - `swiftSynchronization`: FoundationEssentials uses `Mutex` (NotificationCenter,
+        //   _ThreadLocal); without it the link fails as soon as none of our modules imports
+        //   Synchronization (issue #14).
         .executableTarget(
             name: "boardbridge", dependencies: ["BridgeCLI", "MainLoop"],
             linkerSettings: [
@@ -68,6 +73,7 @@ let package = Package(
                     .when(platforms: [.linux], configuration: .release)),
                 .linkedLibrary("_FoundationCShims", .when(platforms: [.linux], configuration: .release)),
                 .linkedLibrary("_FoundationCollections", .when(platforms: [.linux], configuration: .release)),
+                .linkedLibrary("swiftSynchronization", .when(platforms: [.linux], configuration: .release)),
             ]
         ),
         .executableTarget(name: "boardsim", dependencies: ["FakeBlueZ"]),

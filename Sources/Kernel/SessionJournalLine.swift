@@ -19,9 +19,10 @@
 /// (`<json>\n` alone) are still read: JSON decoding and the replay's own checks are all
 /// they get.
 ///
-/// A line that is not valid from its first byte is searched for a valid line (framed, or
-/// a bare `{"sequence":` entry) starting later in it: a torn line that a previous version
-/// appended to leaves the next entry glued to its fragment, and that entry is recovered.
+/// A line that is not valid from its first byte is searched for a valid line starting
+/// later in it (framed, or a bare `{"sequence":` entry before any `J1 `): a torn line that
+/// a previous version appended to leaves the next entry glued to its fragment, and that
+/// entry is recovered.
 public enum SessionJournalLine {
     /// The most bytes a line's JSON may have (entries are well under a kilobyte).
     public static let maximumLength = 1 << 20
@@ -52,19 +53,28 @@ public enum SessionJournalLine {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
     private static let oldStart = Array(#"{"sequence":"#.utf8)
+    private static let framing = Array("J1 ".utf8)
 
     /// Reads one line (without its newline).
     public static func parse(_ line: ArraySlice<UInt8>) -> Parsed {
         let whole = parse(line, at: line.startIndex)
         if case .entry = whole { return whole }
-        // Something valid later in the line (after garbage or a torn fragment)?
-        var index = line.startIndex + 1
+        // Something valid later in the line (after garbage or a torn fragment)? An unframed
+        // entry only before any frame: the JSON of a framed line whose checksum failed
+        // must not be read without it.
+        var framingSeen = false
+        var index = line.startIndex
         while index < line.endIndex {
             let byte = line[index]
-            if byte == UInt8(ascii: "J") || byte == UInt8(ascii: "{"),
-                case .entry(let entry, let framed, _) = parse(line, at: index)
+            if byte == UInt8(ascii: "J"), line[index...].starts(with: framing) {
+                framingSeen = true
+                if index > line.startIndex, case .entry(let entry, _, _) = parse(line, at: index) {
+                    return .entry(entry, framed: true, offset: index - line.startIndex)
+                }
+            } else if byte == UInt8(ascii: "{"), !framingSeen, index > line.startIndex,
+                case .entry(let entry, _, _) = parse(line, at: index)
             {
-                return .entry(entry, framed: framed, offset: index - line.startIndex)
+                return .entry(entry, framed: false, offset: index - line.startIndex)
             }
             index += 1
         }
@@ -79,7 +89,7 @@ public enum SessionJournalLine {
             return decode(rest).map { .entry($0, framed: false, offset: start - line.startIndex) }
                 ?? .invalid("unreadable JSON")
         }
-        guard rest.starts(with: [UInt8(ascii: "J"), UInt8(ascii: "1"), UInt8(ascii: " ")]) else {
+        guard rest.starts(with: framing) else {
             return .invalid("not a journal line")
         }
         var index = rest.startIndex + 3

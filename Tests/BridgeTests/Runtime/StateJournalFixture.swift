@@ -28,8 +28,16 @@ final class StateJournalFixture {
     let warnings = Reports()
     private var snapshots: [Int: SessionSnapshot] = [:]
 
-    init() throws {
-        directory = try TestTools.temporaryDirectory("journal")
+    /// A fixture on a new temporary directory; `inMemory`: on `/dev/shm` where there is
+    /// one (the property tests restore thousands of times; the flushes cost nothing there).
+    init(inMemory: Bool = false) throws {
+        let shm = URL(fileURLWithPath: "/dev/shm")
+        if inMemory, FileManager.default.isWritableFile(atPath: shm.path) {
+            directory = shm.appendingPathComponent("boardbridge-journal-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } else {
+            directory = try TestTools.temporaryDirectory("journal")
+        }
     }
 
     isolated deinit {

@@ -10,8 +10,22 @@ public enum CRC32 {
 
     /// The checksum of `bytes`.
     public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
+        table.withUnsafeBufferPointer { table in
+            func update(_ crc: inout UInt32, _ byte: UInt8) {
+                crc = table[Int(UInt8(truncatingIfNeeded: crc) ^ byte)] ^ (crc >> 8)
+            }
+            var crc: UInt32 = 0xFFFF_FFFF
+            let contiguous = bytes.withContiguousStorageIfAvailable { buffer in
+                var value = crc
+                for byte in buffer { update(&value, byte) }
+                return value
+            }
+            if let contiguous {
+                crc = contiguous
+            } else {
+                for byte in bytes { update(&crc, byte) }
+            }
+            return crc ^ 0xFFFF_FFFF
+        }
     }
 }

@@ -33,8 +33,6 @@ public struct SessionJournalReplay: Sendable {
     public private(set) var applied = 0
     /// The lines that were not applied (torn tail excluded), in order.
     public private(set) var skipped: [SkippedLine] = []
-    /// Lines of the old, unframed format read.
-    public private(set) var unframedLines = 0
     /// The number of bytes up to and including the last newline.
     public let wholeLength: Int
     /// The number of bytes after it: a line whose write was torn (not read).
@@ -63,10 +61,11 @@ public struct SessionJournalReplay: Sendable {
         switch SessionJournalLine.parse(line) {
         case .invalid(let reason):
             skipped.append(SkippedLine(line: number, reason: reason))
-        case .entry(let entry, let framed, let offset):
-            if !framed { unframedLines += 1 }
+        case .entry(let entry, _, let offset):
             if offset > 0 {
-                skipped.append(SkippedLine(line: number, reason: "\(offset) bytes of garbage before an entry"))
+                skipped.append(
+                    SkippedLine(
+                        line: number, reason: "its first \(offset) bytes (garbage; the entry after them was read)"))
             }
             highestSequence = max(highestSequence ?? entry.sequence, entry.sequence)
             apply(entry, line: number)

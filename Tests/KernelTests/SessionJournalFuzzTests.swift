@@ -59,6 +59,21 @@ import Testing
         }
     }
 
+    /// A changed square number in a snapshot still parses and, here, still replays (1. e3
+    /// instead of 1. e4, and every later move stays legal): the recorded positions refuse it.
+    @Test func aSnapshotWhoseMoveWasChangedIsRefused() throws {
+        let bytes = try #require(try Self.files("snapshot").first { $0.name == "ply-10.json" }).bytes
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains(#"{"from":12,"to":28}"#))
+        let changed = Data(text.replacingOccurrences(of: #"{"from":12,"to":28}"#, with: #"{"from":12,"to":20}"#).utf8)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(SessionSnapshot.self, from: changed) }
+        // The game alone (what the decoding checked before) takes it.
+        let game = try #require(try JSONSerialization.jsonObject(with: changed) as? [String: Any])["game"]
+        let replayed = try JSONDecoder().decode(Game.self, from: JSONSerialization.data(withJSONObject: game as Any))
+        #expect(replayed.moves.first?.san == "e3")
+        #expect(replayed.moves.count == 10)
+    }
+
     @Test func journalsOfRandomBytesAndMutatedLinesNeverGiveAWrongMove() throws {
         let corpus = try Self.files("journal").map(\.bytes)
         var generator = SeededGenerator(seed: Self.seed)

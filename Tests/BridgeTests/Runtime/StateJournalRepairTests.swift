@@ -110,7 +110,10 @@ import Testing
         let text = old[0..<3].joined(separator: "\n") + "\n" + old[3].prefix(40) + old[3] + "\n" + old[4] + "\n"
         try fixture.setJournal("board", to: Data(text.utf8))
         #expect(try fixture.writer().restoreSession("board") == (try fixture.restored(plies: 5, sequence: 5)))
-        #expect(fixture.failures.all == ["board: journal line 4 skipped: 40 bytes of garbage before an entry"])
+        #expect(
+            fixture.failures.all == [
+                "board: journal line 4 skipped: its first 40 bytes (garbage; the entry after them was read)"
+            ])
     }
 
     /// A full disk, simulated with the file-size limit: the append is written part-way and

@@ -2,8 +2,6 @@ import Bridge
 import Chess
 import Foundation
 import Kernel
-import Synchronization
-import TestSupport
 import Testing
 
 /// `StateWriter`'s session files: a snapshot and a journal of the changes since.

@@ -90,7 +90,10 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation", "DBus"]),
         .testTarget(name: "BoardKitTests", dependencies: ["BoardKit"]),
         .testTarget(name: "ChessTests", dependencies: ["Chess", "TestSupport"]),
-        .testTarget(name: "KernelTests", dependencies: ["Kernel", "Chess", "BoardKit", "TestSupport"]),
+        .testTarget(
+            name: "KernelTests", dependencies: ["Kernel", "Chess", "BoardKit", "TestSupport"],
+            // The fuzzer's seed files, read by path.
+            exclude: ["Corpus"]),
         .testTarget(name: "AdaptersTests", dependencies: ["Adapters", "BoardKit", "TestSupport"]),
         .testTarget(
             name: "EmulationTests",

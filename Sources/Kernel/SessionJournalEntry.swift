@@ -72,6 +72,9 @@ public enum SessionJournalError: Error, Equatable, Sendable, CustomStringConvert
     case missingPlies(kept: Int, available: Int)
     /// A move of the entry is illegal after the kept ones.
     case illegalMove(ply: Int, uci: String)
+    /// A move of the entry leads to another position than the one it recorded: the entry
+    /// follows another state than this one.
+    case otherPosition(ply: Int, uci: String)
 
     /// A readable message.
     public var description: String {
@@ -80,6 +83,8 @@ public enum SessionJournalError: Error, Equatable, Sendable, CustomStringConvert
             "the entry keeps \(kept) plies of a game of \(available)"
         case .illegalMove(let ply, let uci):
             "the entry's move \(uci) at ply \(ply + 1) is illegal"
+        case .otherPosition(let ply, let uci):
+            "the entry's move \(uci) at ply \(ply + 1) leads to another position than it recorded"
         }
     }
 }
@@ -151,7 +156,8 @@ public struct SessionJournalCursor: Sendable {
 
 extension SessionSnapshot {
     /// This snapshot with `entry` applied (its ``sequence`` becomes the entry's). The moves
-    /// are replayed, so the result is a consistent game or an error.
+    /// are replayed and each must lead to the position it recorded (`fenAfter`), so the
+    /// result is a consistent game or an error, never moves played from the wrong state.
     public func applying(_ entry: SessionJournalEntry) throws(SessionJournalError) -> SessionSnapshot {
         guard entry.keptPlies >= 0, entry.keptPlies <= game.moves.count else {
             throw .missingPlies(kept: entry.keptPlies, available: game.moves.count)
@@ -164,6 +170,9 @@ extension SessionSnapshot {
                 try result.game.play(record.move, clock: record.clock, timestamp: record.timestamp)
             } catch {
                 throw .illegalMove(ply: ply, uci: record.move.uci)
+            }
+            if let recorded = record.fenAfter, result.game.moves.last?.fenAfter != recorded {
+                throw .otherPosition(ply: ply, uci: record.move.uci)
             }
             result.game.setComment(record.comment, forPly: ply)
         }

@@ -53,6 +53,42 @@ public struct SessionSnapshot: Codable, Sendable, Equatable {
     }
 }
 
+extension SessionSnapshot {
+    private enum CodingKeys: String, CodingKey {
+        case version, game, clock, clockWasRunning, clockStart, inputPath, options, orientation, savedAt, sequence
+    }
+
+    private enum GameKeys: String, CodingKey {
+        case moves
+    }
+
+    /// Decodes a snapshot; its game is replayed (`Game`'s decoding) and each move must lead
+    /// to the position it recorded (`fenAfter`), so a damaged file that still parses (a
+    /// changed square number) is refused instead of restoring a move that was not played.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        game = try container.decode(Game.self, forKey: .game)
+        let recorded = try container.nestedContainer(keyedBy: GameKeys.self, forKey: .game)
+            .decode([GameMove].self, forKey: .moves)
+        for (ply, (record, replayed)) in zip(recorded, game.moves).enumerated()
+        where record.fenAfter != nil && record.fenAfter != replayed.fenAfter {
+            throw DecodingError.dataCorruptedError(
+                forKey: .game, in: container,
+                debugDescription:
+                    "the move \(record.move.uci) at ply \(ply + 1) leads to another position than recorded")
+        }
+        clock = try container.decode(GameClock.self, forKey: .clock)
+        clockWasRunning = try container.decode(Bool.self, forKey: .clockWasRunning)
+        clockStart = try container.decode(ClockStartPolicy.self, forKey: .clockStart)
+        inputPath = try container.decode(TrackerInputPath.self, forKey: .inputPath)
+        options = try container.decode(TrackerOptions.self, forKey: .options)
+        orientation = try container.decodeIfPresent(BoardOrientation.self, forKey: .orientation)
+        savedAt = try container.decode(TimeInterval.self, forKey: .savedAt)
+        sequence = try container.decodeIfPresent(Int.self, forKey: .sequence)
+    }
+}
+
 extension GameSession {
     /// The session's state at `time`, to persist. The session itself is not changed.
     public func snapshot(at time: TimeInterval) -> SessionSnapshot {

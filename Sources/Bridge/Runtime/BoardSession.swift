@@ -84,16 +84,18 @@ public final class BoardSession {
             desyncGrace: game.desyncGrace, promotionDefault: game.promotionDefault.pieceKind,
             maxTakebackPlies: game.maxTakebackPlies, orientation: board.orientation.setting)
         let now = clock.now()
-        if let restored = Self.restore(board.id, from: store, at: now, logger: self.logger) {
-            core = restored
+        var tags = PGNTags()
+        for (name, value) in board.tags.sorted(by: { $0.key < $1.key }) { tags[name] = value }
+        let fresh = GameSession(
+            game: Game(tags: tags), timeControl: board.timeControl ?? .unlimited,
+            inputPath: TrackerInputPath(capabilities: capabilities), options: options)
+        if let restored = store?.restoreSession(board.id, rebuildingOnto: fresh.snapshot(at: now)) {
+            let session = GameSession(restoring: restored, at: now)
+            core = session
             self.logger.notice(
-                "restored game", [("ply", String(restored.game.moves.count)), ("fen", restored.position.fen)])
+                "restored game", [("ply", String(session.game.moves.count)), ("fen", session.position.fen)])
         } else {
-            var tags = PGNTags()
-            for (name, value) in board.tags.sorted(by: { $0.key < $1.key }) { tags[name] = value }
-            core = GameSession(
-                game: Game(tags: tags), timeControl: board.timeControl ?? .unlimited,
-                inputPath: TrackerInputPath(capabilities: capabilities), options: options)
+            core = fresh
             // Saved now, so the journal has its base: the first move is then one appended
             // line like every other, not a whole snapshot written on the move's path.
             persist()
@@ -103,19 +105,6 @@ public final class BoardSession {
         if core.resync.isEnabled { core.resync = game.resync }
         if let last = core.game.moves.last {
             lastMove = .init(uci: last.move.uci, san: last.san)
-        }
-    }
-
-    private static func restore(
-        _ id: String, from writer: StateWriter?, at now: Double, logger: Logger
-    ) -> GameSession? {
-        guard let writer else { return nil }
-        do {
-            guard let snapshot = try writer.restoreSession(id) else { return nil }
-            return GameSession(restoring: snapshot, at: now)
-        } catch {
-            logger.error("cannot restore the saved game, starting afresh", [("error", "\(error)")])
-            return nil
         }
     }
 

@@ -89,9 +89,14 @@ public final class BridgeApp {
             logger: BlueZLogger { level, message in bluezLogger.log(level.bridgeLevel, message) })
         store = try StateStore(directory: configuration.stateDirectory)
         let stateLogger = logger
-        stateWriter = StateWriter(store: store) { name, reason in
-            stateLogger.error("cannot save the game", [("board", name), ("error", reason)])
-        }
+        stateWriter = StateWriter(
+            store: store,
+            onError: { name, reason in
+                stateLogger.error("saved game: failed", [("board", name), ("error", reason)])
+            },
+            onWarning: { name, reason in
+                stateLogger.warning("saved game: repaired", [("board", name), ("detail", reason)])
+            })
         let adapters = configuration.bluetooth.adapters
         for (index, var board) in configuration.boards.enumerated() {
             // Boards without an adapter of their own are spread over the configured ones.

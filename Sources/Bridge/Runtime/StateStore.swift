@@ -101,11 +101,87 @@ public struct StateStore: Sendable {
     }
 
     /// Opens the journal of `name` for appending (created if missing); the caller closes it.
-    public func openJournal(_ name: String) throws(StateStoreError) -> JournalFile {
+    /// A last line without its newline (a write torn by a crash, a power cut or a full disk)
+    /// is cut off first, so nothing is ever appended to a fragment; `cut` is how many bytes
+    /// that took (0 normally). Whole lines are never touched.
+    public func openJournal(_ name: String) throws(StateStoreError) -> (file: JournalFile, cut: Int) {
         let journal = journalPath(for: name)
-        let fd = open(journal, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
+        let fd = open(journal, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw StateStoreError(path: journal, operation: "open", reason: Self.lastError()) }
-        return JournalFile(path: journal, descriptor: fd)
+        do throws(StateStoreError) {
+            let cut = try Self.cutTornTail(of: fd, path: journal)
+            return (JournalFile(path: journal, descriptor: fd), cut)
+        } catch {
+            _ = Glibc.close(fd)
+            throw error
+        }
+    }
+
+    /// Truncates the file after its last newline (everything, when it has none); returns
+    /// the number of bytes removed.
+    private static func cutTornTail(of fd: Int32, path: String) throws(StateStoreError) -> Int {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            throw StateStoreError(path: path, operation: "stat", reason: lastError())
+        }
+        let size = Int(status.st_size)
+        var end = size
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        search: while end > 0 {
+            let start = max(0, end - buffer.count)
+            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, end - start, off_t(start)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StateStoreError(path: path, operation: "read", reason: lastError())
+            }
+            guard count == end - start else {
+                throw StateStoreError(path: path, operation: "read", reason: "short read")
+            }
+            var index = count
+            while index > 0 {
+                if buffer[index - 1] == UInt8(ascii: "\n") {
+                    end = start + index
+                    break search
+                }
+                index -= 1
+            }
+            end = start
+        }
+        guard end < size else { return 0 }
+        guard ftruncate(fd, off_t(end)) == 0 else {
+            throw StateStoreError(path: path, operation: "truncate", reason: lastError())
+        }
+        return size - end
+    }
+
+    /// Renames the file at `path` to `<path>.corrupt-<UTC time>` (a further `-<n>` if that
+    /// exists): kept for inspection, out of the way of what is written next. Returns the
+    /// new path, or `nil` when there is no such file.
+    @discardableResult
+    public func moveAside(_ path: String) throws(StateStoreError) -> String? {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        func padded(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        let stamp =
+            padded(parts.tm_year + 1900, 4) + padded(parts.tm_mon + 1, 2) + padded(parts.tm_mday, 2) + "T"
+            + padded(parts.tm_hour, 2) + padded(parts.tm_min, 2) + padded(parts.tm_sec, 2) + "Z"
+        var target = path + ".corrupt-" + stamp
+        var number = 1
+        var existing = stat()
+        while stat(target, &existing) == 0 {
+            number += 1
+            target = path + ".corrupt-" + stamp + "-\(number)"
+        }
+        guard rename(path, target) == 0 else {
+            if errno == ENOENT { return nil }
+            throw StateStoreError(path: path, operation: "rename", reason: Self.lastError())
+        }
+        syncDirectory()
+        return target
     }
 
     /// A journal open for appending (``openJournal(_:)``).

@@ -12,13 +12,15 @@ import Kernel
 /// event loop.
 ///
 /// A board's session is kept as a snapshot file (`<id>.json`) and a journal of the changes
-/// since (`<id>.journal`, one ``Kernel/SessionJournalEntry`` per line).
-/// ``saveSession(_:as:)`` appends a move, takeback or clock change to the journal with one
-/// `write(2)` before the caller publishes anything, so a killed bridge restarts from it;
-/// rewriting and renaming the whole snapshot for every move cost about a millisecond (more
-/// as the game grew) on the path of every move. A new game, a set-up position, or a journal
-/// of ``journalLimit`` entries writes the whole snapshot again (temporary file, `rename(2)`)
-/// and empties the journal. ``restoreSession(_:)`` reads both back.
+/// since (`<id>.journal`, one ``Kernel/SessionJournalEntry`` per line, each line framed with
+/// its length and CRC-32: ``Kernel/SessionJournalLine``). ``saveSession(_:as:deferringSync:)``
+/// appends a move, takeback or clock change to the journal with one `write(2)` before the
+/// caller publishes anything, so a killed bridge restarts from it; rewriting and renaming
+/// the whole snapshot for every move cost about a millisecond (more as the game grew) on
+/// the path of every move. A new game, a set-up position, or a journal of ``journalLimit``
+/// entries writes the whole snapshot again (temporary file, `rename(2)`) and empties the
+/// journal. ``restoreSession(_:rebuildingOnto:)`` reads both back (see there for what it
+/// does with damaged files: nothing persisted is ever deleted or emptied unread).
 ///
 /// The `fsync`s that make the files survive a power cut (milliseconds on a VM disk, tens of
 /// milliseconds on an SD card; done on the main thread they stalled every board) run on one
@@ -26,8 +28,12 @@ import Kernel
 /// and reports back with a main-queue block; a file changed while its flush runs is flushed
 /// again when that one reports (so one flush per file is in flight, however many saves).
 /// ``flush()`` does what is outstanding at once (shutdown, tests). A power cut within those
-/// milliseconds can lose the last change (a torn last journal line is ignored); the board's
-/// own position then brings the move back when the session reconciles.
+/// milliseconds can lose the last change (its torn line is cut off before the next append);
+/// the board's own position then brings the move back when the session reconciles.
+///
+/// A save that fails (disk full, read-only directory) is reported through `onError` and
+/// tried again with the next save, which then carries every change since the last one that
+/// was written; a write that failed part-way is cut off before the next append.
 ///
 /// Main-actor isolated like the sessions that use it (DESIGN.md §2: no locks in `Bridge`).
 @MainActor
@@ -37,7 +43,8 @@ public final class StateWriter {
     /// How many journal entries a board's journal holds before the snapshot is rewritten.
     public let journalLimit: Int
     private let queue = DispatchQueue(label: "boardbridge.state", qos: .utility)
-    private var journals: [String: Journal] = [:]
+    /// Each board's journal (internal for the restore, `StateWriter+Restore.swift`).
+    var journals: [String: Journal] = [:]
     /// Flushes held back by `deferringSync` until ``startDeferredSyncs()``.
     private var deferred: [Pending] = []
     /// Flushes handed to `queue` that have not reported back, with the number of the hand-over.
@@ -48,13 +55,23 @@ public final class StateWriter {
     private(set) var handOvers = 0
     /// Whether no flush is outstanding: none running, none due again, none deferred.
     var isSettled: Bool { inFlight.isEmpty && dirty.isEmpty && deferred.isEmpty }
-    private let onError: @MainActor (String, String) -> Void
+    let onError: @MainActor (String, String) -> Void
+    let onWarning: @MainActor (String, String) -> Void
 
-    private struct Journal {
-        var cursor: SessionJournalCursor
+    /// What the writer knows of a board's journal.
+    struct Journal {
+        /// The state last saved, to express the next one as an entry; `nil`: the next save
+        /// writes the whole snapshot.
+        var cursor: SessionJournalCursor?
+        /// The sequence number of the last entry saved (or included in the snapshot).
+        var sequence: Int
+        /// Entries in the journal since its snapshot.
         var entries: Int
         /// Opened at the first append or truncation.
         var file: StateStore.JournalFile?
+        /// Whether the journal holds lines a restore could not use: it is moved aside, not
+        /// emptied, once a whole snapshot no longer needs it, and nothing is appended to it.
+        var keepsEvidence = false
     }
 
     private enum Pending: Hashable, Sendable {
@@ -63,13 +80,17 @@ public final class StateWriter {
     }
 
     /// A writer for `store`; `onError` receives the file name and the reason of every failed
-    /// encoding, write or flush, and of every journal line skipped while restoring.
+    /// encoding, write or flush, and of everything a restore could not use; `onWarning` the
+    /// repairs that lost nothing readable (a torn last line cut off, a damaged file kept
+    /// under another name).
     public init(
-        store: StateStore, journalLimit: Int = 256, onError: @escaping @MainActor (String, String) -> Void
+        store: StateStore, journalLimit: Int = 256, onError: @escaping @MainActor (String, String) -> Void,
+        onWarning: @escaping @MainActor (String, String) -> Void = { _, _ in }
     ) {
         self.store = store
         self.journalLimit = max(1, journalLimit)
         self.onError = onError
+        self.onWarning = onWarning
     }
 
     deinit {
@@ -87,78 +108,88 @@ public final class StateWriter {
     /// to publish a move does after publishing.
     public func saveSession(_ snapshot: SessionSnapshot, as name: String, deferringSync: Bool = false) {
         var journal = journals[name]
-        if var current = journal, current.entries < journalLimit, let entry = current.cursor.entry(to: snapshot) {
+        if var current = journal, !current.keepsEvidence, current.entries < journalLimit,
+            let entry = current.cursor?.entry(to: snapshot)
+        {
             do {
-                let file = try current.file ?? store.openJournal(name)
+                let file = try current.file ?? openJournal(name)
                 current.file = file
-                let line: Data
-                if let written = entry.jsonLine() {
-                    line = Data(written)
-                } else {
-                    line = try JSONEncoder().encode(entry) + Data([UInt8(ascii: "\n")])
-                }
-                try file.append(line)
+                try file.append(Data(try entry.journalLine()))
                 current.cursor = SessionJournalCursor(at: snapshot, sequence: entry.sequence)
+                current.sequence = entry.sequence
                 current.entries += 1
                 journals[name] = current
                 scheduleSync(.journal(name, file), deferred: deferringSync)
                 return
             } catch {
                 onError(name, "\(error)")
+                // A write that failed part-way may have left a fragment: the journal is
+                // opened again for the next append, which cuts it off first.
+                if let file = current.file { closeLater(file, of: name) }
+                current.file = nil
+                journals[name] = current
                 journal = current
             }
         }
-        // The whole snapshot, numbered with the last entry it includes; the journal is emptied
-        // after the rename, and entries a crash leaves behind are no newer than the snapshot.
-        let sequence = journal?.cursor.sequence ?? 0
-        var whole = snapshot
-        whole.sequence = sequence
-        guard let data = encode(whole, as: name), replace(data, as: name, deferringSync: deferringSync) else {
-            return
-        }
-        do {
-            let file = try journal?.file ?? store.openJournal(name)
-            try file.truncate()
-            journals[name] = Journal(
-                cursor: SessionJournalCursor(at: whole, sequence: sequence), entries: 0, file: file)
-        } catch {
-            // Not journalled further (the next save writes the whole snapshot again).
-            onError(name, "\(error)")
-            journals[name] = nil
-            if let file = journal?.file { closeLater(file, of: name) }
-        }
+        writeWhole(snapshot, as: name, after: journal, deferringSync: deferringSync)
     }
 
-    /// The session saved as `name` — its snapshot with the journal replayed — or `nil` when
-    /// there is none. Journal lines that cannot be read are reported through `onError` and
-    /// end the replay (a torn last line, left by a power cut, silently). Later saves of `name`
-    /// continue this journal.
-    public func restoreSession(_ name: String) throws -> SessionSnapshot? {
-        guard let data = try store.read(name) else { return nil }
-        var snapshot = try JSONDecoder().decode(SessionSnapshot.self, from: data)
-        var sequence = snapshot.sequence ?? 0
-        var entries = 0
-        if let journal = try store.readJournal(name) {
-            let lines = journal.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-            // The last piece follows the last newline: empty, or a line whose write was torn.
-            for (index, line) in lines.dropLast().enumerated() {
-                do {
-                    let entry = try JSONDecoder().decode(SessionJournalEntry.self, from: Data(line))
-                    guard entry.sequence > sequence else { continue }
-                    snapshot = try snapshot.applying(entry)
-                    sequence = entry.sequence
-                    entries += 1
-                } catch {
-                    onError(name, "journal line \(index + 1) skipped with the rest: \(error)")
-                    break
-                }
+    /// Writes `snapshot` whole, numbered with the last entry it includes, then empties the
+    /// journal (or moves it aside, when it holds lines a restore could not use). Entries a
+    /// crash leaves behind in between are no newer than the snapshot and are skipped.
+    @discardableResult
+    func writeWhole(
+        _ snapshot: SessionSnapshot, as name: String, after journal: Journal?, deferringSync: Bool
+    ) -> Bool {
+        let sequence = journal?.sequence ?? 0
+        var whole = snapshot
+        whole.sequence = sequence
+        let keepsEvidence = journal?.keepsEvidence == true
+        guard let data = encode(whole, as: name) else { return false }
+        if keepsEvidence {
+            // On disk before the journal goes: the state must not depend on it any more.
+            do throws(StateStoreError) {
+                try store.write(data, as: name, durably: true)
+            } catch {
+                onError(name, "\(error)")
+                return false
             }
+        } else {
+            guard replace(data, as: name, deferringSync: deferringSync) else { return false }
         }
-        let restored = snapshot
-        let cursor = SessionJournalCursor(at: restored, sequence: sequence)
-        if let file = journals[name]?.file { closeLater(file, of: name) }
-        journals[name] = Journal(cursor: cursor, entries: entries, file: nil)
-        return restored
+        let cursor = SessionJournalCursor(at: whole, sequence: sequence)
+        do throws(StateStoreError) {
+            if keepsEvidence {
+                if let file = journal?.file { closeLater(file, of: name) }
+                if let moved = try store.moveAside(store.journalPath(for: name)) {
+                    onWarning(name, "the journal's unusable lines are kept in \(moved)")
+                }
+                journals[name] = Journal(cursor: cursor, sequence: sequence, entries: 0, file: nil)
+            } else {
+                let file: StateStore.JournalFile
+                if let open = journal?.file { file = open } else { file = try openJournal(name) }
+                try file.truncate()
+                journals[name] = Journal(cursor: cursor, sequence: sequence, entries: 0, file: file)
+            }
+        } catch {
+            // Not journalled further: the next save writes the whole snapshot again (with
+            // the same sequence number, so the entries still in the journal stay skipped).
+            onError(name, "\(error)")
+            if !keepsEvidence, let file = journal?.file { closeLater(file, of: name) }
+            journals[name] = Journal(
+                cursor: nil, sequence: sequence, entries: 0, file: nil, keepsEvidence: keepsEvidence)
+        }
+        return true
+    }
+
+    /// The journal of `name` opened for appending, its torn last line (if any) cut off and
+    /// reported.
+    func openJournal(_ name: String) throws(StateStoreError) -> StateStore.JournalFile {
+        let (file, cut) = try store.openJournal(name)
+        if cut > 0 {
+            onWarning(name, "the journal's last line was incomplete (a torn or failed write): \(cut) bytes cut off")
+        }
+        return file
     }
 
     // MARK: Whole files
@@ -271,7 +302,7 @@ public final class StateWriter {
 
     /// Flushes and closes `file` after the flushes handed over so far (which may use it); no
     /// flush of it is pending here afterwards.
-    private func closeLater(_ file: StateStore.JournalFile, of name: String) {
+    func closeLater(_ file: StateStore.JournalFile, of name: String) {
         let pending = Pending.journal(name, file)
         inFlight[pending] = nil
         dirty.remove(pending)

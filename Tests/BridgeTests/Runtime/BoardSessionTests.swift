@@ -160,7 +160,7 @@ struct SessionHarness {
         let journal = String(decoding: try #require(try files.readJournal("board-01")), as: UTF8.self)
         #expect(journal.split(separator: "\n").count == 1)
         #expect(journal.contains(#""san":"e4""#))
-        #expect(try store.restoreSession("board-01")?.game.moves.map(\.san) == ["e4"])
+        #expect(store.restoreSession("board-01")?.game.moves.map(\.san) == ["e4"])
     }
 
     @Test func commandsChangeTheGameOrAreRefused() async throws {

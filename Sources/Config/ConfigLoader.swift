@@ -13,7 +13,8 @@ public enum ConfigLoader {
         case .failure(let problem):
             throw ConfigErrors([
                 ConfigError(
-                    path: "", message: "cannot read the configuration file: \(problem.message)", file: path, mark: nil)
+                    path: "", message: "cannot read the configuration file: \(problem.message)", file: path,
+                    mark: problem.mark)
             ])
         }
         return try parse(
@@ -47,7 +48,7 @@ public enum ConfigLoader {
             throw ConfigErrors([
                 ConfigError(
                     path: "", message: "the file is empty, expected a mapping of sections (mqtt:, boards:, …)",
-                    file: fileName, mark: nil)
+                    file: fileName, mark: YAMLMark(line: 1, column: 1))
             ])
         }
         let reader = ConfigReader(file: fileName, environment: environment, baseDirectory: baseDirectory)

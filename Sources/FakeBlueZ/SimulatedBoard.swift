@@ -64,7 +64,8 @@ final class SimulatedBoard {
         game = try SimulatedGame(fen: configuration.fen)
         personality = PersonalityFactory.makePersonality(
             family: family, name: name, board: game.position.snapshot, isFlipped: configuration.flipped,
-            retransmitInterval: configuration.retransmit)
+            retransmitInterval: configuration.retransmit,
+            developerKey: configuration.developerKey.flatMap { HexBytes.parse($0) }.map { Data($0) })
         profile = personality.profile
         layout = GattLayout(profile: profile, name: name, manufacturer: family.manufacturer)
         if batteryPercent != 100 || isCharging {

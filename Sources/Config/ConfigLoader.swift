@@ -33,8 +33,10 @@ public enum ConfigLoader {
             baseDirectory: baseDirectory ?? ConfigFiles.directory(of: fileName))
     }
 
-    private static func parse(
-        yamlBytes: [UInt8], fileName: String, environment: [String: String], baseDirectory: String
+    /// Parses and checks the YAML bytes `yamlBytes` (any encoding libyaml reads) as if
+    /// read from `fileName`; relative paths are resolved against `baseDirectory`.
+    public static func parse(
+        yamlBytes: [UInt8], fileName: String, environment: [String: String] = [:], baseDirectory: String
     ) throws(ConfigErrors) -> BridgeConfiguration {
         let root: YAMLNode?
         do {

@@ -10,8 +10,8 @@ extension BoardConfiguration {
     /// `txpower`, `flipped`, `mtu`, `fen`, `autoplay` (seconds per move), `retransmit` (ChessUp:
     /// seconds before an unacknowledged move report is resent), `known`, `present`,
     /// `battery`, `charging`, `uuids` (`;`-separated), `manufacturer` (`ID:HEX;…`),
-    /// `servicedata` (`UUID:HEX;…`) and `key` (Pegasus: the developer key the firmware
-    /// accepts, 6 bytes hex) are optional. Keys are case-insensitive.
+    /// `servicedata` (`UUID:HEX;…`), `key` (Pegasus: the developer key the firmware
+    /// accepts, 6 bytes hex) and `silent` (the firmware ignores every write) are optional. Keys are case-insensitive.
     ///
     /// - Throws: ``FakeBlueZError/invalidConfiguration(_:)`` for unknown keys or missing
     ///   required ones, ``FakeBlueZError/invalidValue(key:value:)`` for bad values.
@@ -55,6 +55,7 @@ extension BoardConfiguration {
         case "manufacturer": manufacturerData = try SpecificationParser.map(value, key: key)
         case "servicedata": serviceData = try SpecificationParser.map(value, key: key)
         case "key", "developerkey": developerKey = value
+        case "silent": silent = try SpecificationParser.bool(value, key: key)
         default: throw .invalidConfiguration("unknown board key '\(key)'")
         }
     }

@@ -53,6 +53,8 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
     /// default key when absent. Another key than the bridge's makes the board refuse the
     /// unlock, as a real board does with a wrong key.
     public var developerKey: String?
+    /// Whether the firmware ignores every write (a board that never answers its handshake).
+    public var silent: Bool
 
     /// A board of `family` at `address`, every other setting at its default.
     public init(family: BoardFamily, address: String, name: String? = nil, adapter: String = "hci0", id: String? = nil)
@@ -78,6 +80,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         self.serviceData = [:]
         self.serviceUUIDs = nil
         self.developerKey = nil
+        self.silent = false
     }
 
     /// Decodes, with defaults for every key but `family` and `address`.
@@ -108,6 +111,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         serviceData = try value(.serviceData, serviceData)
         serviceUUIDs = try container.decodeIfPresent([String].self, forKey: .serviceUUIDs)
         developerKey = try container.decodeIfPresent(String.self, forKey: .developerKey)
+        silent = try value(.silent, silent)
     }
 
     /// The advertised name in effect.

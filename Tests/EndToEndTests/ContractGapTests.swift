@@ -5,7 +5,8 @@ import Testing
 
 extension EndToEndTests {
     /// Issue #16 (7 and 8), end to end: a Pegasus that rejects the bridge's developer key
-    /// shows `handshake_failed` with the reason and a warning in the log; the retained
+    /// and a ChessUp that never answers show `handshake_failed` with the reason and a
+    /// warning in the log; the retained
     /// topics are published once at start-up; the state names the adapter the bridge
     /// picked; topics without a board, a command name or an op are answered with errors.
     @Test func unlockFailuresStartupAndMalformedTopicsAreVisible() async throws {
@@ -14,7 +15,11 @@ extension EndToEndTests {
         let locked = HallBoard(
             id: "locked", family: "pegasus", address: "AA:BB:CC:00:02:02", orientation: "white",
             simulatorOptions: "key=01:02:03:04:05:06", becomesReady: false)
-        let hall = try await Hall(boards: [chessnut, locked])
+        // A ChessUp whose firmware never answers: `handshake_failed` 10 s after its handshake.
+        let silent = HallBoard(
+            id: "silent", family: "chessup", address: "AA:BB:CC:00:02:03", simulatorOptions: "silent=true",
+            becomesReady: false)
+        let hall = try await Hall(boards: [chessnut, locked, silent])
         defer { hall.stop() }
 
         // 7. The rejected key: a `handshake_failed` connection state and a warning.
@@ -76,5 +81,14 @@ extension EndToEndTests {
         #expect(request["status"]?.stringValue == "error")
         #expect(request["error"]?.stringValue == #"unknown request "", expected one of info, boards, reconnect"#)
         #expect(request["transaction"]?.stringValue == "t3")
+
+        // 7. The silent ChessUp: no answer to the handshake.
+        try await waitUntil("the silent ChessUp says handshake_failed", context: hall.report) {
+            hall.connectionStates("silent").last == "handshake_failed"
+        }
+        let silence = try #require(hall.recorder.json(on: hall.topic("silent", "connection")).last)
+        let reason = silence["last_error"]?.stringValue ?? ""
+        #expect(reason.hasPrefix("no answer to the handshake after "), "\(reason)")
+        #expect(hall.bridge.output.contains("no answer to the handshake"))
     }
 }

@@ -110,10 +110,13 @@ let package = Package(
             dependencies: ["FakeBlueZ", "DBus", "Emulation", "Adapters", "BoardKit", "Chess", "TestSupport"]
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
-        .testTarget(name: "ConfigTests", dependencies: ["Config", "BoardKit", "Kernel", "TestSupport"]),
+        .testTarget(
+            name: "ConfigTests", dependencies: ["Config", "BoardKit", "Kernel", "TestSupport"],
+            exclude: ["Corpus"]),
         .testTarget(
             name: "BridgeTests",
-            dependencies: ["Bridge", "Config", "Kernel", "Chess", "BoardKit", "Emulation", "TestSupport"]
+            dependencies: ["Bridge", "Config", "Kernel", "Chess", "BoardKit", "Emulation", "TestSupport"],
+            exclude: ["Corpus"]
         ),
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["boardbridge-bench", "TestSupport"]),

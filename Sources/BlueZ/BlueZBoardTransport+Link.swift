@@ -323,13 +323,31 @@ extension BlueZBoardTransport {
         for bytes in early { deliver(link.feed(bytes)) }
         guard let adapter = link.adapter, let writer = link.writer else { return }
         var carried: TimeInterval = 0
+        var duration: TimeInterval = 0
         for step in adapter.handshakeCommands(isReconnect: isReconnect) {
+            duration += step.delayBefore + adapter.minimumWriteInterval
             guard let bytes = adapter.encode(step.command) else {
                 carried += step.delayBefore
                 continue
             }
             writer.enqueue(bytes, delayBefore: carried + step.delayBefore)
             carried = 0
+        }
+        armHandshakeTimer(link, after: duration + settings.handshakeTimeout)
+    }
+
+    /// Reports `.handshakeFailed` on `link` unless the board answers its handshake within
+    /// `limit` seconds of the link coming up (a board that never answers looked connected
+    /// and healthy forever).
+    private func armHandshakeTimer(_ link: BlueZLink, after limit: TimeInterval) {
+        guard !link.handshakeAnswered else { return }
+        link.handshakeTimer = manager.scheduler.schedule(after: limit) { [weak self, weak link] in
+            guard let self, let link, self.link === link, link.isUp, !link.handshakeAnswered else { return }
+            link.handshakeAnswered = true
+            link.handshakeTimer = nil
+            let reason = "no answer to the handshake after \(Int(limit.rounded(.up))) s"
+            self.logger.warning("\(link.address): \(reason)")
+            self.deliver([.handshakeFailed(reason: reason)])
         }
     }
 
@@ -339,6 +357,8 @@ extension BlueZBoardTransport {
         link.isTornDown = true
         link.isUp = false
         if link.failure == nil { link.failure = .cancelled }
+        link.handshakeTimer?.cancel()
+        link.handshakeTimer = nil
         link.writer?.stop()
         for socket in link.notifySockets.values { socket.close() }
         link.notifySockets = [:]

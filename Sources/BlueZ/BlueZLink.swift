@@ -51,6 +51,10 @@ final class BlueZLink {
     @exclusivity(unchecked) var isTornDown = false
     /// Notifications that arrived after subscribing but before `.connected`.
     var early: [Data] = []
+    /// The adapter said `.ready` or `.handshakeFailed` (the handshake is answered either way).
+    @exclusivity(unchecked) var handshakeAnswered = false
+    /// Fires when the handshake stays unanswered too long.
+    var handshakeTimer: BlueZTimer?
 
     init(device: BlueZDeviceInfo, profile: BoardProfile, options: AdapterOptions) {
         devicePath = device.path
@@ -59,6 +63,14 @@ final class BlueZLink {
         name = device.advertisedName
         self.profile = profile
         self.options = options
+    }
+
+    /// Whether `event` is the board's answer to its handshake.
+    static func answersHandshake(_ event: BoardEvent) -> Bool {
+        switch event {
+        case .ready, .handshakeFailed: true
+        default: false
+        }
     }
 
     var adapterName: String {
@@ -72,6 +84,11 @@ final class BlueZLink {
         guard let (events, responses) = adapter?.feedAndDrain(bytes) else { return [] }
         if !responses.isEmpty, let writer {
             for response in responses { writer.enqueue(response) }
+        }
+        if !handshakeAnswered, events.contains(where: Self.answersHandshake) {
+            handshakeAnswered = true
+            handshakeTimer?.cancel()
+            handshakeTimer = nil
         }
         return events
     }

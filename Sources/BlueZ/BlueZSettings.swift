@@ -76,15 +76,20 @@ public struct BlueZTransportSettings: Hashable, Sendable {
     public var maximumWriteLength: Int?
     /// How notifications are received.
     public var notifyMethod: BlueZNotifyMethod
+    /// How long after its last handshake step a board may take to answer it (the adapter's
+    /// ``BoardKit/BoardEvent/ready`` or ``BoardKit/BoardEvent/handshakeFailed(reason:)``)
+    /// before the link reports `.handshakeFailed` ("no answer to the handshake after N s").
+    public var handshakeTimeout: TimeInterval
 
     /// Settings with production defaults.
     public init(
         connectTimeout: TimeInterval = 35, servicesTimeout: TimeInterval = 20,
         transientRetryDelays: [TimeInterval] = [0.5, 1, 2], rediscoveryTimeout: TimeInterval = 20,
         initialRetryDelay: TimeInterval = 5, writeTimeout: TimeInterval = 10, maximumWriteLength: Int? = nil,
-        notifyMethod: BlueZNotifyMethod = .acquireNotify
+        notifyMethod: BlueZNotifyMethod = .acquireNotify, handshakeTimeout: TimeInterval = 10
     ) {
         self.notifyMethod = notifyMethod
+        self.handshakeTimeout = handshakeTimeout
         self.connectTimeout = connectTimeout
         self.servicesTimeout = servicesTimeout
         self.transientRetryDelays = transientRetryDelays

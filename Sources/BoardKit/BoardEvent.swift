@@ -28,6 +28,10 @@ public enum BoardEvent: Hashable, Sendable {
     case connected
     /// The board acknowledged the handshake; its sensor stream can be trusted.
     case ready
+    /// The board refused the protocol unlock (a Pegasus that rejects the developer key):
+    /// the link is up but the board sends no usable data until the cause is fixed.
+    /// `reason` says what happened, for the connection state and the log.
+    case handshakeFailed(reason: String)
     /// The link dropped (`error` says why) or was closed by the user (`error` is `nil`).
     case disconnected(error: String?)
     /// A full piece-identity snapshot (Chessnut, Millennium, DGT classic).

@@ -35,6 +35,7 @@ public struct EventDecoder {
         switch event {
         case .connected: ["event": "connected"]
         case .ready: ["event": "ready"]
+        case .handshakeFailed(let reason): ["event": "handshake_failed", "reason": .string(reason)]
         case .disconnected(let error): ["event": "disconnected", "error": JSONValue(error)]
         case .pieces(let snapshot): ["event": "pieces", "fen": .string(snapshot.fenPlacement)]
         case .occupancy(let map): ["event": "occupancy", "squares": .array(map.squares.map { .string($0.name) })]

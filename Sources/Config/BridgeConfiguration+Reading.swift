@@ -41,6 +41,9 @@ extension BridgeConfiguration {
                 reader.fail("state_directory", "expected a directory path", at: top.value("state_directory")?.mark)
             } else {
                 config.stateDirectory = ConfigFiles.resolve(directory, against: reader.baseDirectory)
+                if let problem = ConfigFiles.directoryProblem(config.stateDirectory) {
+                    reader.fail("state_directory", problem, at: top.value("state_directory")?.mark)
+                }
             }
         }
         if let section = top.mapping("logging", keys: ["level", "format"]) {

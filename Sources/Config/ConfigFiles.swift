@@ -29,7 +29,10 @@ enum ConfigFiles {
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
-            if bytes.count > maximumSize { return .failure(ConfigProblem("is larger than 1 MiB")) }
+            if bytes.count > maximumSize {
+                let mark = bytes.withUnsafeBufferPointer { YAMLDocument.mark(ofOffset: maximumSize, in: $0) }
+                return .failure(ConfigProblem("is larger than 1 MiB", mark: mark))
+            }
         }
         return .success(bytes)
     }
@@ -42,6 +45,17 @@ enum ConfigFiles {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return message(for: errno) }
         return (status.st_mode & S_IFMT) == S_IFDIR ? "is a directory, not a file" : nil
+    }
+
+    /// Why `path` cannot serve as a directory ("is a file, not a directory", "a part of
+    /// the path is not a directory", …), or `nil` when it is a directory or does not exist
+    /// yet (the bridge creates it).
+    static func directoryProblem(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            return errno == ENOENT ? nil : message(for: errno)
+        }
+        return (status.st_mode & S_IFMT) == S_IFDIR ? nil : "is a file, not a directory"
     }
 
     /// `path` itself when absolute, else joined to `directory`.
@@ -79,6 +93,12 @@ enum ConfigFiles {
 /// A reason, as text, for a failure inside the loader.
 struct ConfigProblem: Error, Equatable {
     let message: String
+    /// Where in the file the problem lies, when it lies at a place (the first byte past
+    /// the size limit).
+    let mark: YAMLMark?
 
-    init(_ message: String) { self.message = message }
+    init(_ message: String, mark: YAMLMark? = nil) {
+        self.message = message
+        self.mark = mark
+    }
 }

@@ -13,7 +13,8 @@ public enum ConfigLoader {
         case .failure(let problem):
             throw ConfigErrors([
                 ConfigError(
-                    path: "", message: "cannot read the configuration file: \(problem.message)", file: path, mark: nil)
+                    path: "", message: "cannot read the configuration file: \(problem.message)", file: path,
+                    mark: problem.mark)
             ])
         }
         return try parse(
@@ -32,8 +33,10 @@ public enum ConfigLoader {
             baseDirectory: baseDirectory ?? ConfigFiles.directory(of: fileName))
     }
 
-    private static func parse(
-        yamlBytes: [UInt8], fileName: String, environment: [String: String], baseDirectory: String
+    /// Parses and checks the YAML bytes `yamlBytes` (any encoding libyaml reads) as if
+    /// read from `fileName`; relative paths are resolved against `baseDirectory`.
+    public static func parse(
+        yamlBytes: [UInt8], fileName: String, environment: [String: String] = [:], baseDirectory: String
     ) throws(ConfigErrors) -> BridgeConfiguration {
         let root: YAMLNode?
         do {
@@ -47,7 +50,7 @@ public enum ConfigLoader {
             throw ConfigErrors([
                 ConfigError(
                     path: "", message: "the file is empty, expected a mapping of sections (mqtt:, boards:, …)",
-                    file: fileName, mark: nil)
+                    file: fileName, mark: YAMLMark(line: 1, column: 1))
             ])
         }
         let reader = ConfigReader(file: fileName, environment: environment, baseDirectory: baseDirectory)

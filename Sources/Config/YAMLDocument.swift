@@ -32,7 +32,9 @@ public enum YAMLDocument {
     /// document, or `nil` when the stream holds no document (an empty or comment-only text).
     ///
     /// Throws libyaml's error with its mark, a "more than one document" error, or a limit
-    /// error (nesting too deep, recursive alias, too many nodes).
+    /// error (nesting too deep, recursive alias, too many nodes). The limits on nesting
+    /// and on nodes as written are checked on libyaml's event stream before the document
+    /// is built, so the time taken is linear in the size of `bytes` (see ``YAMLShapeCheck``).
     public static func parse(_ bytes: [UInt8]) throws(YAMLError) -> YAMLNode? {
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
         let document = UnsafeMutablePointer<yaml_document_t>.allocate(capacity: 1)
@@ -46,6 +48,9 @@ public enum YAMLDocument {
         defer { yaml_parser_delete(parser) }
 
         let result: Result<YAMLNode?, YAMLError> = bytes.withUnsafeBufferPointer { buffer in
+            if let problem = YAMLShapeCheck.problem(in: buffer, parserError: { parserError($0, buffer) }) {
+                return .failure(problem)
+            }
             yaml_parser_set_input_string(parser, buffer.baseAddress, buffer.count)
             let first: YAMLNode?
             switch loadDocument(parser, document, buffer) {
@@ -109,7 +114,7 @@ public enum YAMLDocument {
     }
 
     /// The line and column of byte `offset`, counting UTF-8 lead bytes as characters.
-    private static func mark(ofOffset offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> YAMLMark {
+    static func mark(ofOffset offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> YAMLMark {
         var line = 1
         var column = 1
         for byte in bytes.prefix(max(0, offset)) {

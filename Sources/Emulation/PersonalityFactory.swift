@@ -12,10 +12,11 @@ import BoardKit
 public enum PersonalityFactory {
     /// A personality of `family` advertising `name`, with `board` physically set up
     /// (`isFlipped`: Black at the near side). `retransmitInterval` replaces the ChessUp
-    /// firmware's time before it resends an unacknowledged frame (other families ignore it).
+    /// firmware's time before it resends an unacknowledged frame; `developerKey` replaces
+    /// the key a Pegasus firmware accepts (other families ignore both).
     public static func makePersonality(
         family: BoardFamily, name: String, board: BoardSnapshot = .startingPosition, isFlipped: Bool = false,
-        retransmitInterval: TimeInterval? = nil
+        retransmitInterval: TimeInterval? = nil, developerKey: Data? = nil
     ) -> any BoardPersonality {
         switch family {
         case .chessnut:
@@ -30,7 +31,9 @@ public enum PersonalityFactory {
                 name: name, board: board, isFlipped: isFlipped,
                 options: .init(variant: SquareOffAdapter.variant(forAdvertisedName: name)))
         case .dgtPegasus:
-            PegasusPersonality(name: name, board: board, isFlipped: isFlipped)
+            PegasusPersonality(
+                name: name, board: board, isFlipped: isFlipped,
+                options: .init(acceptedDeveloperKeys: [developerKey ?? PegasusAdapter.defaultDeveloperKey]))
         case .millennium:
             MillenniumPersonality(name: name, board: board, isFlipped: isFlipped)
         }

@@ -9,8 +9,9 @@ extension BoardConfiguration {
     /// `address` are required; `id`, `name`, `adapter`, `type` (`public`/`random`), `rssi`,
     /// `txpower`, `flipped`, `mtu`, `fen`, `autoplay` (seconds per move), `retransmit` (ChessUp:
     /// seconds before an unacknowledged move report is resent), `known`, `present`,
-    /// `battery`, `charging`, `uuids` (`;`-separated), `manufacturer` (`ID:HEX;…`) and
-    /// `servicedata` (`UUID:HEX;…`) are optional. Keys are case-insensitive.
+    /// `battery`, `charging`, `uuids` (`;`-separated), `manufacturer` (`ID:HEX;…`),
+    /// `servicedata` (`UUID:HEX;…`), `key` (Pegasus: the developer key the firmware
+    /// accepts, 6 bytes hex) and `silent` (the firmware ignores every write) are optional. Keys are case-insensitive.
     ///
     /// - Throws: ``FakeBlueZError/invalidConfiguration(_:)`` for unknown keys or missing
     ///   required ones, ``FakeBlueZError/invalidValue(key:value:)`` for bad values.
@@ -53,6 +54,8 @@ extension BoardConfiguration {
         case "uuids": serviceUUIDs = value.split(separator: ";").map(String.init)
         case "manufacturer": manufacturerData = try SpecificationParser.map(value, key: key)
         case "servicedata": serviceData = try SpecificationParser.map(value, key: key)
+        case "key", "developerkey": developerKey = value
+        case "silent": silent = try SpecificationParser.bool(value, key: key)
         default: throw .invalidConfiguration("unknown board key '\(key)'")
         }
     }

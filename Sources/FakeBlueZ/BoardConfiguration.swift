@@ -49,6 +49,12 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
     public var serviceData: [String: String]
     /// Advertised service UUIDs; the profile's (usually none) when absent.
     public var serviceUUIDs: [String]?
+    /// Pegasus only: the developer key (hex, 6 bytes) the firmware accepts; the built-in
+    /// default key when absent. Another key than the bridge's makes the board refuse the
+    /// unlock, as a real board does with a wrong key.
+    public var developerKey: String?
+    /// Whether the firmware ignores every write (a board that never answers its handshake).
+    public var silent: Bool
 
     /// A board of `family` at `address`, every other setting at its default.
     public init(family: BoardFamily, address: String, name: String? = nil, adapter: String = "hci0", id: String? = nil)
@@ -73,6 +79,8 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         self.manufacturerData = [:]
         self.serviceData = [:]
         self.serviceUUIDs = nil
+        self.developerKey = nil
+        self.silent = false
     }
 
     /// Decodes, with defaults for every key but `family` and `address`.
@@ -102,6 +110,8 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         manufacturerData = try value(.manufacturerData, manufacturerData)
         serviceData = try value(.serviceData, serviceData)
         serviceUUIDs = try container.decodeIfPresent([String].self, forKey: .serviceUUIDs)
+        developerKey = try container.decodeIfPresent(String.self, forKey: .developerKey)
+        silent = try value(.silent, silent)
     }
 
     /// The advertised name in effect.
@@ -164,6 +174,9 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         }
         for uuid in serviceUUIDs ?? [] where BluetoothUUID.normalized(uuid) == nil {
             throw .invalidValue(key: "serviceUUIDs", value: uuid)
+        }
+        if let developerKey, HexBytes.parse(developerKey)?.count != 6 {
+            throw .invalidValue(key: "developerKey", value: developerKey)
         }
         if let id, id.isEmpty || id.contains("\0") { throw .invalidValue(key: "id", value: id) }
         if let name, name.isEmpty || name.contains("\0") { throw .invalidValue(key: "name", value: name) }

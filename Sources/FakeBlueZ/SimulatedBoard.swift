@@ -32,6 +32,8 @@ final class SimulatedBoard {
     var rssi: Int
     var batteryPercent: Int
     var isCharging: Bool
+    /// The firmware ignores every write (`silent=true`): the handshake is never answered.
+    let isSilent: Bool
     var pendingOutcomes: [ConnectOutcome] = []
     var writes: [WriteRecord] = []
     var droppedNotifications = 0
@@ -61,10 +63,12 @@ final class SimulatedBoard {
         rssi = configuration.rssi
         batteryPercent = configuration.battery
         isCharging = configuration.charging
+        isSilent = configuration.silent
         game = try SimulatedGame(fen: configuration.fen)
         personality = PersonalityFactory.makePersonality(
             family: family, name: name, board: game.position.snapshot, isFlipped: configuration.flipped,
-            retransmitInterval: configuration.retransmit)
+            retransmitInterval: configuration.retransmit,
+            developerKey: configuration.developerKey.flatMap { HexBytes.parse($0) }.map { Data($0) })
         profile = personality.profile
         layout = GattLayout(profile: profile, name: name, manufacturer: family.manufacturer)
         if batteryPercent != 100 || isCharging {
@@ -129,7 +133,7 @@ final class SimulatedBoard {
         let time = sim.clock.now()
         writes.append(WriteRecord(time: time, characteristic: characteristic, type: type, bytes: bytes))
         if writes.count > Self.writeLogLimit + 1000 { writes.removeFirst(writes.count - Self.writeLogLimit) }
-        guard characteristic == profile.writeCharacteristicUUID.lowercased() else { return [] }
+        guard characteristic == profile.writeCharacteristicUUID.lowercased(), !isSilent else { return [] }
         var frames: [Data] = []
         if isLinked && !linkEstablishedSent {
             linkEstablishedSent = true

@@ -142,7 +142,7 @@ public struct GameTracker: Sendable {
         case .disconnected:
             touched = 0
             lastPlaced = nil
-        case .ready, .battery, .button, .version, .raw:
+        case .ready, .handshakeFailed, .battery, .button, .version, .raw:
             break
         }
         return outputs

@@ -113,7 +113,7 @@ extension PureCoreSection {
         case .piecePlaced: "place"
         case .moveReported: "move"
         case .promotionPicked: "pick"
-        case .connected, .ready, .disconnected, .battery, .button, .version, .raw: nil
+        case .connected, .ready, .handshakeFailed, .disconnected, .battery, .button, .version, .raw: nil
         }
     }
 }

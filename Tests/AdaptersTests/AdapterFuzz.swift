@@ -31,10 +31,12 @@ enum AdapterFuzz {
         }
     }
 
-    /// Feeds at least `garbageBytes` random bytes in chunks of 1…`maxGarbageRun`, each
+    /// Feeds at least `garbageBytes` random bytes (a million, or 64 per iteration asked for in
+    /// `BOARDBRIDGE_FUZZ_ITERATIONS`) in chunks of 1…`maxGarbageRun`, each
     /// chunk followed by the frame `frame(generator)` returns (bytes and expected event).
     static func run<A: BoardAdapter>(
-        _ adapter: inout A, seed: UInt64, garbageBytes: Int = 1_000_000, maxGarbageRun: Int = 120,
+        _ adapter: inout A, seed: UInt64, garbageBytes: Int = FuzzBudget.garbageBytes(1_000_000),
+        maxGarbageRun: Int = 120,
         bufferedByteCount: (A) -> Int, frame: (inout SeededGenerator) -> (Data, BoardEvent)
     ) -> Outcome {
         var generator = SeededGenerator(seed: seed)

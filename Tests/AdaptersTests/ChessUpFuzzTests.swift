@@ -25,7 +25,7 @@ import Testing
         var markersWithoutResync = 0
         var reported: [BoardMove] = []
         var maxBuffered = 0
-        while garbageBytes < 1_000_000 {
+        while garbageBytes < FuzzBudget.garbageBytes(1_000_000) {
             let length = Int.random(in: 0...300, using: &generator)
             var chunk = AdapterFuzz.randomBytes(length, using: &generator)
             garbageBytes += length
@@ -64,7 +64,7 @@ import Testing
             pieces: .startingPosition, sideToMove: .white, castlingRights: [true, true, true, true],
             enPassant: nil, halfmoveClock: 0, fullmoveNumber: 1)
         var count = 0
-        for round in 0..<200 {
+        for round in 0..<FuzzBudget.iterations(200) {
             var chunk = AdapterFuzz.randomBytes(Int.random(in: 0...100, using: &generator), using: &generator)
             chunk += Self.resync
             var variant = state

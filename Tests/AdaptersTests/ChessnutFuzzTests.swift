@@ -16,7 +16,7 @@ import Testing
                 frame += [UInt8.random(in: 0...255, using: &generator), 0x01, 0x00, 0x00]
                 return (Data(frame), .pieces(board))
             })
-        #expect(outcome.garbageBytes >= 1_000_000)
+        #expect(outcome.garbageBytes >= FuzzBudget.garbageBytes(1_000_000))
         #expect(outcome.largestBuffer <= ChessnutAdapter.maximumFrameLength + ChessnutAdapter.maximumGarbageChunk)
         // Without a sync marker or checksum, random bytes ending in a plausible board
         // header (`01 20…40`) can take the next frame's bytes as their board: a loss of
@@ -32,7 +32,7 @@ import Testing
         var adapter = ChessnutAdapter()
         var generator = SeededGenerator(seed: 99)
         var found = 0
-        for _ in 0..<2000 {
+        for _ in 0..<FuzzBudget.iterations(2000) {
             var garbage = (0..<Int.random(in: 1...80, using: &generator)).map { _ in
                 UInt8.random(in: 0...255, using: &generator)
             }

@@ -23,11 +23,26 @@ import Testing
         #expect(adapter.occupancy == .startingPosition)
     }
 
-    @Test func aLockedDumpIsRawAndNotReady() {
+    @Test func aLockedDumpIsAFailedHandshakeReportedOncePerLink() {
         var adapter = Self.adapter()
-        #expect(adapter.feed(bytes: Self.lockedDump) == [.raw(Self.lockedDump)])
+        let rejected = BoardEvent.handshakeFailed(reason: "the board rejected the developer key")
+        #expect(adapter.feed(bytes: Self.lockedDump) == [.raw(Self.lockedDump), rejected])
         #expect(adapter.isUnlocked == false)
         #expect(adapter.occupancy == nil)
+        #expect(adapter.feed(bytes: Data(hex: "A5 00 01 00")!) == [.raw(Data(hex: "A5 00 01 00")!)])
+        #expect(adapter.feed(bytes: Self.lockedDump) == [.raw(Self.lockedDump)])
+        adapter.reset()
+        #expect(adapter.feed(bytes: Data(hex: "A5 00 01 00")!) == [.raw(Data(hex: "A5 00 01 00")!), rejected])
+    }
+
+    @Test func aLockedBoardWithoutAKeySaysSo() throws {
+        var adapter = try PegasusAdapter(developerKey: nil)
+        #expect(
+            adapter.feed(bytes: Self.lockedDump)
+                == [
+                    .raw(Self.lockedDump),
+                    .handshakeFailed(reason: "the board is locked and no developer key is configured"),
+                ])
     }
 
     @Test func decodesFieldUpdates() {
@@ -51,7 +66,9 @@ import Testing
         #expect(adapter.feed(bytes: Data(hex: "96 00 05 01 00")!) == [.raw(Data(hex: "96 00 05 01 00")!)])
         #expect(adapter.feed(bytes: Data(hex: "A5 00 01 01")!).isEmpty)
         #expect(adapter.isUnlocked == true)
-        #expect(adapter.feed(bytes: Data(hex: "A5 00 01 00")!) == [.raw(Data(hex: "A5 00 01 00")!)])
+        #expect(
+            adapter.feed(bytes: Data(hex: "A5 00 01 00")!)
+                == [.raw(Data(hex: "A5 00 01 00")!), .handshakeFailed(reason: "the board rejected the developer key")])
         #expect(adapter.isUnlocked == false)
     }
 

@@ -16,7 +16,7 @@ import Testing
         var withoutTerminator = 0
         var decodedWithoutTerminator = 0
         var previousSquare: Square?
-        while garbageBytes < 1_000_000 {
+        while garbageBytes < FuzzBudget.garbageBytes(1_000_000) {
             let length = Int.random(in: 0...300, using: &generator)
             var chunk = AdapterFuzz.randomBytes(length, using: &generator)
             garbageBytes += length

@@ -4,57 +4,93 @@ import Testing
 @testable import Bridge
 
 /// Bad input never traps: random bytes and mutated valid commands only ever produce a
-/// command or an error.
+/// command or an error, and every topic parses to an input whose own topic it is, or to
+/// nothing. The seeds are the files of `Corpus/commands` and `Corpus/topics`; set
+/// `BOARDBRIDGE_FUZZ_ITERATIONS` for a longer run.
 @Suite struct CommandFuzzTests {
-    static let seeds: [String] = [
-        #"{"leds":{"squares":["e2","e4"],"style":"move"},"transaction":1}"#,
-        #"{"new_game":{"white":"A","black":"B","time_control":"40/5400+30:1800+30","fen":"8/8/8/4k3/8/8/8/4K3 w - - 0 1","tags":{"ECO":"C20"}}}"#,
-        #"{"clock":{"action":"adjust","white":300.5,"black":1}}"#,
-        #"{"raw":"a1b2c3","transaction":"x"}"#,
-        #"{"position":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"}"#,
-        #"{"s":"\u00e9\ud83d\ude00","n":[1,-2.5e3,true,null]}"#,
-    ]
+    static let alphabet = Array(#"{}[]",:\u0009 -+.eE0123456789abcdeftrunlsq/"#.utf8) + [0x00, 0x0A, 0xC3, 0xFF]
 
     @Test func randomBytesNeverTrap() {
-        var generator = SeededGenerator(seed: 0xB0A2D)
+        let seed: UInt64 = 0xB0A2D
+        var generator = SeededGenerator(seed: seed)
         let parser = CommandParser()
-        let names: [String?] = [nil, "leds", "move", "raw", "clock", "new_game", "position", "result"]
-        for _ in 0..<3_000 {
+        let names: [String?] = [nil, "", "leds", "move", "raw", "clock", "new_game", "position", "result"]
+        for iteration in 0..<FuzzBudget.iterations(3_000) {
             let length = Int.random(in: 0...48, using: &generator)
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let name = names.randomElement(using: &generator)!
             let parsed = parser.parse(bytes, name: name, rawAllowed: true)
-            #expect((parsed.command == nil) != (parsed.error == nil))
+            #expect((parsed.command == nil) != (parsed.error == nil), "seed \(seed), iteration \(iteration)")
         }
     }
 
     @Test func mutatedCommandsNeverTrap() throws {
-        var generator = SeededGenerator(seed: 42)
+        let seed: UInt64 = 42
+        var generator = SeededGenerator(seed: seed)
         let parser = CommandParser()
-        let alphabet = Array(#"{}[]",:\u0009 -+.eE0123456789abcdeftrunlsq/"#.utf8) + [0x00, 0x0A, 0xC3, 0xFF]
+        let corpus = try FuzzCorpus.load("Corpus/commands")
         var accepted = 0
-        for seed in Self.seeds {
-            let original = Array(seed.utf8)
-            for _ in 0..<1_000 {
-                var bytes = original
-                for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                    let position = Int.random(in: 0..<bytes.count, using: &generator)
-                    switch Int.random(in: 0..<3, using: &generator) {
-                    case 0: bytes[position] = alphabet.randomElement(using: &generator)!
-                    case 1: bytes.remove(at: position)
-                    default: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
-                    }
-                    if bytes.isEmpty { bytes = [0x7B] }
-                }
-                let parsed = parser.parse(bytes, rawAllowed: true)
-                #expect((parsed.command == nil) != (parsed.error == nil))
-                if parsed.command != nil { accepted += 1 }
-                // Whatever parses as JSON re-encodes to JSON that parses to the same value.
-                if let value = try? JSONValue(parsing: bytes) {
-                    #expect(try JSONValue(parsing: value.encoded()) == value)
-                }
+        for iteration in 0..<FuzzBudget.iterations(6_000) {
+            let original = corpus[iteration % corpus.count]
+            let donor = corpus.randomElement(using: &generator)?.bytes ?? []
+            let bytes = FuzzMutator.mutate(original.bytes, alphabet: Self.alphabet, donor: donor, using: &generator)
+            let context = "seed \(seed), iteration \(iteration), from \(original.name)"
+            let parsed = parser.parse(bytes, rawAllowed: true)
+            #expect((parsed.command == nil) != (parsed.error == nil), "\(context)")
+            if parsed.command != nil { accepted += 1 }
+            // Whatever parses as JSON re-encodes to JSON that parses to the same value.
+            if let value = try? JSONValue(parsing: bytes) {
+                #expect(try JSONValue(parsing: value.encoded()) == value, "\(context)")
+            }
+            // The value alone, as `set/<name>` takes it.
+            if let name = CommandParser.commandNames.randomElement(using: &generator) {
+                let attribute = parser.parse(bytes, name: name, rawAllowed: true)
+                #expect((attribute.command == nil) != (attribute.error == nil), "\(context), set/\(name)")
             }
         }
         #expect(accepted > 0)
+    }
+
+    /// Topic levels as brokers deliver them: this bridge's, other nodes', empty, wildcard
+    /// characters, long and non-ASCII ones.
+    static let levels = [
+        "boardbridge", "bridge", "hall-a", "hall-b", "set", "request", "response", "board-07", "leds", "info", "",
+        "+", "#", "$SYS", "é", String(repeating: "x", count: 300), "move", "state",
+    ]
+
+    @Test func everyTopicParsesToItsOwnInputOrToNothing() throws {
+        let seed: UInt64 = 0x70_91C
+        var generator = SeededGenerator(seed: seed)
+        let topics = try Topics(base: "boardbridge", node: "hall-a")
+        let corpus = try FuzzCorpus.load("Corpus/topics").flatMap { file in
+            String(decoding: file.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        let alphabet = Array("/+#abset-_0\u{0}".utf8) + [0xC3, 0xA9]
+        var inputs = 0
+        for iteration in 0..<FuzzBudget.iterations(20_000) {
+            let topic: String
+            if iteration % 2 == 0 {
+                let count = Int.random(in: 0...6, using: &generator)
+                topic = (0..<count).map { _ in Self.levels.randomElement(using: &generator)! }.joined(separator: "/")
+            } else {
+                let original = Array(corpus[iteration / 2 % corpus.count].utf8)
+                topic = String(
+                    decoding: FuzzMutator.mutate(original, alphabet: alphabet, using: &generator), as: UTF8.self)
+            }
+            let context = "seed \(seed), iteration \(iteration), topic \(topic.debugDescription)"
+            switch topics.parse(topic) {
+            case .boardCommand(let board, let name)?:
+                inputs += 1
+                #expect(!board.isEmpty, "\(context)")
+                #expect(topic == name.map { topics.set(board, command: $0) } ?? topics.set(board), "\(context)")
+            case .bridgeRequest(let op)?:
+                inputs += 1
+                #expect(topic == topics.bridgeRequest(op), "\(context)")
+            case nil:
+                #expect(
+                    !topic.hasPrefix("boardbridge/bridge/hall-a/request/") || topic.contains("//"), "\(context)")
+            }
+        }
+        #expect(inputs > 0)
     }
 }

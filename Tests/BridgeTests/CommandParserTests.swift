@@ -186,6 +186,17 @@ import Testing
             message: #"bad FEN "8/8/8/8/8/8/8/8 x - - 0 1": FEN side to move "x" is not w or b"#),
         Invalid(payload: #"{"position":7}"#, message: "position: expected a FEN string, got a number"),
         Invalid(
+            payload: "8/8/8/4k3/8/8/8/4K3 w - - 0", name: "position",
+            message: #"bad FEN "8/8/8/4k3/8/8/8/4K3 w - - 0": FEN has 5 fields, expected 4 or 6"#),
+        Invalid(
+            payload: #"{"new_game":{"fen":"8/8/8/4k3/8/8/8/4K3 b - - 3"}}"#,
+            message: #"bad FEN "8/8/8/4k3/8/8/8/4K3 b - - 3": FEN has 5 fields, expected 4 or 6"#),
+        Invalid(
+            payload: "state", name: "",
+            message:
+                "no command name after set/; expected one of: "
+                + "leds, request, session, move, raw, new_game, position, takeback, clock, result, orientation"),
+        Invalid(
             payload: #"{"new_game":{"time_control":"40/"}}"#,
             message: #"bad time control "40/": expected seconds, optionally "moves/" before and "+increment" after"#),
         Invalid(

@@ -236,7 +236,7 @@ private let board0 = """
             expected: ["not valid YAML: more than one YAML document in the file (config.yaml:3:1)"]),
         BrokenConfig(
             name: "empty file", yaml: "# nothing but a comment\n",
-            expected: ["the file is empty, expected a mapping of sections (mqtt:, boards:, …) (config.yaml)"]),
+            expected: ["the file is empty, expected a mapping of sections (mqtt:, boards:, …) (config.yaml:1:1)"]),
         BrokenConfig(
             name: "every error is reported, in file order",
             yaml: """

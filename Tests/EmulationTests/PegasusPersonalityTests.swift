@@ -41,6 +41,8 @@ import Testing
         var link = try Self.link(key: PegasusAdapter.alternateDeveloperKey)
         #expect(!link.events.contains(.ready))
         #expect(!link.events.contains { if case .occupancy = $0 { true } else { false } })
+        #expect(link.events.filter { if case .handshakeFailed = $0 { true } else { false } }.count == 1)
+        #expect(link.events.contains(.handshakeFailed(reason: "the board rejected the developer key")))
         #expect(link.adapter.isUnlocked == false)
         #expect(link.personality.violations.commandsBeforeUnlock > 0)
         let count = link.events.count

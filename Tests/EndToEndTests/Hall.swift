@@ -16,6 +16,12 @@ struct HallBoard {
     var orientation = "auto"
     /// PGN time control, if any.
     var timeControl: String?
+    /// Further `key=value` pairs of its `boardsim --board` specification (`key=…`).
+    var simulatorOptions: String?
+    /// Whether the bridge's configuration names its adapter (else the bridge picks one).
+    var configuresAdapter = true
+    /// Whether the hall waits for it to become ready (a board that refuses its unlock never does).
+    var becomesReady = true
 }
 
 /// Settings of the bridge under test that the scenarios vary.
@@ -60,8 +66,10 @@ final class Hall {
         var arguments: [String] = []
         for adapter in adapters { arguments += ["--adapter", adapter] }
         for board in boards {
+            let options = board.simulatorOptions.map { "," + $0 } ?? ""
             arguments += [
-                "--board", "family=\(board.family),address=\(board.address),id=\(board.id),adapter=\(board.adapter)",
+                "--board",
+                "family=\(board.family),address=\(board.address),id=\(board.id),adapter=\(board.adapter)\(options)",
             ]
         }
         simulator = try BoardSimulator(busAddress: bus.address, arguments: arguments)
@@ -80,7 +88,7 @@ final class Hall {
         try await waitUntil("the bridge says online", context: report) {
             self.recorder.last(on: self.bridgeStateTopic) == #"{"state":"online"}"#
         }
-        for board in boards { try await waitUntilReady(board.id) }
+        for board in boards where board.becomesReady { try await waitUntilReady(board.id) }
     }
 
     // MARK: Topics
@@ -261,9 +269,9 @@ final class Hall {
                 "  - id: \(board.id)",
                 "    address: \"\(board.address)\"",
                 "    family: \(board.family)",
-                "    adapter: \(board.adapter)",
                 "    orientation: \(board.orientation)",
             ]
+            if board.configuresAdapter { lines.append("    adapter: \(board.adapter)") }
             if let control = board.timeControl { lines.append("    time_control: \"\(control)\"") }
         }
         return lines.joined(separator: "\n") + "\n"

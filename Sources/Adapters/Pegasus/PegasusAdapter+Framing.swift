@@ -57,8 +57,8 @@ extension PegasusAdapter {
         case PegasusWire.boardDump:
             let fields = frame[3...]
             if fields.allSatisfy({ $0 == PegasusWire.lockedSquare }) {
-                unlockState = false
                 events.append(.raw(Data(frame)))
+                locked(into: &events)
                 return
             }
             guard fields.allSatisfy({ $0 <= 0x0F }) else {
@@ -93,10 +93,22 @@ extension PegasusAdapter {
         case PegasusWire.batteryStatus:
             events.append(.battery(percent: min(Int(frame[3]), 100), charging: nil))
         case PegasusWire.keyState:
-            unlockState = frame[3] == 1
-            if frame[3] != 1 { events.append(.raw(Data(frame))) }
+            if frame[3] == 1 {
+                unlockState = true
+            } else {
+                events.append(.raw(Data(frame)))
+                locked(into: &events)
+            }
         default:
             events.append(.raw(Data(frame)))
         }
+    }
+
+    /// The board said it is locked: reported once per link.
+    private mutating func locked(into events: inout [BoardEvent]) {
+        unlockState = false
+        guard !reportedLock else { return }
+        reportedLock = true
+        events.append(.handshakeFailed(reason: lockReason))
     }
 }

@@ -16,8 +16,10 @@ public enum PegasusAdapterError: Error, Equatable, Sendable {
 /// the Nordic UART service; occupancy only; unlocked by a developer key.
 ///
 /// Without a valid key the board reports `7F` on every square and sends no field
-/// updates: such a dump surfaces as ``BoardEvent/raw(_:)`` and ``isUnlocked`` becomes
-/// `false`. ``BoardEvent/ready`` follows the first dump with real occupancy.
+/// updates: such a dump, or a key state `A5 00 01 00`, makes ``isUnlocked`` `false` and
+/// is reported once per link as ``BoardEvent/handshakeFailed(reason:)`` ("the board
+/// rejected the developer key"). ``BoardEvent/ready`` follows the first dump with real
+/// occupancy.
 ///
 /// Framing resynchronises on the id byte (the only byte with bit 7 set), so garbage never
 /// swallows a following message. Squares are reported as the board counts them; a board
@@ -85,6 +87,7 @@ public struct PegasusAdapter: BoardAdapter {
     var trackedOccupancy: OccupancyMap?
     var unlockState: Bool?
     var isReady = false
+    var reportedLock = false
 
     /// Creates an adapter. `developerKey` must be 6 bytes (or `nil`: no unlock step).
     public init(
@@ -122,6 +125,14 @@ public struct PegasusAdapter: BoardAdapter {
         trackedOccupancy = nil
         unlockState = nil
         isReady = false
+        reportedLock = false
+    }
+
+    /// Why the board stays locked, as ``BoardEvent/handshakeFailed(reason:)`` says it.
+    public var lockReason: String {
+        developerKey == nil
+            ? "the board is locked and no developer key is configured"
+            : "the board rejected the developer key"
     }
 
     /// Fresh connect and reconnect alike (the unlock is per link): after 300 ms `40`

@@ -51,6 +51,8 @@ public enum CommandError: Error, Equatable, Sendable, CustomStringConvertible {
             "no command in the message; expected one of: " + CommandParser.commandNames.joined(separator: ", ")
         case .multipleCommands(let names):
             "one command per message, got \(names.count): " + names.joined(separator: ", ")
+        case .unknownCommand(let name, _) where name.isEmpty:
+            "no command name after set/; expected one of: " + CommandParser.commandNames.joined(separator: ", ")
         case .unknownCommand(let name, let suggestion):
             "unknown command \"\(name)\"" + Self.hint(suggestion)
         case .unknownField(let command, let field, let suggestion):

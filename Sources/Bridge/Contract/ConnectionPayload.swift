@@ -54,10 +54,15 @@ public struct ConnectionPayload: Equatable, Sendable {
     /// (``BoardEvent/ready``): its sensor stream can be trusted, moves are tracked.
     public static let readyState = "ready"
 
+    /// The state after `connected` when the board refused its protocol unlock
+    /// (``BoardEvent/handshakeFailed(reason:)``, e.g. a Pegasus that rejects the developer
+    /// key): the link is up, but no move is tracked; `last_error` says why.
+    public static let handshakeFailedState = "handshake_failed"
+
     /// Every published state name, in the order of a connection's life.
     public static let stateNames = [
-        "powered_off", "unauthorized", "idle", "scanning", "connecting", "connected", readyState, "disconnected",
-        "reconnecting",
+        "powered_off", "unauthorized", "idle", "scanning", "connecting", "connected", readyState,
+        handshakeFailedState, "disconnected", "reconnecting",
     ]
 
     /// The published name of a transport state: `powered_off`, `unauthorized`, `idle`,

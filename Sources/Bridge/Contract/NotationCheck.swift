@@ -12,8 +12,12 @@ public enum NotationCheck {
     public static let maximumTimeControlLength = 64
 
     /// Whether `fen` describes a legal position (``Position/init(fen:)``), else why not.
+    /// The contract takes 4 or 6 fields: a halfmove clock without its fullmove number
+    /// (5 fields) is refused, although the Chess module would read it.
     public static func fenProblem(_ fen: String) -> String? {
         guard fen.count <= maximumFENLength else { return "longer than \(maximumFENLength) characters" }
+        let fields = fen.split(whereSeparator: \.isWhitespace).count
+        guard fields == 4 || fields == 6 else { return "FEN has \(fields) fields, expected 4 or 6" }
         do {
             _ = try Position(fen: fen)
             return nil

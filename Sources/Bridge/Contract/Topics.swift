@@ -92,14 +92,18 @@ public struct Topics: Equatable, Sendable {
     /// What an incoming topic addresses, or `nil` when it is not an input of this bridge
     /// (another node's requests, an output topic, a malformed topic). The board id is
     /// returned as received: whether such a board exists is the router's question
-    /// (`CommandError.unknownBoard`).
+    /// (`CommandError.unknownBoard`), also for `<base>/bridge/set`, which the
+    /// subscriptions receive. An empty last level (`…/set/`, `…/request/`) is returned
+    /// as an empty name or op, so that the sender gets an error answer.
     public func parse(_ topic: String) -> IncomingTopic? {
         let prefix = base + "/"
         guard topic.hasPrefix(prefix) else { return nil }
         let levels = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
             .map(String.init)
-        guard let first = levels.first, !first.isEmpty, !levels.contains(where: \.isEmpty) else { return nil }
-        if first == Self.bridgeLevel {
+        guard let first = levels.first, !first.isEmpty, !levels.dropLast().contains(where: \.isEmpty) else {
+            return nil
+        }
+        if first == Self.bridgeLevel, levels.count < 2 || levels[1] != "set" {
             guard levels.count >= 4, levels[1] == node, levels[2] == "request" else { return nil }
             return .bridgeRequest(op: levels[3...].joined(separator: "/"))
         }

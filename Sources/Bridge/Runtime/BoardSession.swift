@@ -46,6 +46,8 @@ public final class BoardSession {
     private var indicatedAlert = false
     private var lowBatteryReported = false
     private var isReady = false
+    /// Why the board refused its protocol unlock on this link (``BoardEvent/handshakeFailed(reason:)``).
+    private var handshakeProblem: String?
 
     /// Reconnect details published on `<base>/<board>/connection`.
     public struct ConnectionDetail: Equatable, Sendable {
@@ -55,12 +57,21 @@ public final class BoardSession {
         public var nextDelay: Double?
         /// The last link error.
         public var lastError: String?
+        /// The Bluetooth adapter of the current or last link (`hci0`).
+        public var adapter: String?
+        /// The address of the board on the current or last link.
+        public var address: String?
 
         /// No details yet.
-        public init(maxAttempts: Int? = nil, nextDelay: Double? = nil, lastError: String? = nil) {
+        public init(
+            maxAttempts: Int? = nil, nextDelay: Double? = nil, lastError: String? = nil, adapter: String? = nil,
+            address: String? = nil
+        ) {
             self.maxAttempts = maxAttempts
             self.nextDelay = nextDelay
             self.lastError = lastError
+            self.adapter = adapter
+            self.address = address
         }
     }
 
@@ -145,12 +156,20 @@ public final class BoardSession {
         switch event {
         case .connected, .disconnected:
             isReady = false
+            handshakeProblem = nil
             publishConnection()
             publisher.publish(builder.availability(board: board.id, online: transport.state == .connected))
         case .ready:
             isReady = transport.state == .connected
+            handshakeProblem = nil
             logger.info("board ready")
             publishConnection()
+        case .handshakeFailed(let reason):
+            guard handshakeProblem != reason else { break }
+            handshakeProblem = reason
+            logger.warning("board handshake failed: moves are not tracked", [("reason", reason)])
+            publishConnection()
+            publishState()
         case .battery(let percent, let charging):
             battery = (percent, charging)
             if percent <= 15, !lowBatteryReported {
@@ -191,7 +210,10 @@ public final class BoardSession {
 
     /// The transport changed state (connecting, reconnecting, …): publish it.
     public func transportStateChanged() {
-        if transport.state != .connected { isReady = false }
+        if transport.state != .connected {
+            isReady = false
+            handshakeProblem = nil
+        }
         publishConnection()
         publishState()
     }
@@ -304,16 +326,24 @@ public final class BoardSession {
 
     /// The published connection state: the transport's (``ConnectionPayload/stateName(_:)``),
     /// or `ready` while the link is up and the board has answered its handshake.
+    /// ``ConnectionPayload/handshakeFailedState`` while the link is up but the board refused
+    /// its unlock.
     public var connectionState: String {
-        transport.state == .connected && isReady
-            ? ConnectionPayload.readyState : ConnectionPayload.stateName(transport.state)
+        guard transport.state == .connected else { return ConnectionPayload.stateName(transport.state) }
+        if isReady { return ConnectionPayload.readyState }
+        return handshakeProblem == nil
+            ? ConnectionPayload.stateName(transport.state) : ConnectionPayload.handshakeFailedState
     }
 
     private func publishConnection() {
-        let payload = ConnectionPayload(
+        var payload = ConnectionPayload(
             transportState: transport.state, isReady: isReady, maxAttempts: connectionDetail.maxAttempts,
             nextDelay: connectionDetail.nextDelay, lastError: connectionDetail.lastError ?? transport.lastError,
             timestamp: date(clock.now()))
+        if let handshakeProblem, transport.state == .connected, !isReady {
+            payload.state = ConnectionPayload.handshakeFailedState
+            payload.lastError = handshakeProblem
+        }
         publisher.publish(builder.connection(board: board.id, payload))
     }
 
@@ -341,7 +371,8 @@ public final class BoardSession {
         let tags = core.game.tags
         return BoardStatePayload(
             board: board.id, name: board.name, family: board.family, model: transport.connectedDeviceName,
-            address: board.address, adapter: board.adapter, connection: connectionState,
+            address: connectionDetail.address ?? board.address, adapter: connectionDetail.adapter ?? board.adapter,
+            connection: connectionState,
             reconnectAttempt: attempt, reconnectMaxAttempts: connectionDetail.maxAttempts, fen: position.fen,
             turn: position.sideToMove, ply: core.game.moves.count, moveNumber: position.fullmoveNumber,
             lastMove: lastMove, sync: sync, syncSquares: squares, clock: clockState,

@@ -146,12 +146,13 @@ public final class BridgeApp {
         } catch {
             logger.error("cannot subscribe", [("error", "\(error)")])
         }
-        publisher.publish(builder.bridgeState(online: true))
-        publishInfo()
+        // The bridge state, info and every board's retained topics are published once the
+        // broker accepts the connection (`brokerConnected`), ahead of the queue; published
+        // here as well, they went out twice.
         removeDepartedBoards()
         client.start()
         manager.start()
-        for id in sessions.keys.sorted() { startSession(id) }
+        for id in sessions.keys.sorted() { startSession(id, publishingRetained: false) }
         if configuration.bluetooth.discovery { startDiscoveryMode() }
         startWatchdog()
         logger.notice(
@@ -161,16 +162,17 @@ public final class BridgeApp {
         announcedReady = true
     }
 
-    private func startSession(_ id: String) {
+    private func startSession(_ id: String, publishingRetained: Bool = true) {
         guard let session = sessions[id], let transport = transports[id] else { return }
         transport.onStatusChange = { [weak session] status in
             guard let session else { return }
             session.connectionDetail = .init(
-                maxAttempts: status.maxAttempts, nextDelay: status.nextDelay, lastError: status.lastError)
+                maxAttempts: status.maxAttempts, nextDelay: status.nextDelay, lastError: status.lastError,
+                adapter: status.adapter, address: status.deviceAddress)
             session.transportStateChanged()
         }
         session.start()
-        session.publishRetained()
+        if publishingRetained { session.publishRetained() }
         transport.start()
     }
 

@@ -50,8 +50,7 @@ public final class BridgeApp {
     private var isStopping = false
     private var announcedReady = false
     /// Rate-limits the answers to and log lines about refused commands, per board.
-    private var refusals = RefusalLimiter()
-    private var refusalReportTimer: DispatchSourceTimer?
+    private let refusals: RefusalReporter
 
     /// Prepares the bridge for `configuration` (nothing connects until ``start()``).
     public init(
@@ -82,6 +81,7 @@ public final class BridgeApp {
                 mqttLogger.log(level.bridgeLevel, message)
             })
         publisher = MQTTPublisher(client: client, logger: mqttLogger)
+        refusals = RefusalReporter(logger: logger, publisher: publisher, builder: builder)
         let bluezLogger = logger.labelled("bluez")
         manager = BlueZManager(
             busAddress: busAddress,
@@ -314,7 +314,7 @@ public final class BridgeApp {
         guard let session = sessions[id] else {
             let parsed = parser.parse(payload, name: name)
             let error = CommandError.unknownBoard(id)
-            guard admitRefusal(Self.unknownBoardKey, board: id, error: error.description) else { return }
+            guard refusals.admit(RefusalReporter.unknownBoardKey, board: id, error: error.description) else { return }
             publisher.publish(
                 builder.boardResponse(board: id, .error(error, transaction: parsed.transaction), target: target))
             return
@@ -323,7 +323,7 @@ public final class BridgeApp {
         let response: ResponsePayload
         switch parsed.result {
         case .failure(let error):
-            guard admitRefusal(id, board: id, error: error.description) else { return }
+            guard refusals.admit(id, board: id, error: error.description) else { return }
             response = .error(error, transaction: parsed.transaction)
         case .success(let command):
             switch session.execute(command) {
@@ -332,73 +332,11 @@ public final class BridgeApp {
                 guard parsed.transaction != nil || target.responseTopic != nil else { return }
                 response = .ok(data: data, transaction: parsed.transaction)
             case .failure(let failure):
-                guard admitRefusal(id, board: id, error: failure.description) else { return }
+                guard refusals.admit(id, board: id, error: failure.description) else { return }
                 response = .error(message: failure.description, transaction: parsed.transaction)
             }
         }
         publisher.publish(builder.boardResponse(board: id, response, target: target))
-    }
-
-    /// The rate-limit key shared by commands for boards this bridge does not serve (one
-    /// key, so made-up board ids cannot grow the limiter).
-    private static let unknownBoardKey = "\u{0}unknown board"
-    /// The rate-limit key of refused bridge requests.
-    private static let bridgeRequestKey = "\u{0}bridge"
-
-    /// Whether a refusal on `key` is answered and logged (``RefusalLimiter``); logs it
-    /// with the count of refusals suppressed before it, and arranges for a report of the
-    /// suppressed ones when it is not.
-    private func admitRefusal(_ key: String, board: String?, error: String) -> Bool {
-        var fields = board.map { [("board", $0)] } ?? []
-        switch refusals.admit(key, at: Self.monotonicSeconds()) {
-        case .answer(let suppressed):
-            if suppressed > 0 { fields.append(("suppressed_before", String(suppressed))) }
-            logger.warning(board == nil ? "refused request" : "refused command", fields + [("error", error)])
-            return true
-        case .suppress:
-            scheduleRefusalReport()
-            return false
-        }
-    }
-
-    /// Reports suppressed refusals once their bucket has refilled: a log line and, for a
-    /// served board, one error answer with the count.
-    private func scheduleRefusalReport() {
-        guard refusalReportTimer == nil, let delay = refusals.nextReportDelay(at: Self.monotonicSeconds()) else {
-            return
-        }
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        source.schedule(deadline: .now() + max(delay, 0.05))
-        source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated {
-                guard let self else { return }
-                self.refusalReportTimer?.cancel()
-                self.refusalReportTimer = nil
-                self.reportSuppressedRefusals()
-            }
-        }
-        source.resume()
-        refusalReportTimer = source
-    }
-
-    private func reportSuppressedRefusals() {
-        for (key, count) in refusals.takeReports(at: Self.monotonicSeconds()) {
-            let text = "\(count) more refused commands were not answered (rate limit)"
-            if key == Self.unknownBoardKey || key == Self.bridgeRequestKey {
-                logger.warning(
-                    "refused commands not answered", [("count", String(count)), ("for", String(key.dropFirst()))])
-            } else {
-                logger.warning("refused commands not answered", [("board", key), ("count", String(count))])
-                publisher.publish(builder.boardResponse(board: key, .error(message: text)))
-            }
-        }
-        scheduleRefusalReport()
-    }
-
-    private static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     private func handleRequest(op: String, payload: [UInt8], target: ResponseTarget) {
@@ -429,7 +367,9 @@ public final class BridgeApp {
                 message: "unknown request \"\(op)\", expected one of info, boards, reconnect",
                 transaction: parsed.transaction)
         }
-        if response.status == .error, !admitRefusal(Self.bridgeRequestKey, board: nil, error: response.error ?? "") {
+        if response.status == .error,
+            !refusals.admit(RefusalReporter.bridgeRequestKey, board: nil, error: response.error ?? "")
+        {
             return
         }
         publisher.publish(builder.bridgeResponse(op: op, response, target: target))

@@ -107,7 +107,7 @@ extension BridgeConfiguration {
 extension MQTTConfiguration {
     static let keys = [
         "url", "client_id", "keepalive", "protocol", "username", "password", "password_file", "password_env", "tls",
-        "queue_limit", "max_command_bytes", "reconnect",
+        "queue_limit", "queue_bytes", "max_command_bytes", "reconnect",
     ]
 
     static func read(_ section: ConfigMapping, reader: ConfigReader) -> MQTTConfiguration {
@@ -144,6 +144,7 @@ extension MQTTConfiguration {
             }
         }
         mqtt.queueLimit = section.int("queue_limit", in: 1...10_000_000, default: mqtt.queueLimit)
+        mqtt.queueBytes = section.int("queue_bytes", in: 65_536...1_073_741_824, default: mqtt.queueBytes)
         mqtt.maxCommandBytes = section.int("max_command_bytes", in: 256...16_777_216, default: mqtt.maxCommandBytes)
         if let reconnect = section.mapping("reconnect", keys: ["min_delay", "max_delay"]) {
             let minimum = reconnect.double("min_delay", in: 0.1...3600, default: 1)

@@ -68,6 +68,7 @@ extension MQTTConfiguration {
                 "insecure": .bool(tls.insecure),
             ]),
             "queue_limit": .int(queueLimit),
+            "queue_bytes": .int(queueBytes),
             "max_command_bytes": .int(maxCommandBytes),
             "reconnect": .object(["min_delay": .double(reconnect.minDelay), "max_delay": .double(reconnect.maxDelay)]),
         ])

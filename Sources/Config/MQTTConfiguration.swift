@@ -62,6 +62,9 @@ public struct MQTTConfiguration: Sendable, Equatable, Hashable {
     public var tls: MQTTTLSConfiguration
     /// Messages kept while the broker is unreachable (default 10000).
     public var queueLimit: Int
+    /// Bytes (topics, payloads, properties) kept while the broker is unreachable
+    /// (default 16 MiB).
+    public var queueBytes: Int
     /// The largest command payload accepted on a `set` topic, in bytes (default 65536).
     public var maxCommandBytes: Int
     /// Broker reconnect waits.
@@ -73,7 +76,8 @@ public struct MQTTConfiguration: Sendable, Equatable, Hashable {
         endpoint: MQTTServerAddress = MQTTServerAddress(host: "127.0.0.1", port: 1883), clientID: String? = nil,
         keepalive: Int = 60, protocolVersion: MQTTProtocolVersion = .v5, username: String? = nil,
         password: Secret? = nil, tls: MQTTTLSConfiguration = MQTTTLSConfiguration(), queueLimit: Int = 10_000,
-        maxCommandBytes: Int = 65_536, reconnect: MQTTReconnectConfiguration = MQTTReconnectConfiguration()
+        queueBytes: Int = 16_777_216, maxCommandBytes: Int = 65_536,
+        reconnect: MQTTReconnectConfiguration = MQTTReconnectConfiguration()
     ) {
         self.url = url
         self.endpoint = endpoint
@@ -84,6 +88,7 @@ public struct MQTTConfiguration: Sendable, Equatable, Hashable {
         self.password = password
         self.tls = tls
         self.queueLimit = queueLimit
+        self.queueBytes = queueBytes
         self.maxCommandBytes = maxCommandBytes
         self.reconnect = reconnect
     }

@@ -18,6 +18,7 @@ private struct ConnectRequest: Sendable {
     let port: Int32
     let keepAlive: Int32
     let sessionExpiry: UInt32?
+    let maximumPacketSize: UInt32?
 }
 
 extension MQTTClient {
@@ -51,11 +52,13 @@ extension MQTTClient {
         let request = ConnectRequest(
             host: configuration.host, port: Int32(configuration.port), keepAlive: Int32(configuration.keepAlive),
             sessionExpiry: protocolVersion == .v5 && !configuration.cleanSession
-                ? configuration.sessionExpiryInterval : nil)
+                ? configuration.sessionExpiryInterval : nil,
+            maximumPacketSize: protocolVersion == .v5
+                ? configuration.maximumIncomingPacketSize.map { UInt32(clamping: $0) } : nil)
         DispatchQueue.global(qos: .utility).async { [weak self] in
             let (rc, error) = MosquittoSetup.connect(
                 transfer.handle, request.host, request.port, request.keepAlive,
-                sessionExpiry: request.sessionExpiry)
+                sessionExpiry: request.sessionExpiry, maximumPacketSize: request.maximumPacketSize)
             let client = self
             DispatchQueue.main.async {
                 MainActor.assumeIsolated {

@@ -29,6 +29,12 @@ extension MQTTClient {
             sendQueued()
         case .message(let message):
             deliver(message)
+        case .oversized(let topic, let size):
+            statistics.messagesOversized += 1
+            log(
+                .warning,
+                "discarded an incoming message of \(size) bytes on \"\(topic)\" (larger than the "
+                    + "\(configuration.maximumIncomingPacketSize ?? 0)-byte limit)")
         case .subscribed(let mid, let granted):
             let filters = pendingSubscriptions.removeValue(forKey: mid) ?? []
             for (index, code) in granted.enumerated() where code >= 0x80 {

@@ -22,18 +22,21 @@ import MainLoop
 /// and the MQTT exchange are non-blocking on the main queue. Each attempt uses a fresh
 /// `struct mosquitto` (``MosquittoHandle``), so no library state leaks between connections.
 ///
-/// **Delivery.** Every outgoing message goes through one ordered, bounded queue
-/// (``MQTTConfiguration/outgoingQueueLimit``, default 10 000), connected or not, so:
+/// **Delivery.** Every outgoing message goes through one bounded queue
+/// (``MQTTConfiguration/outgoingQueueLimit``, default 10 000 messages, and
+/// ``MQTTConfiguration/outgoingQueueByteLimit``, default 16 MiB), connected or not, so:
 /// - a message published while the broker is unreachable is sent after reconnecting,
-///   in publish order, after the messages queued before it;
+///   in publish order, after the messages of its priority queued before it (pending
+///   ``MQTTMessagePriority/normal`` messages go before ``MQTTMessagePriority/low`` ones);
 /// - at most ``MQTTConfiguration/maximumInFlight`` messages (capped by the broker's
 ///   Receive Maximum) are handed to libmosquitto at a time; each leaves the queue only when
 ///   confirmed (`on_publish`: QoS 0 written, QoS 1 PUBACK, QoS 2 PUBCOMP). When a
 ///   connection ends, unconfirmed messages are sent again, first and in order, on the next
 ///   one — QoS 1 is "at least once", so a subscriber may see a message twice around a
 ///   reconnect, but never a gap and never a later message before an earlier first copy;
-/// - when the queue is full one message is dropped (the policy is on the queue type:
-///   superseded retained first, then the oldest non-retained, then the oldest), counted in
+/// - when the queue is full messages are dropped (the policy is on the queue type: low
+///   priority first and never a normal one for a low one, then superseded retained,
+///   then the oldest non-retained, then the oldest), counted in
 ///   ``statistics``, reported to ``onMessagesDropped`` and logged as a warning;
 /// - a message whose MQTT 5 expiry passes while queued is discarded, not sent stale.
 ///
@@ -115,7 +118,8 @@ public final class MQTTClient {
         self.configuration = configuration
         self.logHandler = logHandler
         protocolVersion = configuration.protocolVersion
-        queue = MQTTOutgoingQueue(limit: configuration.outgoingQueueLimit)
+        queue = MQTTOutgoingQueue(
+            limit: configuration.outgoingQueueLimit, byteLimit: configuration.outgoingQueueByteLimit)
     }
 
     isolated deinit {
@@ -161,10 +165,12 @@ public final class MQTTClient {
     }
 
     /// Queues `message` for delivery; it is sent now if connected, else after reconnecting.
+    /// A ``MQTTMessagePriority/low`` message never displaces a normal one and is sent after
+    /// the pending normal ones (see ``MQTTMessagePriority``).
     /// Throws only for a message no broker could accept (bad topic, oversized payload).
-    public func publish(_ message: MQTTMessage) throws(MQTTPublishError) {
+    public func publish(_ message: MQTTMessage, priority: MQTTMessagePriority = .normal) throws(MQTTPublishError) {
         try MQTTTopic.validate(message)
-        let dropped = queue.enqueue(message, at: .now)
+        let dropped = queue.enqueue(message, priority: priority, at: .now)
         if !dropped.isEmpty { noteDropped(dropped) }
         sendQueued()
     }
@@ -296,7 +302,8 @@ public final class MQTTClient {
         if overflowDropsInEpisode == dropped.count {
             log(
                 .warning,
-                "outgoing MQTT queue full (\(configuration.outgoingQueueLimit) messages): dropping "
+                "outgoing MQTT queue full (\(queue.count) messages, \(queue.bytes) bytes; limits "
+                    + "\(configuration.outgoingQueueLimit) messages, \(configuration.outgoingQueueByteLimit) bytes): dropping "
                     + "\"\(dropped[0].message.topic)\"; \(total) dropped in total")
         } else if String(overflowDropsInEpisode).dropFirst().allSatisfy({ $0 == "0" }) {
             log(.warning, "outgoing MQTT queue still full: \(overflowDropsInEpisode) more dropped; \(total) in total")

@@ -10,11 +10,12 @@ public enum MQTTProtocolVersion: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// TLS settings for an `mqtts://` connection (libmosquitto: `mosquitto_tls_set`,
-/// `mosquitto_tls_insecure_set`, `MOSQ_OPT_TLS_USE_OS_CERTS`).
+/// `mosquitto_tls_insecure_set`, `mosquitto_tls_opts_set`, `MOSQ_OPT_TLS_USE_OS_CERTS`).
 ///
-/// The broker's certificate chain is always verified: against ``caFile`` / ``caPath`` when
-/// one is given, else against the system's CA store. To trust a self-signed broker, give
-/// its certificate as ``caFile``. A client private key must not be encrypted.
+/// Unless ``insecure``, the broker's certificate chain is verified: against ``caFile`` /
+/// ``caPath`` when one is given, else against the system's CA store. To trust a
+/// self-signed broker, give its certificate as ``caFile``. A client private key must not
+/// be encrypted.
 public struct MQTTTLSConfiguration: Hashable, Sendable {
     /// A PEM file of trusted CA certificates.
     public var caFile: String?
@@ -24,10 +25,9 @@ public struct MQTTTLSConfiguration: Hashable, Sendable {
     public var certificateFile: String?
     /// The client private key (PEM, unencrypted); needs ``certificateFile``.
     public var keyFile: String?
-    /// Skip the check that the broker's certificate names the host we connect to. The
-    /// chain is still verified. Only for tests and for brokers reached by an address their
-    /// certificate does not list; it allows a man in the middle with a certificate from
-    /// the same CA.
+    /// Accept any broker certificate and host name: neither the chain nor the name is
+    /// checked (the connection is encrypted but not authenticated, so anyone in the
+    /// middle can read and change it). For tests only.
     public var insecure: Bool
 
     /// TLS settings; all optional (system CAs, no client certificate, hostname checked).
@@ -104,6 +104,20 @@ public struct MQTTConfiguration: Hashable, Sendable, CustomStringConvertible {
     public var connectTimeout: Duration
     /// The most messages the outgoing queue holds (default 10 000); see ``MQTTClient``.
     public var outgoingQueueLimit: Int
+    /// The most bytes (topics, payloads and properties) the outgoing queue holds
+    /// (default 16 MiB); see ``MQTTClient``.
+    public var outgoingQueueByteLimit: Int
+    /// The largest MQTT packet this client accepts, or `nil` for no limit (the default).
+    ///
+    /// On MQTT 5 it is announced to the broker (CONNECT property Maximum Packet Size), and
+    /// a compliant broker never sends a larger packet: it drops the message for this
+    /// client instead. On MQTT 3.1.1 there is no way to tell the broker, and libmosquitto
+    /// 2.0 reads every incoming packet whole into memory before any callback (its packet
+    /// reader has no client-side limit); a PUBLISH whose payload is larger than this is then
+    /// discarded without being copied or delivered (counted in
+    /// ``MQTTClientStatistics/messagesOversized``), which bounds the client's own copies
+    /// but not libmosquitto's. Bound it on such brokers with their own message size limit.
+    public var maximumIncomingPacketSize: Int?
     /// The most messages handed to the broker and not yet acknowledged (default 10; also
     /// capped by the broker's Receive Maximum).
     public var maximumInFlight: Int
@@ -125,8 +139,14 @@ public struct MQTTConfiguration: Hashable, Sendable, CustomStringConvertible {
         reconnect = MQTTReconnectPolicy()
         connectTimeout = .seconds(10)
         outgoingQueueLimit = 10_000
+        outgoingQueueByteLimit = 16 << 20
+        maximumIncomingPacketSize = nil
         maximumInFlight = 10
     }
+
+    /// The largest packet MQTT can carry: a 268 435 455-byte remaining length plus the
+    /// five-byte fixed header.
+    public static var largestPacket: Int { 268_435_460 }
 
     /// The server URL, `mqtt://host:port` or `mqtts://host:port` (IPv6 hosts in brackets).
     public var url: String { MQTTServerAddress(host: host, port: port, usesTLS: tls != nil).description }
@@ -148,6 +168,10 @@ public struct MQTTConfiguration: Hashable, Sendable, CustomStringConvertible {
         if clientID.utf8.count > 65_535 || clientID.utf8.contains(0) { throw .invalidClientID(clientID) }
         if keepAlive != 0 && keepAlive < 5 { throw .invalidKeepAlive(Int(keepAlive)) }
         if outgoingQueueLimit < 1 { throw .invalidQueueLimit(outgoingQueueLimit) }
+        if outgoingQueueByteLimit < 1 { throw .invalidQueueByteLimit(outgoingQueueByteLimit) }
+        if let size = maximumIncomingPacketSize, size < 1 || size > Self.largestPacket {
+            throw .invalidMaximumPacketSize(size)
+        }
         if maximumInFlight < 1 || maximumInFlight > 65_535 { throw .invalidMaximumInFlight(maximumInFlight) }
         if password != nil && username == nil { throw .passwordWithoutUsername }
         if let tls, (tls.certificateFile == nil) != (tls.keyFile == nil) { throw .incompleteClientCertificate }

@@ -23,8 +23,12 @@ public enum MQTTConfigurationError: Error, Hashable, Sendable, CustomStringConve
     case invalidKeepAlive(Int)
     /// The outgoing queue limit must be at least 1.
     case invalidQueueLimit(Int)
+    /// The outgoing queue byte limit must be at least 1.
+    case invalidQueueByteLimit(Int)
     /// The in-flight limit must be in 1...65535.
     case invalidMaximumInFlight(Int)
+    /// The incoming packet limit must be in 1...268435460 (the largest MQTT packet).
+    case invalidMaximumPacketSize(Int)
     /// A password was given without a user name.
     case passwordWithoutUsername
     /// Only one of the client certificate and its key was given.
@@ -48,7 +52,10 @@ public enum MQTTConfigurationError: Error, Hashable, Sendable, CustomStringConve
         case .invalidClientID(let id): "invalid MQTT client id \"\(id)\""
         case .invalidKeepAlive(let seconds): "invalid keep-alive \(seconds) s (expected 0 or 5...65535)"
         case .invalidQueueLimit(let limit): "invalid outgoing queue limit \(limit) (expected at least 1)"
+        case .invalidQueueByteLimit(let limit): "invalid outgoing queue byte limit \(limit) (expected at least 1)"
         case .invalidMaximumInFlight(let limit): "invalid in-flight limit \(limit) (expected 1...65535)"
+        case .invalidMaximumPacketSize(let size):
+            "invalid maximum incoming packet size \(size) (expected 1...\(MQTTConfiguration.largestPacket))"
         case .passwordWithoutUsername: "an MQTT password needs a user name"
         case .incompleteClientCertificate: "a TLS client certificate needs both the certificate and the key file"
         case .invalidWill(let reason): "invalid last will: \(reason)"

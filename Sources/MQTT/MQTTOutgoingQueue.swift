@@ -1,163 +1,155 @@
-/// The client's ordered, bounded queue of outgoing messages (pure value, no I/O).
+/// The client's bounded queue of outgoing messages (pure value, no I/O).
 ///
-/// Every message goes through it, connected or not, so delivery order is publish order.
-/// A message is *pending* until handed to libmosquitto, then *in flight* (keyed by its
-/// libmosquitto message id) until the broker acknowledges it (QoS 1/2) or it is written
-/// (QoS 0). When a connection ends, in-flight messages go back to the front, in order, to
-/// be sent again on the next connection.
+/// Every message goes through it, connected or not. Messages of one
+/// ``MQTTMessagePriority`` are delivered in publish order; pending ``MQTTMessagePriority/normal``
+/// messages go before pending ``MQTTMessagePriority/low`` ones. A message is *pending* until
+/// handed to libmosquitto, then *in flight* (keyed by its libmosquitto message id) until the
+/// broker acknowledges it (QoS 1/2) or it is written (QoS 0). When a connection ends,
+/// in-flight messages go back to the front of their priority, in order, to be sent again
+/// on the next connection.
 ///
-/// When the queue holds `limit` messages and another arrives, one pending message is
-/// dropped (the new one is always kept), chosen in this order:
-/// 1. the oldest retained message superseded by a later retained message on the same
-///    topic (the broker would keep only the later one anyway);
-/// 2. else the oldest non-retained message;
-/// 3. else the oldest message.
-/// In-flight messages are never dropped, so the total can exceed `limit` by at most the
-/// in-flight window.
+/// The queue is bounded twice: at most `limit` messages and `byteLimit` bytes
+/// (``footprint(of:)``: topic, payload and properties), in flight included. When another
+/// message would pass either bound, pending messages are dropped until it fits:
+/// - a normal message drops low-priority messages first, then, among the normal ones:
+///   1. the oldest retained message superseded by a later retained message on the same
+///      topic (the broker would keep only the later one anyway);
+///   2. else the oldest non-retained message;
+///   3. else the oldest message;
+///   it is itself always kept;
+/// - a low-priority message drops only low-priority messages (the same order); when the
+///   normal messages alone fill the queue it is dropped itself. Low-priority messages
+///   also hold at most ``lowLimit`` messages and ``lowByteLimit`` bytes.
+/// In-flight messages are never dropped, so the totals can exceed the bounds by the
+/// in-flight window (and by one message larger than `byteLimit`).
 struct MQTTOutgoingQueue {
-    /// A queued message with its arrival order and time.
+    /// A queued message with its arrival order, time and priority.
     struct Entry: Equatable {
         var message: MQTTMessage
         let sequence: UInt64
         let enqueuedAt: ContinuousClock.Instant
+        let priority: MQTTMessagePriority
+        /// ``MQTTOutgoingQueue/footprint(of:)`` of `message`.
+        let size: Int
     }
 
     /// The most messages held before dropping.
     let limit: Int
-    private var storage: [Entry?] = []
-    private var head = 0
-    private(set) var pendingCount = 0
-    private var retainedCounts: [String: Int] = [:]
-    private var supersededCount = 0
+    /// The most bytes (``footprint(of:)``) held before dropping.
+    let byteLimit: Int
+    /// The most pending low-priority messages (a tenth of `limit`, at least 1).
+    let lowLimit: Int
+    /// The most bytes of pending low-priority messages (a tenth of `byteLimit`).
+    let lowByteLimit: Int
+    private var normal = MQTTOutgoingLane()
+    private var low = MQTTOutgoingLane()
     private(set) var inFlight: [(mid: Int32, entry: Entry)] = []
+    private var inFlightBytes = 0
     private var nextSequence: UInt64 = 0
 
-    init(limit: Int) { self.limit = max(limit, 1) }
+    /// A queue of at most `limit` messages and `byteLimit` bytes.
+    init(limit: Int, byteLimit: Int = .max) {
+        self.limit = max(limit, 1)
+        self.byteLimit = max(byteLimit, 1)
+        lowLimit = max(self.limit / 10, 1)
+        lowByteLimit = max(self.byteLimit / 10, 1)
+    }
+
+    /// The bytes a message counts against the byte limit: topic, payload and the
+    /// variable-length properties (what the broker stores and we keep in memory).
+    static func footprint(of message: MQTTMessage) -> Int {
+        let properties = message.properties
+        var size = message.topic.utf8.count + message.payload.count
+        size += properties.correlationData?.count ?? 0
+        size += properties.responseTopic?.utf8.count ?? 0
+        size += properties.contentType?.utf8.count ?? 0
+        for pair in properties.userProperties { size += pair.name.utf8.count + pair.value.utf8.count }
+        return size
+    }
 
     /// Messages handed to libmosquitto and not yet confirmed.
     var inFlightCount: Int { inFlight.count }
+    /// Messages not yet handed to libmosquitto.
+    var pendingCount: Int { normal.pendingCount + low.pendingCount }
     /// Pending plus in flight.
     var count: Int { pendingCount + inFlight.count }
+    /// The bytes held, pending plus in flight.
+    var bytes: Int { normal.bytes + low.bytes + inFlightBytes }
     /// Whether nothing is pending or in flight.
     var isEmpty: Bool { count == 0 }
 
-    /// Appends `message`; returns the messages dropped to make room (oldest first).
-    mutating func enqueue(_ message: MQTTMessage, at now: ContinuousClock.Instant) -> [Entry] {
-        var dropped: [Entry] = []
-        while pendingCount > 0 && count >= limit, let victim = dropOne() { dropped.append(victim) }
-        let entry = Entry(message: message, sequence: nextSequence, enqueuedAt: now)
+    /// Appends `message`; returns the messages dropped to make room (for a low-priority
+    /// message that finds the queue full of normal ones: itself).
+    mutating func enqueue(
+        _ message: MQTTMessage, priority: MQTTMessagePriority = .normal, at now: ContinuousClock.Instant
+    ) -> [Entry] {
+        let entry = Entry(
+            message: message, sequence: nextSequence, enqueuedAt: now, priority: priority,
+            size: Self.footprint(of: message))
         nextSequence += 1
-        storage.append(entry)
-        pendingCount += 1
-        noteAdded(entry)
+        var dropped: [Entry] = []
+        if priority == .low {
+            while low.pendingCount > 0,
+                low.pendingCount >= lowLimit || low.bytes + entry.size > lowByteLimit,
+                let victim = low.dropOne()
+            {
+                dropped.append(victim)
+            }
+        }
+        while isFull(adding: entry.size) {
+            if let victim = low.dropOne() {
+                dropped.append(victim)
+            } else if priority == .normal, let victim = normal.dropOne() {
+                dropped.append(victim)
+            } else {
+                break
+            }
+        }
+        if priority == .low && isFull(adding: entry.size) {
+            dropped.append(entry)
+            return dropped
+        }
+        if priority == .low { low.append(entry) } else { normal.append(entry) }
         return dropped
     }
 
-    /// Removes and returns the oldest pending message.
+    /// Removes and returns the oldest pending message of the highest priority.
     mutating func popFirst() -> Entry? {
-        while head < storage.count {
-            let slot = storage[head]
-            storage[head] = nil
-            head += 1
-            if let entry = slot {
-                pendingCount -= 1
-                noteRemoved(entry)
-                compactIfNeeded()
-                return entry
-            }
-        }
-        compactIfNeeded()
-        return nil
+        normal.popFirst() ?? low.popFirst()
     }
 
-    /// Puts `entry` back at the front (it could not be handed over after all).
+    /// Puts `entry` back at the front of its priority (it could not be handed over after all).
     mutating func pushFront(_ entry: Entry) {
-        if head > 0 {
-            head -= 1
-            storage[head] = entry
-        } else {
-            storage.insert(entry, at: 0)
-        }
-        pendingCount += 1
-        noteAdded(entry)
+        if entry.priority == .low { low.pushFront(entry) } else { normal.pushFront(entry) }
     }
 
     /// Records that `entry` was handed to libmosquitto as message `mid`.
     mutating func markInFlight(_ entry: Entry, mid: Int32) {
         inFlight.append((mid, entry))
+        inFlightBytes += entry.size
     }
 
     /// Removes and returns the in-flight message with id `mid` (`nil` if unknown).
     mutating func acknowledge(mid: Int32) -> Entry? {
         guard let index = inFlight.firstIndex(where: { $0.mid == mid }) else { return nil }
-        return inFlight.remove(at: index).entry
-    }
-
-    /// Moves every in-flight message back to the front of the pending messages, in order.
-    mutating func requeueInFlight() {
-        let entries = inFlight.map(\.entry).sorted { $0.sequence < $1.sequence }
-        inFlight.removeAll()
-        for entry in entries.reversed() { pushFront(entry) }
-    }
-
-    /// The pending messages, oldest first (for tests and diagnostics).
-    var pendingMessages: [MQTTMessage] { storage[head...].compactMap { $0?.message } }
-
-    private mutating func dropOne() -> Entry? {
-        var firstNonRetained: Int?
-        var first: Int?
-        for index in head..<storage.count {
-            guard let entry = storage[index] else { continue }
-            if first == nil { first = index }
-            if entry.message.retain {
-                if supersededCount > 0, retainedCounts[entry.message.topic, default: 0] > 1 {
-                    return remove(at: index)
-                }
-            } else if firstNonRetained == nil {
-                firstNonRetained = index
-                if supersededCount == 0 { break }
-            }
-        }
-        guard let index = firstNonRetained ?? first else { return nil }
-        return remove(at: index)
-    }
-
-    private mutating func remove(at index: Int) -> Entry? {
-        guard let entry = storage[index] else { return nil }
-        storage[index] = nil
-        pendingCount -= 1
-        noteRemoved(entry)
+        let entry = inFlight.remove(at: index).entry
+        inFlightBytes -= entry.size
         return entry
     }
 
-    private mutating func noteAdded(_ entry: Entry) {
-        guard entry.message.retain else { return }
-        let previous = retainedCounts[entry.message.topic, default: 0]
-        retainedCounts[entry.message.topic] = previous + 1
-        if previous >= 1 { supersededCount += 1 }
+    /// Moves every in-flight message back to the front of its priority's pending messages,
+    /// in order.
+    mutating func requeueInFlight() {
+        let entries = inFlight.map(\.entry).sorted { $0.sequence < $1.sequence }
+        inFlight.removeAll()
+        inFlightBytes = 0
+        for entry in entries.reversed() { pushFront(entry) }
     }
 
-    private mutating func noteRemoved(_ entry: Entry) {
-        guard entry.message.retain, let previous = retainedCounts[entry.message.topic] else { return }
-        if previous <= 1 {
-            retainedCounts[entry.message.topic] = nil
-        } else {
-            retainedCounts[entry.message.topic] = previous - 1
-            supersededCount -= 1
-        }
-    }
+    /// The pending messages in sending order (for tests and diagnostics).
+    var pendingMessages: [MQTTMessage] { normal.messages + low.messages }
 
-    /// Drops the consumed prefix once it is at least half of the storage (moving at most as
-    /// many entries as were consumed: amortised O(1) per message), so the storage stays
-    /// within about twice the messages actually queued; after a burst (start-up queues
-    /// hundreds of retained messages) a large emptied buffer is given back.
-    private mutating func compactIfNeeded() {
-        if head == storage.count {
-            storage.removeAll(keepingCapacity: storage.capacity <= 256)
-            head = 0
-        } else if head >= 32 && head * 2 >= storage.count {
-            storage.removeFirst(head)
-            head = 0
-        }
+    private func isFull(adding size: Int) -> Bool {
+        count >= limit || bytes > byteLimit - min(size, byteLimit)
     }
 }

@@ -73,6 +73,9 @@ public struct MQTTClientStatistics: Hashable, Sendable {
     public var messagesExpired = 0
     /// Messages refused by libmosquitto or by the broker (MQTT 5 reason code ≥ 0x80).
     public var messagesRejected = 0
+    /// Incoming messages discarded for being larger than
+    /// ``MQTTConfiguration/maximumIncomingPacketSize`` (possible on MQTT 3.1.1 only).
+    public var messagesOversized = 0
 
     /// All zero.
     public init() {}

@@ -15,6 +15,8 @@ enum MosquittoEvent {
     case published(mid: Int32, reasonCode: Int)
     /// `on_message`.
     case message(MQTTMessage)
+    /// `on_message` for a message larger than the handle's limit: not copied.
+    case oversized(topic: String, size: Int)
     /// `on_subscribe`: granted QoS per filter (≥ 0x80 means refused).
     case subscribed(mid: Int32, granted: [Int])
     /// `on_log`.
@@ -62,6 +64,9 @@ final class MosquittoHandle {
     var events: [MosquittoEvent] = []
     /// Log lines at these `MOSQ_LOG_*` levels are recorded (errors and warnings always are).
     var logMask: Int32
+    /// Incoming payloads larger than this are reported as ``MosquittoEvent/oversized(topic:size:)``
+    /// and not copied.
+    var maximumIncomingPayload = Int.max
 
     /// A handle for `clientID`, or `nil` if libmosquitto refuses (`mosquitto_new`).
     init?(clientID: String, cleanSession: Bool, logMask: Int32) {
@@ -116,6 +121,12 @@ final class MosquittoHandle {
         }
         mosquitto_message_v5_callback_set(raw) { _, userdata, message, properties in
             guard let handle = MosquittoHandle.handle(userdata), let message else { return }
+            let size = Int(message.pointee.payloadlen)
+            guard size <= handle.maximumIncomingPayload else {
+                let topic = message.pointee.topic.map { String(cString: $0) } ?? ""
+                handle.events.append(.oversized(topic: topic, size: size))
+                return
+            }
             handle.events.append(.message(MosquittoHandle.copy(message.pointee, properties: properties)))
         }
         mosquitto_subscribe_v5_callback_set(raw) { _, userdata, mid, count, granted, _ in

@@ -15,7 +15,8 @@ enum MosquittoSetup {
 
     /// A new handle with protocol, limits, credentials, last will and TLS applied
     /// (`mosquitto_new`, `mosquitto_int_option`, `mosquitto_username_pw_set`,
-    /// `mosquitto_will_set[_v5]`, `mosquitto_tls_set`, `mosquitto_tls_insecure_set`).
+    /// `mosquitto_will_set[_v5]`, `mosquitto_tls_set`, `mosquitto_tls_insecure_set`,
+    /// `mosquitto_tls_opts_set`).
     static func makeHandle(
         _ configuration: MQTTConfiguration, protocolVersion: MQTTProtocolVersion, logLevel: MQTTLogLevel
     ) -> HandleSetup {
@@ -25,6 +26,7 @@ enum MosquittoSetup {
                 logMask: MQTTClient.libraryLogMask(for: logLevel))
         else { return .failure(.setupFailed("libmosquitto could not create a client (mosquitto_new)")) }
         let raw = handle.raw
+        if let limit = configuration.maximumIncomingPacketSize { handle.maximumIncomingPayload = limit }
         func check(_ rc: Int32, _ function: String) -> MQTTDisconnectReason? {
             guard rc != MOSQ_ERR_SUCCESS.rawValue else { return nil }
             return .setupFailed("\(function): \(MosquittoLibrary.errorText(rc))")
@@ -102,7 +104,11 @@ enum MosquittoSetup {
             rc = mosquitto_tls_set(raw, tls.caFile, capath, tls.certificateFile, tls.keyFile) { _, _, _, _ in 0 }
         }
         if rc == MOSQ_ERR_SUCCESS.rawValue && tls.insecure {
+            // `mosquitto_tls_insecure_set` alone skips only the host name check; the chain
+            // is still verified unless `cert_reqs` is 0 (libmosquitto then sets OpenSSL's
+            // SSL_VERIFY_NONE). Both: any certificate, any host name.
             rc = mosquitto_tls_insecure_set(raw, true)
+            if rc == MOSQ_ERR_SUCCESS.rawValue { rc = mosquitto_tls_opts_set(raw, 0, nil, nil) }
         }
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
             return .setupFailed("TLS settings rejected (mosquitto_tls_set): \(MosquittoLibrary.errorText(rc))")
@@ -112,11 +118,15 @@ enum MosquittoSetup {
 
     /// `mosquitto_connect_bind_v5`: resolves the host and connects TCP (blocking), then
     /// starts the TLS handshake or sends CONNECT without waiting. Returns the code and `errno`.
+    /// The MQTT 5 CONNECT properties Session Expiry Interval and Maximum Packet Size are
+    /// sent when given (pass them only on MQTT 5).
     static func connect(
-        _ handle: MosquittoHandle, _ host: String, _ port: Int32, _ keepAlive: Int32, sessionExpiry: UInt32?
+        _ handle: MosquittoHandle, _ host: String, _ port: Int32, _ keepAlive: Int32, sessionExpiry: UInt32?,
+        maximumPacketSize: UInt32?
     ) -> (Int32, Int32) {
         var error: Int32 = 0
-        let extra: [(mqtt5_property, UInt32)] = sessionExpiry.map { [(MQTT_PROP_SESSION_EXPIRY_INTERVAL, $0)] } ?? []
+        var extra: [(mqtt5_property, UInt32)] = sessionExpiry.map { [(MQTT_PROP_SESSION_EXPIRY_INTERVAL, $0)] } ?? []
+        if let maximumPacketSize { extra.append((MQTT_PROP_MAXIMUM_PACKET_SIZE, maximumPacketSize)) }
         let rc = MosquittoProperties.withList(.none, expiry: nil, extra: extra) { list in
             let result = mosquitto_connect_bind_v5(handle.raw, host, port, keepAlive, nil, list)
             error = errno

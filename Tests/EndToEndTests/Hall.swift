@@ -37,6 +37,10 @@ struct HallSettings {
     var brokerPersistence = false
     /// `homeassistant.enabled` (the watching client also records `homeassistant/#`).
     var homeAssistant = false
+    /// `mqtt.protocol` (`5` or `3.1.1`); `nil` leaves the default.
+    var mqttProtocol: String?
+    /// Extra `mosquitto.conf` lines for the hall's broker.
+    var brokerLines: [String] = []
 }
 
 /// A hall of boards, end to end, with real processes only: a private `dbus-daemon`,
@@ -73,7 +77,8 @@ final class Hall {
             ]
         }
         simulator = try BoardSimulator(busAddress: bus.address, arguments: arguments)
-        broker = try MosquittoBroker(options: .init(persistence: settings.brokerPersistence))
+        broker = try MosquittoBroker(
+            options: .init(persistence: settings.brokerPersistence, extraLines: settings.brokerLines))
         try broker.start()
         let configFile = directory.appendingPathComponent("config.yaml")
         try Self.configuration(
@@ -244,6 +249,7 @@ final class Hall {
         var lines = [
             "mqtt:",
             "  url: \(brokerURL)",
+            settings.mqttProtocol.map { "  protocol: \"\($0)\"" },
             "  reconnect:",
             "    min_delay: 0.1",
             "    max_delay: 0.5",
@@ -263,7 +269,7 @@ final class Hall {
             "game:",
             "  desync_grace: \(settings.desyncGrace)",
             "boards:",
-        ]
+        ].compactMap { $0 }
         for board in boards {
             lines += [
                 "  - id: \(board.id)",

@@ -116,4 +116,103 @@ import Testing
         #expect(dropped == 4_000)
         #expect(drain(&queue) == (4_000..<5_000).map(String.init))
     }
+
+    // MARK: Priorities and the byte limit (issue #16, 3)
+
+    private func answer(_ index: Int) -> MQTTMessage { message("b02/response", "r\(index)") }
+
+    @Test func answersNeverEvictMovesOrState() {
+        var queue = MQTTOutgoingQueue(limit: 20)
+        _ = queue.enqueue(message("b01/state", "s0", retain: true), at: now)
+        for index in 1...8 { _ = queue.enqueue(message("b01/move", "m\(index)"), at: now) }
+        var dropped: [String] = []
+        for index in 0..<100_000 {
+            dropped += queue.enqueue(answer(index), priority: .low, at: now).map { $0.message.payloadString ?? "" }
+        }
+        #expect(!dropped.contains { $0.hasPrefix("m") || $0.hasPrefix("s") })
+        #expect(dropped.count == 100_000 - queue.lowLimit)
+        let pending = drain(&queue)
+        #expect(Array(pending.prefix(9)) == ["s0"] + (1...8).map { "m\($0)" })
+        #expect(pending.count == 9 + queue.lowLimit)
+    }
+
+    @Test func anAnswerFindingTheQueueFullOfMovesIsDroppedItself() {
+        var queue = MQTTOutgoingQueue(limit: 3)
+        for index in 1...3 { _ = queue.enqueue(message("move", "m\(index)"), at: now) }
+        #expect(queue.enqueue(answer(0), priority: .low, at: now).map(\.message.payloadString) == ["r0"])
+        #expect(drain(&queue) == ["m1", "m2", "m3"])
+    }
+
+    @Test func movesEvictAnswersFirst() {
+        var queue = MQTTOutgoingQueue(limit: 10)
+        for index in 1...5 { _ = queue.enqueue(message("move", "m\(index)"), at: now) }
+        _ = queue.enqueue(answer(0), priority: .low, at: now)
+        for index in 6...10 { _ = queue.enqueue(message("move", "m\(index)"), at: now) }
+        #expect(queue.count == 10)
+        #expect(queue.enqueue(message("move", "m11"), at: now).map(\.message.payloadString) == ["m1"])
+        // The answer went when m10 came: the full queue gave up the low-priority message first.
+        #expect(drain(&queue) == (2...11).map { "m\($0)" })
+    }
+
+    @Test func pendingMovesAreSentBeforePendingAnswers() {
+        var queue = MQTTOutgoingQueue(limit: 100)
+        _ = queue.enqueue(answer(0), priority: .low, at: now)
+        _ = queue.enqueue(message("move", "m1"), at: now)
+        _ = queue.enqueue(answer(1), priority: .low, at: now)
+        _ = queue.enqueue(message("move", "m2"), at: now)
+        #expect(drain(&queue) == ["m1", "m2", "r0", "r1"])
+    }
+
+    @Test func inFlightAnswersGoBackBehindTheMoves() throws {
+        var queue = MQTTOutgoingQueue(limit: 100)
+        _ = queue.enqueue(answer(0), priority: .low, at: now)
+        let popped = queue.popFirst()
+        queue.markInFlight(try #require(popped), mid: 1)
+        _ = queue.enqueue(message("move", "m1"), at: now)
+        queue.requeueInFlight()
+        #expect(drain(&queue) == ["m1", "r0"])
+    }
+
+    @Test func theByteLimitBoundsTheQueue() {
+        var queue = MQTTOutgoingQueue(limit: 10_000, byteLimit: 1_000)
+        let payload = String(repeating: "x", count: 96)  // 100 bytes with the topic "move"
+        var dropped = 0
+        for _ in 0..<50 { dropped += queue.enqueue(message("move", payload), at: now).count }
+        #expect(queue.count == 10)
+        #expect(queue.bytes == 1_000)
+        #expect(dropped == 40)
+    }
+
+    @Test func answersHoldAtMostATenthOfTheBytes() {
+        var queue = MQTTOutgoingQueue(limit: 10_000, byteLimit: 10_000)
+        let large = String(repeating: "x", count: 60_000 - "b02/response".utf8.count)
+        var dropped = 0
+        for _ in 0..<100 {
+            dropped += queue.enqueue(message("b02/response", large), priority: .low, at: now).count
+        }
+        // An answer larger than the low-priority share evicts every earlier one.
+        #expect(queue.count == 1)
+        #expect(dropped == 99)
+        _ = queue.enqueue(message("move", "m1"), at: now)
+        // The move needs room: the large answer goes.
+        #expect(drain(&queue) == ["m1"])
+    }
+
+    @Test func bytesFollowPopsAcknowledgementsAndRequeues() throws {
+        var queue = MQTTOutgoingQueue(limit: 100, byteLimit: 10_000)
+        _ = queue.enqueue(message("move", "1234"), at: now)  // 8 bytes
+        _ = queue.enqueue(answer(0), priority: .low, at: now)  // 14 bytes
+        #expect(queue.bytes == 22)
+        let entry = queue.popFirst()
+        queue.markInFlight(try #require(entry), mid: 7)
+        #expect(queue.bytes == 22)
+        queue.requeueInFlight()
+        #expect(queue.bytes == 22)
+        let again = queue.popFirst()
+        queue.markInFlight(try #require(again), mid: 8)
+        #expect(queue.acknowledge(mid: 8) != nil)
+        #expect(queue.bytes == 14)
+        _ = queue.popFirst()
+        #expect(queue.bytes == 0)
+    }
 }

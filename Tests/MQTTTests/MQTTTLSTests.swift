@@ -105,4 +105,44 @@ struct MQTTTLSTests {
                 return false
             })
     }
+
+    /// Issue #16 (6): `insecure` accepts a certificate from a CA the client does not trust
+    /// (and any host name); the same broker is refused without it.
+    @Test func insecureAcceptsACertificateFromAnotherCA() async throws {
+        let (broker, certificates) = try makeBroker()
+        defer { broker.stop() }
+        let url = "mqtts://127.0.0.1:\(try #require(broker.tlsPort))"  // not the name in the certificate
+        let (strict, _) = try makeClient(url: url) { $0.tls?.caFile = certificates.otherCAFile }
+        defer { strict.stop() }
+        strict.start()
+        #expect(await waitUntil { tlsFailure(strict) != nil })
+        #expect(tlsFailure(strict)?.contains("certificate verify failed") == true)
+        #expect(strict.statistics.connections == 0)
+
+        let (insecure, received) = try makeClient(url: url) {
+            $0.tls?.caFile = certificates.otherCAFile
+            $0.tls?.insecure = true
+        }
+        defer { insecure.stop() }
+        try insecure.subscribe("tls/#")
+        #expect(try await connectAndSync(insecure, received, probeTopic: "tls/probe"))
+    }
+
+    /// Issue #16 (6): with no CA configured (the system's store, which does not hold the test
+    /// CA) `insecure` still connects; without it the broker is refused.
+    @Test func insecureWithoutACAConnects() async throws {
+        let (broker, _) = try makeBroker()
+        defer { broker.stop() }
+        let url = "mqtts://localhost:\(try #require(broker.tlsPort))"
+        let (strict, _) = try makeClient(url: url) { $0.tls = MQTTTLSConfiguration() }
+        defer { strict.stop() }
+        strict.start()
+        #expect(await waitUntil { tlsFailure(strict) != nil })
+        #expect(tlsFailure(strict)?.contains("certificate verify failed") == true)
+
+        let (insecure, _) = try makeClient(url: url) { $0.tls = MQTTTLSConfiguration(insecure: true) }
+        defer { insecure.stop() }
+        insecure.start()
+        #expect(await waitUntil { insecure.state.isConnected })
+    }
 }

@@ -52,9 +52,11 @@ public struct MessageBuilder: Equatable, Sendable {
     )
         -> OutgoingMessage
     {
-        OutgoingMessage(
+        var message = OutgoingMessage(
             topic: target.topic(default: topics.bridgeResponse(op)), json: response.json, retain: false,
             correlationData: target.correlationData)
+        message.isAnswer = true
+        return message
     }
 
     // MARK: Board
@@ -100,9 +102,11 @@ public struct MessageBuilder: Equatable, Sendable {
     )
         -> OutgoingMessage
     {
-        OutgoingMessage(
+        var message = OutgoingMessage(
             topic: target.topic(default: topics.response(board)), json: response.json, retain: false,
             correlationData: target.correlationData)
+        message.isAnswer = true
+        return message
     }
 
     /// Empty retained payloads on every retained topic of a board that left the

@@ -10,6 +10,10 @@ public struct OutgoingMessage: Equatable, Sendable {
     public var qos: Int
     /// MQTT 5 Correlation Data to attach (responses to MQTT 5 requests), else `nil`.
     public var correlationData: [UInt8]?
+    /// An answer to a command or request: when the outgoing queue is full it is dropped
+    /// before anything else and never displaces a move, state or availability message,
+    /// and it is sent after those that are pending.
+    public var isAnswer = false
 
     /// Creates a message.
     public init(topic: String, payload: [UInt8], retain: Bool, qos: Int = 1, correlationData: [UInt8]? = nil) {

@@ -49,6 +49,8 @@ public final class BridgeApp {
     private let stateWriter: StateWriter
     private var isStopping = false
     private var announcedReady = false
+    /// Rate-limits the answers to and log lines about refused commands, per board.
+    private let refusals: RefusalReporter
 
     /// Prepares the bridge for `configuration` (nothing connects until ``start()``).
     public init(
@@ -79,6 +81,7 @@ public final class BridgeApp {
                 mqttLogger.log(level.bridgeLevel, message)
             })
         publisher = MQTTPublisher(client: client, logger: mqttLogger)
+        refusals = RefusalReporter(logger: logger, publisher: publisher, builder: builder)
         let bluezLogger = logger.labelled("bluez")
         manager = BlueZManager(
             busAddress: busAddress,
@@ -317,16 +320,17 @@ public final class BridgeApp {
     private func handleCommand(board id: String, name: String?, payload: [UInt8], target: ResponseTarget) {
         guard let session = sessions[id] else {
             let parsed = parser.parse(payload, name: name)
+            let error = CommandError.unknownBoard(id)
+            guard refusals.admit(RefusalReporter.unknownBoardKey, board: id, error: error.description) else { return }
             publisher.publish(
-                builder.boardResponse(
-                    board: id, .error(.unknownBoard(id), transaction: parsed.transaction), target: target))
+                builder.boardResponse(board: id, .error(error, transaction: parsed.transaction), target: target))
             return
         }
         let parsed = parser.parse(payload, name: name, rawAllowed: session.board.allowRawCommands)
         let response: ResponsePayload
         switch parsed.result {
         case .failure(let error):
-            logger.warning("refused command", [("board", id), ("error", error.description)])
+            guard refusals.admit(id, board: id, error: error.description) else { return }
             response = .error(error, transaction: parsed.transaction)
         case .success(let command):
             switch session.execute(command) {
@@ -335,7 +339,7 @@ public final class BridgeApp {
                 guard parsed.transaction != nil || target.responseTopic != nil else { return }
                 response = .ok(data: data, transaction: parsed.transaction)
             case .failure(let failure):
-                logger.warning("refused command", [("board", id), ("error", failure.description)])
+                guard refusals.admit(id, board: id, error: failure.description) else { return }
                 response = .error(message: failure.description, transaction: parsed.transaction)
             }
         }
@@ -369,6 +373,11 @@ public final class BridgeApp {
             response = .error(
                 message: "unknown request \"\(op)\", expected one of info, boards, reconnect",
                 transaction: parsed.transaction)
+        }
+        if response.status == .error,
+            !refusals.admit(RefusalReporter.bridgeRequestKey, board: nil, error: response.error ?? "")
+        {
+            return
         }
         publisher.publish(builder.bridgeResponse(op: op, response, target: target))
     }

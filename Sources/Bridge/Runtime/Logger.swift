@@ -103,7 +103,30 @@ public struct Logger: Sendable {
         log(.error, message(), metadata)
     }
 
-    func render(_ level: LogLevel, _ message: String, _ metadata: [(String, String)]) -> String {
+    /// The most UTF-8 bytes of a metadata value written; longer values are cut (``capped(_:limit:)``).
+    public static let valueLimit = 200
+    /// The most UTF-8 bytes of a message written.
+    public static let messageLimit = 1_000
+
+    /// `text`, or its first `limit` bytes of UTF-8 (whole characters) followed by
+    /// `… (N bytes)` when it is longer: a refused 60 KB command costs a short line.
+    public static func capped(_ text: String, limit: Int) -> String {
+        let count = text.utf8.count
+        guard count > limit else { return text }
+        var used = 0
+        var end = text.unicodeScalars.startIndex
+        for index in text.unicodeScalars.indices {
+            let width = UTF8.width(text.unicodeScalars[index])
+            if used + width > limit { break }
+            used += width
+            end = text.unicodeScalars.index(after: index)
+        }
+        return String(String.UnicodeScalarView(text.unicodeScalars[..<end])) + "… (\(count) bytes)"
+    }
+
+    func render(_ level: LogLevel, _ rawMessage: String, _ rawMetadata: [(String, String)]) -> String {
+        let message = Self.capped(rawMessage, limit: Self.messageLimit)
+        let metadata = rawMetadata.map { ($0.0, Self.capped($0.1, limit: Self.valueLimit)) }
         switch format {
         case .text:
             let extra = metadata.map { " \($0.0)=\($0.1)" }.joined()

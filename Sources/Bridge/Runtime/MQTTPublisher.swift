@@ -21,7 +21,8 @@ final class MQTTPublisher: MessagePublishing {
                 MQTTMessage(
                     topic: message.topic, payload: message.payload,
                     qos: message.qos >= 1 ? .atLeastOnce : .atMostOnce, retain: message.retain,
-                    properties: properties))
+                    properties: properties),
+                priority: message.isAnswer ? .low : .normal)
         } catch {
             logger.error("cannot publish", [("topic", message.topic), ("error", "\(error)")])
         }
@@ -29,8 +30,12 @@ final class MQTTPublisher: MessagePublishing {
 }
 
 extension Config.MQTTConfiguration {
+    /// The bytes beyond `max_command_bytes` an incoming packet may have: a topic and MQTT 5
+    /// properties (response topic, correlation data) of up to 64 KiB together.
+    static var packetOverheadAllowance: Int { 65_536 }
+
     /// The client configuration for this section: the broker, credentials, TLS, the
-    /// queue bound, the reconnect backoff and the bridge's last will.
+    /// queue bounds, the incoming packet limit, the reconnect backoff and the bridge's last will.
     func clientConfiguration(clientID: String, will: OutgoingMessage) -> MQTT.MQTTConfiguration {
         var tlsSettings: MQTT.MQTTTLSConfiguration?
         if endpoint.usesTLS {
@@ -49,6 +54,9 @@ extension Config.MQTTConfiguration {
             minimumDelay: .milliseconds(Int(reconnect.minDelay * 1000)),
             maximumDelay: .milliseconds(Int(reconnect.maxDelay * 1000)))
         configuration.outgoingQueueLimit = queueLimit
+        configuration.outgoingQueueByteLimit = queueBytes
+        // Room for the topic and properties of a command of the largest accepted size.
+        configuration.maximumIncomingPacketSize = maxCommandBytes + Self.packetOverheadAllowance
         return configuration
     }
 }

@@ -59,7 +59,9 @@ extension EndToEndTests {
         let waiting = try await hall.event(board.id, "out_of_sync", since: mark)
         #expect(waiting["reason"] == "awaiting_start_position")
         // The game_start comes before the new game's state and PGN.
-        let startIndex = hall.recorder.messages(on: events, since: mark).first { $0.json?["event_type"] == "game_start" }
+        let startIndex = hall.recorder.messages(on: events, since: mark).first {
+            $0.json?["event_type"] == "game_start"
+        }
         let firstPGN = hall.recorder.messages(on: hall.topic(board.id, "pgn"), since: mark).first
         #expect((startIndex?.index ?? .max) < (firstPGN?.index ?? -1))
 

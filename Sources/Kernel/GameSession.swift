@@ -123,6 +123,12 @@ public struct GameSession: Sendable {
 
     /// Starts a new game: `fen` (the standard start when `nil`), `tags`, and `timeControl`
     /// (the current one when `nil`). The clock is set up afresh, not started.
+    ///
+    /// The new game is in force at once: ``TrackerOutput/newGame(fen:)`` comes first, then
+    /// the sync state for it. Moves are tracked once the board shows the start position
+    /// (``GameTracker/setUpWait``); until then the board is out of sync, which also raises
+    /// the gate's alert. The gate starts afresh (a clock paused for the old game is not the
+    /// new game's to resume).
     public mutating func newGame(
         tags: PGNTags = PGNTags(), timeControl: TimeControl? = nil, fen: String? = nil, at time: TimeInterval
     ) throws(FENError) -> [SessionOutput] {
@@ -132,9 +138,12 @@ public struct GameSession: Sendable {
         if control != .unlimited { tags["TimeControl"] = control.pgn }
         var outputs = checkFlag(at: time)
         clock = GameClock(timeControl: control)
-        outputs.append(clockUpdate(.reset, .command, at: time))
+        gate = BoardSyncGate()
+        emitClock(.reset, .command, at: time, into: &outputs)
+        outputs.append(.tracker(.newGame(fen: start.fen)))
         absorb(tracker.newGame(Game(startPosition: start, tags: tags), at: time), at: time, into: &outputs)
         updateGate(at: time, into: &outputs)
+        updateResync(at: time, into: &outputs)
         return outputs
     }
 
@@ -156,7 +165,7 @@ public struct GameSession: Sendable {
         var outputs = checkFlag(at: time)
         guard !tracker.isGameOver else { return outputs }
         let color = position.sideToMove
-        if clock.start(color, at: time) { outputs.append(clockUpdate(.start(color), .command, at: time)) }
+        if clock.start(color, at: time) { emitClock(.start(color), .command, at: time, into: &outputs) }
         updateGate(at: time, into: &outputs)
         return outputs
     }
@@ -164,7 +173,7 @@ public struct GameSession: Sendable {
     /// Pauses the clock.
     public mutating func pauseClock(at time: TimeInterval) -> [SessionOutput] {
         var outputs = checkFlag(at: time)
-        if clock.pause(at: time) { outputs.append(clockUpdate(.pause, .command, at: time)) }
+        if clock.pause(at: time) { emitClock(.pause, .command, at: time, into: &outputs) }
         return outputs
     }
 
@@ -173,7 +182,7 @@ public struct GameSession: Sendable {
         var outputs = checkFlag(at: time)
         guard !tracker.isGameOver, case .paused = clock.state else { return outputs }
         let color = position.sideToMove
-        if clock.resume(color, at: time) { outputs.append(clockUpdate(.resume(color), .command, at: time)) }
+        if clock.resume(color, at: time) { emitClock(.resume(color), .command, at: time, into: &outputs) }
         return outputs
     }
 
@@ -186,7 +195,7 @@ public struct GameSession: Sendable {
         var outputs = checkFlag(at: time)
         if let white { clock.adjust(.white, remaining: white, at: time) }
         if let black { clock.adjust(.black, remaining: black, at: time) }
-        outputs.append(clockUpdate(.adjust, .command, at: time))
+        emitClock(.adjust, .command, at: time, into: &outputs)
         return outputs
     }
 
@@ -216,21 +225,26 @@ public struct GameSession: Sendable {
 
     // MARK: Internals
 
-    private func clockUpdate(
-        _ action: ClockUpdate.Action, _ cause: ClockUpdate.Cause, at time: TimeInterval
-    )
-        -> SessionOutput
-    {
-        .clock(
-            ClockUpdate(
-                action: action, cause: cause, white: clock.remaining(for: .white, at: time),
-                black: clock.remaining(for: .black, at: time), time: time))
+    /// Reports what happened to the clock, for a timed game only: an untimed game's clock
+    /// runs and pauses for the sync gate all the same, but nobody is told (no clock action
+    /// with no times to show).
+    private func emitClock(
+        _ action: ClockUpdate.Action, _ cause: ClockUpdate.Cause, at time: TimeInterval,
+        into outputs: inout [SessionOutput]
+    ) {
+        guard clock.timeControl.isTimed else { return }
+        outputs.append(
+            .clock(
+                ClockUpdate(
+                    action: action, cause: cause, white: clock.remaining(for: .white, at: time),
+                    black: clock.remaining(for: .black, at: time), time: time)))
     }
 
     /// Flags the side whose time ran out, ending the game (drawn when the other side cannot mate).
     private mutating func checkFlag(at time: TimeInterval) -> [SessionOutput] {
         guard let loser = clock.checkFlag(at: time) else { return [] }
-        var outputs = [clockUpdate(.flag(loser), .game, at: time)]
+        var outputs: [SessionOutput] = []
+        emitClock(.flag(loser), .game, at: time, into: &outputs)
         let winner = loser.opponent
         let result: GameResult = position.hasInsufficientMaterial(for: winner) ? .draw : .win(for: winner)
         absorb(tracker.endGame(GameEnd(result: result, reason: .timeForfeit(loser: loser))), at: time, into: &outputs)
@@ -252,7 +266,7 @@ public struct GameSession: Sendable {
                 tracker.setClock(move.clock, forPly: move.ply)
                 outputs.append(.tracker(.move(move)))
                 if startsClock, !tracker.isGameOver, clock.start(move.color.opponent, at: moveTime) {
-                    outputs.append(clockUpdate(.start(move.color.opponent), .game, at: moveTime))
+                    emitClock(.start(move.color.opponent), .game, at: moveTime, into: &outputs)
                 }
             case .takeback(let takeback):
                 outputs.append(.tracker(output))
@@ -262,18 +276,18 @@ public struct GameSession: Sendable {
                     color = color.opponent
                 }
                 if clock.reopen(for: position.sideToMove) {
-                    outputs.append(clockUpdate(.switchSide(position.sideToMove), .game, at: time))
+                    emitClock(.switchSide(position.sideToMove), .game, at: time, into: &outputs)
                 } else if let active = clock.activeColor, active != position.sideToMove {
                     clock.switchSide(to: position.sideToMove, at: time)
-                    outputs.append(clockUpdate(.switchSide(position.sideToMove), .game, at: time))
+                    emitClock(.switchSide(position.sideToMove), .game, at: time, into: &outputs)
                 }
             case .gameEnded:
                 outputs.append(.tracker(output))
-                if clock.stop(at: time) { outputs.append(clockUpdate(.stop, .game, at: time)) }
+                if clock.stop(at: time) { emitClock(.stop, .game, at: time, into: &outputs) }
             case .newGame:
                 outputs.append(.tracker(output))
                 clock = GameClock(timeControl: clock.timeControl)
-                outputs.append(clockUpdate(.reset, .game, at: time))
+                emitClock(.reset, .game, at: time, into: &outputs)
             case .syncChanged, .illegalMove, .orientationDetected:
                 outputs.append(.tracker(output))
             }
@@ -288,10 +302,10 @@ public struct GameSession: Sendable {
         switch action {
         case .none: break
         case .pauseClock:
-            if clock.pause(at: time) { outputs.append(clockUpdate(.pause, .gate, at: time)) }
+            if clock.pause(at: time) { emitClock(.pause, .gate, at: time, into: &outputs) }
         case .resumeClock(let color):
             if !tracker.isGameOver, clock.resume(color, at: time) {
-                outputs.append(clockUpdate(.resume(color), .gate, at: time))
+                emitClock(.resume(color), .gate, at: time, into: &outputs)
             }
         }
         if gate.shouldFireHaptic {

@@ -73,6 +73,9 @@ extension GameTracker {
     mutating func classifyIdentity(
         _ frame: PackedBoard, at time: TimeInterval, into outputs: inout [TrackerOutput]
     ) -> Verdict {
+        if setUpWait != nil, let verdict = judgeSetUp(difference: frame.differences(from: analysis.board)) {
+            return verdict
+        }
         if let pending {
             if frame == analysis.legal.first(where: { $0.move == pending.move })?.result {
                 return .inProgress

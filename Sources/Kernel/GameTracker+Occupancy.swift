@@ -86,6 +86,7 @@ extension GameTracker {
     /// Judges the observed occupancy, committing the moves and takebacks it shows.
     mutating func classifyOccupancy(at time: TimeInterval, into outputs: inout [TrackerOutput]) -> Verdict {
         guard let occupancy = observed else { return .inSync }
+        if setUpWait != nil, let verdict = judgeSetUp(difference: occupancy ^ analysis.occupancy) { return verdict }
         if pending != nil, let verdict = resolveOccupancyPending(occupancy, at: time, into: &outputs) {
             return verdict
         }

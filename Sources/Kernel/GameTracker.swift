@@ -27,6 +27,10 @@ public struct GameTracker: Sendable {
     /// The orientation in force: configured, detected, or `nil` while an `auto` setting
     /// has not seen enough yet (squares are then taken as White near).
     public internal(set) var orientation: BoardOrientation?
+    /// What the board must show before moves are tracked (after a new game or a set-up
+    /// position), or `nil` when moves are tracked. Boards that report their moves
+    /// themselves never wait.
+    public internal(set) var setUpWait: SetUpWait?
 
     var analysis: PositionAnalysis
     /// The analysis of the position before the last move (for a corrected move), if known.
@@ -65,14 +69,16 @@ public struct GameTracker: Sendable {
 
     /// A tracker for `game`, reading events the way `inputPath` says. `orientation` is
     /// one detected earlier (restored state); a fixed setting in `options` wins over it.
+    /// `setUpWait` is a wait for the board's set-up that was under way (restored state).
     public init(
         game: Game, inputPath: TrackerInputPath, options: TrackerOptions = TrackerOptions(),
-        orientation: BoardOrientation? = nil
+        orientation: BoardOrientation? = nil, setUpWait: SetUpWait? = nil
     ) {
         self.inputPath = inputPath
         self.options = options
         self.game = game
         self.orientation = options.orientation.fixed ?? orientation
+        self.setUpWait = inputPath == .reportedMoves ? nil : setUpWait
         grace = DesyncGrace(duration: options.desyncGrace)
         analysis = PositionAnalysis(game.position, gameOver: game.result != .ongoing)
         rebuildRecent()
@@ -166,17 +172,26 @@ public struct GameTracker: Sendable {
 
     // MARK: Commands
 
-    /// Replaces the game (a new game, or a restored one) and judges the board against it.
-    public mutating func newGame(_ game: Game, at time: TimeInterval) -> [TrackerOutput] {
+    /// Replaces the game (a new game, or a set-up position) and judges the board against
+    /// it. Unless `awaitingSetUp` is `false` (or the board reports its moves itself), moves
+    /// are tracked only once the board shows the game's start position (``setUpWait``);
+    /// until then the board is out of sync. The sync state is reported afresh even when it
+    /// did not change, so that a consumer hears what it means for the new game.
+    public mutating func newGame(_ game: Game, awaitingSetUp: Bool = true, at time: TimeInterval) -> [TrackerOutput] {
         self.game = game
         resetForNewPosition()
         rebuildRecent()
+        setUpWait = awaitingSetUp && inputPath != .reportedMoves ? SetUpWait(for: game.startPosition) : nil
+        catchingUp = false
         var outputs: [TrackerOutput] = []
         reclassify(at: time, into: &outputs)
+        if !outputs.contains(where: { if case .syncChanged = $0 { true } else { false } }) {
+            outputs.append(.syncChanged(syncState))
+        }
         return outputs
     }
 
-    /// Starts a new game from `fen`, keeping the tags.
+    /// Starts a new game from `fen`, keeping the tags (see ``newGame(_:awaitingSetUp:at:)``).
     public mutating func setPosition(fen: String, at time: TimeInterval) throws(FENError) -> [TrackerOutput] {
         let position = try Position(fen: fen)
         var newGame = Game(startPosition: position)

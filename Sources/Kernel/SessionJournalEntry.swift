@@ -111,6 +111,7 @@ public struct SessionJournalCursor: Sendable {
     private var inputPath: TrackerInputPath
     private var options: TrackerOptions
     private var orientation: BoardOrientation?
+    private var setUpWait: SetUpWait?
 
     /// A cursor at `snapshot`, which includes the entries up to `sequence`.
     public init(at snapshot: SessionSnapshot, sequence: Int) {
@@ -124,14 +125,15 @@ public struct SessionJournalCursor: Sendable {
         inputPath = snapshot.inputPath
         options = snapshot.options
         orientation = snapshot.orientation
+        setUpWait = snapshot.setUpWait
     }
 
     /// The entry that turns the cursor's state into `next` (numbered ``sequence`` + 1);
     /// `nil` when only a whole snapshot can say it: another start position, other tags, a
-    /// new format, or an orientation that was cleared.
+    /// new format, an orientation that was cleared, or a set-up wait begun or ended.
     public func entry(to next: SessionSnapshot) -> SessionJournalEntry? {
         guard next.version == version, next.game.startPosition == startPosition, next.game.tags == tags,
-            next.orientation != nil || orientation == nil
+            next.orientation != nil || orientation == nil, next.setUpWait == setUpWait
         else { return nil }
         let moves = next.game.moves
         let firstRecent = plies - recent.count

@@ -86,7 +86,8 @@ public struct ClockUpdate: Hashable, Sendable, Codable {
 public enum SessionOutput: Hashable, Sendable {
     /// What the tracker saw (moves, sync state, takebacks, illegal moves, game end, …).
     case tracker(TrackerOutput)
-    /// What happened to the clock.
+    /// What happened to the clock; only for a timed game (an untimed game's clock, which
+    /// the gate still pauses and resumes, reports nothing).
     case clock(ClockUpdate)
     /// The board just went out of sync (the one-shot "haptic" of the sync gate): an
     /// arbiter alert, with the mismatched squares in game coordinates.

@@ -30,6 +30,9 @@ public struct SessionSnapshot: Codable, Sendable, Equatable {
     public var options: TrackerOptions
     /// The orientation detected or configured, if any.
     public var orientation: BoardOrientation?
+    /// The set-up the board had not shown yet (``GameTracker/setUpWait``), if any; absent
+    /// in files written before it existed.
+    public var setUpWait: SetUpWait?
     /// When the snapshot was taken, on the saving run's time base.
     public var savedAt: TimeInterval
     /// The ``SessionJournalEntry/sequence`` of the last journal entry this state includes
@@ -39,7 +42,8 @@ public struct SessionSnapshot: Codable, Sendable, Equatable {
     /// Creates a snapshot.
     public init(
         game: Game, clock: GameClock, clockWasRunning: Bool, clockStart: ClockStartPolicy,
-        inputPath: TrackerInputPath, options: TrackerOptions, orientation: BoardOrientation?, savedAt: TimeInterval
+        inputPath: TrackerInputPath, options: TrackerOptions, orientation: BoardOrientation?, savedAt: TimeInterval,
+        setUpWait: SetUpWait? = nil
     ) {
         version = 1
         self.game = game
@@ -50,6 +54,7 @@ public struct SessionSnapshot: Codable, Sendable, Equatable {
         self.options = options
         self.orientation = orientation
         self.savedAt = savedAt
+        self.setUpWait = setUpWait
     }
 }
 
@@ -98,21 +103,22 @@ extension GameSession {
         return SessionSnapshot(
             game: game, clock: frozen, clockWasRunning: running,
             clockStart: clockStart, inputPath: tracker.inputPath, options: tracker.options,
-            orientation: tracker.orientation, savedAt: time)
+            orientation: tracker.orientation, savedAt: time, setUpWait: tracker.setUpWait)
     }
 
     /// Restores a session at `time` (on the new run's time base). The clock stays paused;
     /// when it was running, the gate resumes it for the side to move as soon as the board
     /// shows the game position (or a move from it) — the reconciliation with what the
     /// board shows after the restart runs through the ordinary tracker paths: in sync,
-    /// a move made meanwhile, a takeback, or out of sync after the grace period.
+    /// a move made meanwhile, a takeback, or out of sync after the grace period. A set-up
+    /// that was awaited is awaited still: the board must show it before moves are tracked.
     public init(restoring snapshot: SessionSnapshot, at time: TimeInterval) {
         self.init(
             game: snapshot.game, timeControl: snapshot.clock.timeControl, inputPath: snapshot.inputPath,
             options: snapshot.options, clockStart: snapshot.clockStart)
         tracker = GameTracker(
             game: snapshot.game, inputPath: snapshot.inputPath, options: snapshot.options,
-            orientation: snapshot.orientation)
+            orientation: snapshot.orientation, setUpWait: snapshot.setUpWait)
         clock = snapshot.clock
         clock.pause(at: time)
         if snapshot.clockWasRunning, !tracker.isGameOver {

@@ -26,6 +26,15 @@ public struct CommittedMove: Hashable, Sendable, Codable {
     /// The mover's remaining time after the move, when a session clock stamped it.
     public var clock: TimeInterval?
 
+    /// The full-move number the move belongs to: that of the position it was made from, as
+    /// its FEN counts (so after a set-up position whose FEN says move 20, White's first
+    /// move and Black's reply are both 20, as the PGN numbers them), where ``ply`` counts
+    /// the moves of the game record from 1.
+    public var moveNumber: Int {
+        let after = fen.split(separator: " ").last.flatMap { Int($0) } ?? 1
+        return color == .black ? max(1, after - 1) : after
+    }
+
     /// Creates a record.
     public init(
         move: Move, san: String, fen: String, ply: Int, color: PieceColor, timestamp: TimeInterval,

@@ -74,7 +74,7 @@ import Testing
                 + #""address":"F4:12:FA:00:11:22","adapter":"hci0","#
                 + #""connection":{"state":"connected","attempt":null,"max_attempts":null},"#
                 + #""fen":"\#(Self.fen)","turn":"black","ply":3,"move_number":2,"#
-                + #""last_move":{"uci":"g1f3","san":"Nf3"},"sync":{"state":"out_of_sync","squares":["e4","e5"]},"#
+                + #""last_move":{"uci":"g1f3","san":"Nf3"},"sync":{"state":"out_of_sync","squares":["e4","e5"],"reason":null},"#
                 + #""clock":{"white":5312.4,"black":5390,"running":"black","paused":true},"#
                 + #""battery":{"percent":81,"charging":false},"#
                 + #""game":{"event":null,"site":null,"round":"3","board":"7","white":"Doe, J","black":"Roe, R"},"#
@@ -91,7 +91,7 @@ import Testing
             payload: #"{"board":"b1","name":null,"family":null,"model":null,"address":null,"adapter":null,"#
                 + #""connection":{"state":"reconnecting","attempt":2,"max_attempts":10},"#
                 + #""fen":null,"turn":null,"ply":0,"move_number":1,"last_move":{"uci":null,"san":null},"#
-                + #""sync":{"state":"in_sync","squares":[]},"#
+                + #""sync":{"state":"in_sync","squares":[],"reason":null},"#
                 + #""clock":{"white":null,"black":null,"running":null,"paused":false},"#
                 + #""battery":{"percent":null,"charging":null},"#
                 + #""game":{"event":null,"site":null,"round":null,"board":null,"white":null,"black":null},"#
@@ -127,7 +127,11 @@ import Testing
     @Test(arguments: [
         (
             BoardEventPayload.outOfSync(squares: [.e2, .e4]),
-            #"{"event_type":"out_of_sync","squares":["e2","e4"],"timestamp":"2026-05-01T14:03:11.204Z"}"#
+            #"{"event_type":"out_of_sync","squares":["e2","e4"],"reason":null,"timestamp":"2026-05-01T14:03:11.204Z"}"#
+        ),
+        (
+            .outOfSync(squares: [.g1, .f3], reason: "awaiting_start_position"),
+            #"{"event_type":"out_of_sync","squares":["g1","f3"],"reason":"awaiting_start_position","timestamp":"2026-05-01T14:03:11.204Z"}"#
         ),
         (.inSync, #"{"event_type":"in_sync","timestamp":"2026-05-01T14:03:11.204Z"}"#),
         (
@@ -142,7 +146,14 @@ import Testing
             .takeback(plies: 2, fen: "f"),
             #"{"event_type":"takeback","plies":2,"fen":"f","timestamp":"2026-05-01T14:03:11.204Z"}"#
         ),
-        (.gameStart(fen: "f"), #"{"event_type":"game_start","fen":"f","timestamp":"2026-05-01T14:03:11.204Z"}"#),
+        (
+            .gameStart(fen: "f"),
+            #"{"event_type":"game_start","fen":"f","game":{"event":null,"site":null,"round":null,"board":null,"white":null,"black":null},"time_control":null,"timestamp":"2026-05-01T14:03:11.204Z"}"#
+        ),
+        (
+            .gameStart(fen: "f", game: .init(round: "3", white: "Doe, J", black: "Roe, R"), timeControl: "300+2"),
+            #"{"event_type":"game_start","fen":"f","game":{"event":null,"site":null,"round":"3","board":null,"white":"Doe, J","black":"Roe, R"},"time_control":"300+2","timestamp":"2026-05-01T14:03:11.204Z"}"#
+        ),
         (
             .gameEnd(result: "1-0", termination: "checkmate"),
             #"{"event_type":"game_end","result":"1-0","termination":"checkmate","timestamp":"2026-05-01T14:03:11.204Z"}"#

@@ -12,17 +12,20 @@ import BoardKit
 public enum BoardEventPayload: Equatable, Sendable {
     /// A move was committed (the same details as the `move` topic).
     case move(MovePayload)
-    /// The board stopped matching the game; `squares` differ.
-    case outOfSync(squares: [Square])
-    /// The board matches the game again.
+    /// The board stopped matching the game; `squares` differ. `reason` says why when the
+    /// bridge knows (`awaiting_start_position`, `awaiting_position`: a new game or a set-up
+    /// position waits for the pieces to stand on it), `nil` when nothing explains it.
+    case outOfSync(squares: [Square], reason: String? = nil)
+    /// The board matches the game again (published only after an ``outOfSync(squares:reason:)``).
     case inSync
     /// The board shows a position reached by an illegal move (an arbiter alert):
     /// `uci` when the move can be named, the differing `squares`, the game position `fen`.
     case illegalMove(uci: String?, squares: [Square], fen: String?)
     /// The board went back `plies` half-moves; `fen` is the position now.
     case takeback(plies: Int, fen: String)
-    /// A new game started from `fen`.
-    case gameStart(fen: String)
+    /// A new game started from `fen`, with its tags (`game`, as in the full state) and PGN
+    /// time control (`nil` when untimed).
+    case gameStart(fen: String, game: GameCommand.Tags = GameCommand.Tags(), timeControl: String? = nil)
     /// The game ended: `result` in PGN notation, `termination` such as `checkmate`,
     /// `stalemate`, `flag`, `command`.
     case gameEnd(result: String, termination: String?)
@@ -62,16 +65,16 @@ public enum BoardEventPayload: Equatable, Sendable {
         switch self {
         case .move(let move):
             return .object(JSONObject(uniqueKeysWithValues: members + move.members))
-        case .outOfSync(let squares):
-            members.append(("squares", .squares(squares)))
+        case .outOfSync(let squares, let reason):
+            members += [("squares", .squares(squares)), ("reason", JSONValue(reason))]
         case .inSync:
             break
         case .illegalMove(let uci, let squares, let fen):
             members += [("uci", JSONValue(uci)), ("squares", .squares(squares)), ("fen", JSONValue(fen))]
         case .takeback(let plies, let fen):
             members += [("plies", JSONValue(plies)), ("fen", .string(fen))]
-        case .gameStart(let fen):
-            members.append(("fen", .string(fen)))
+        case .gameStart(let fen, let game, let timeControl):
+            members += [("fen", .string(fen)), ("game", game.json), ("time_control", JSONValue(timeControl))]
         case .gameEnd(let result, let termination):
             members += [("result", .string(result)), ("termination", JSONValue(termination))]
         case .button(let name):

@@ -16,7 +16,7 @@ import BoardKit
 ///  "connection":{"state":"connected","attempt":null,"max_attempts":null},
 ///  "fen":"…","turn":"black","ply":3,"move_number":2,
 ///  "last_move":{"uci":"g1f3","san":"Nf3"},
-///  "sync":{"state":"in_sync","squares":[]},
+///  "sync":{"state":"in_sync","squares":[],"reason":null},
 ///  "clock":{"white":5312,"black":5390,"running":"black","paused":false},
 ///  "battery":{"percent":81,"charging":false},
 ///  "game":{"event":null,"site":null,"round":"3","board":"7","white":"Doe, J","black":"Roe, R"},
@@ -113,6 +113,9 @@ public struct BoardStatePayload: Equatable, Sendable {
     public var sync: SyncState
     /// The squares that differ from the game position (empty when in sync).
     public var syncSquares: [Square]
+    /// Why the board is out of sync, when the bridge knows (`awaiting_start_position`,
+    /// `awaiting_position`); `nil` otherwise.
+    public var syncReason: String?
     /// The clock, when the game is timed.
     public var clock: Clock?
     /// The battery, when the board reports one.
@@ -130,7 +133,8 @@ public struct BoardStatePayload: Equatable, Sendable {
         address: String? = nil, adapter: String? = nil, connection: String,
         reconnectAttempt: Int? = nil, reconnectMaxAttempts: Int? = nil, fen: String? = nil,
         turn: PieceColor? = nil, ply: Int = 0, moveNumber: Int = 1, lastMove: LastMove? = nil,
-        sync: SyncState = .inSync, syncSquares: [Square] = [], clock: Clock? = nil, battery: Battery? = nil,
+        sync: SyncState = .inSync, syncSquares: [Square] = [], syncReason: String? = nil, clock: Clock? = nil,
+        battery: Battery? = nil,
         tags: GameCommand.Tags = GameCommand.Tags(), result: String = "*", updated: Date
     ) {
         self.board = board
@@ -149,6 +153,7 @@ public struct BoardStatePayload: Equatable, Sendable {
         self.lastMove = lastMove
         self.sync = sync
         self.syncSquares = syncSquares
+        self.syncReason = syncReason
         self.clock = clock
         self.battery = battery
         self.tags = tags
@@ -175,7 +180,9 @@ public struct BoardStatePayload: Equatable, Sendable {
             "ply": JSONValue(ply),
             "move_number": JSONValue(moveNumber),
             "last_move": ["uci": JSONValue(lastMove?.uci), "san": JSONValue(lastMove?.san)],
-            "sync": ["state": .string(sync.rawValue), "squares": .squares(syncSquares)],
+            "sync": [
+                "state": .string(sync.rawValue), "squares": .squares(syncSquares), "reason": JSONValue(syncReason),
+            ],
             "clock": [
                 "white": .seconds(clock?.white),
                 "black": .seconds(clock?.black),

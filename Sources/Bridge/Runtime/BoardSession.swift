@@ -44,6 +44,12 @@ public final class BoardSession {
     private var eventTask: Task<Void, Never>?
     private var lastMove: BoardStatePayload.LastMove?
     private var indicatedAlert = false
+    /// Whether an `out_of_sync` event was published and no `in_sync` since: `in_sync` is
+    /// published only then, not after every move that brings the board back from a piece
+    /// in the hand.
+    private var reportedOutOfSync = false
+    /// The set-up wait as last saved: its end is saved too, although no move marks it.
+    private var savedSetUpWait: SetUpWait?
     private var lowBatteryReported = false
     private var isReady = false
     /// Why the board refused its protocol unlock on this link (``BoardEvent/handshakeFailed(reason:)``).
@@ -117,6 +123,7 @@ public final class BoardSession {
         if let last = core.game.moves.last {
             lastMove = .init(uci: last.move.uci, san: last.san)
         }
+        savedSetUpWait = core.tracker.setUpWait
     }
 
     /// Starts consuming the transport's events.
@@ -228,7 +235,7 @@ public final class BoardSession {
         // bridge does not find it again and publish it twice). The change is in the kernel at
         // once; its flush to disk runs in the background, handed over after publishing (see
         // `StateWriter`).
-        let persisted = outputs.contains(where: \.changesSavedState)
+        let persisted = outputs.contains(where: \.changesSavedState) || core.tracker.setUpWait != savedSetUpWait
         if persisted { persist(deferringSync: true) }
         var changedGame = false
         for output in outputs {
@@ -258,7 +265,7 @@ public final class BoardSession {
             lastMove = .init(uci: move.uci, san: move.san)
             let times = core.clock.remainingTimes(at: clock.now())
             let payload = MovePayload(
-                uci: move.uci, san: move.san, ply: move.ply, moveNumber: (move.ply + 1) / 2, color: move.color,
+                uci: move.uci, san: move.san, ply: move.ply, moveNumber: move.moveNumber, color: move.color,
                 fen: move.fen, whiteClock: times?.white, blackClock: times?.black, timestamp: date(move.timestamp))
             publisher.publish(builder.move(board: board.id, payload))
             publishEvent(.move(payload))
@@ -266,9 +273,12 @@ public final class BoardSession {
             return true
         case .syncChanged(let state):
             switch state {
-            case .outOfSync(let squares): publishEvent(.outOfSync(squares: squares))
+            case .outOfSync(let squares):
+                reportedOutOfSync = true
+                publishEvent(.outOfSync(squares: squares, reason: core.tracker.setUpWait?.reason))
             case .inSync:
-                publishEvent(.inSync)
+                if reportedOutOfSync { publishEvent(.inSync) }
+                reportedOutOfSync = false
                 clearAlertIndication()
             case .moveInProgress: break
             }
@@ -291,7 +301,12 @@ public final class BoardSession {
             return false
         case .newGame(let fen):
             lastMove = nil
-            publishEvent(.gameStart(fen: fen))
+            let control = core.clock.timeControl
+            publishEvent(
+                .gameStart(
+                    fen: fen, game: Self.publishedTags(core.game.tags), timeControl: control.isTimed ? control.pgn : nil
+                ))
+            logger.notice("new game", [("fen", fen)])
             return true
         }
     }
@@ -355,12 +370,14 @@ public final class BoardSession {
         if case .reconnecting(let value) = transport.state { attempt = value }
         let sync: BoardStatePayload.SyncState
         var squares: [Square] = []
+        var reason: String?
         switch core.syncState {
         case .inSync: sync = .inSync
         case .moveInProgress: sync = .moveInProgress
         case .outOfSync(let mismatched):
             sync = .outOfSync
             squares = mismatched
+            reason = core.tracker.setUpWait?.reason
         }
         var clockState: BoardStatePayload.Clock?
         if let times = core.clock.remainingTimes(at: now) {
@@ -368,19 +385,22 @@ public final class BoardSession {
                 white: times.white, black: times.black, running: core.clock.isRunning ? core.clock.activeColor : nil,
                 paused: !core.clock.isRunning)
         }
-        let tags = core.game.tags
         return BoardStatePayload(
             board: board.id, name: board.name, family: board.family, model: transport.connectedDeviceName,
             address: connectionDetail.address ?? board.address, adapter: connectionDetail.adapter ?? board.adapter,
             connection: connectionState,
             reconnectAttempt: attempt, reconnectMaxAttempts: connectionDetail.maxAttempts, fen: position.fen,
             turn: position.sideToMove, ply: core.game.moves.count, moveNumber: position.fullmoveNumber,
-            lastMove: lastMove, sync: sync, syncSquares: squares, clock: clockState,
+            lastMove: lastMove, sync: sync, syncSquares: squares, syncReason: reason, clock: clockState,
             battery: battery.map { .init(percent: $0.percent, charging: $0.charging) },
-            tags: GameCommand.Tags(
-                event: tags["Event"], site: tags["Site"], round: tags["Round"], board: tags["Board"],
-                white: tags["White"], black: tags["Black"]),
-            result: core.game.result.rawValue, updated: date(now))
+            tags: Self.publishedTags(core.game.tags), result: core.game.result.rawValue, updated: date(now))
+    }
+
+    /// The six tags the state and `game_start` publish.
+    private static func publishedTags(_ tags: PGNTags) -> GameCommand.Tags {
+        GameCommand.Tags(
+            event: tags["Event"], site: tags["Site"], round: tags["Round"], board: tags["Board"],
+            white: tags["White"], black: tags["Black"])
     }
 
     private func publishState() {
@@ -561,6 +581,7 @@ public final class BoardSession {
     /// once the writer's deferred flushes are started; failures are logged by the writer's
     /// owner).
     public func persist(deferringSync: Bool = false) {
+        savedSetUpWait = core.tracker.setUpWait
         store?.saveSession(core.snapshot(at: clock.now()), as: board.id, deferringSync: deferringSync)
     }
 

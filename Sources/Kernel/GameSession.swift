@@ -274,7 +274,7 @@ public struct GameSession: Sendable {
                 outputs.append(.tracker(output))
                 clock = GameClock(timeControl: clock.timeControl)
                 outputs.append(clockUpdate(.reset, .game, at: time))
-            case .syncChanged, .illegalMove, .orientationDetected:
+            case .syncChanged, .illegalMove, .orientationDetected, .missedMoves:
                 outputs.append(.tracker(output))
             }
         }

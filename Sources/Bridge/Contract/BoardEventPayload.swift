@@ -12,13 +12,16 @@ import BoardKit
 public enum BoardEventPayload: Equatable, Sendable {
     /// A move was committed (the same details as the `move` topic).
     case move(MovePayload)
-    /// The board stopped matching the game; `squares` differ.
-    case outOfSync(squares: [Square])
+    /// The board stopped matching the game; `squares` differ. `reason` is `missed_moves`
+    /// when moves were made while nobody watched and the board cannot tell which;
+    /// `candidates` then lists the possible lines (UCI) when they are few.
+    case outOfSync(squares: [Square], reason: String? = nil, candidates: [[String]]? = nil)
     /// The board matches the game again.
     case inSync
     /// The board shows a position reached by an illegal move (an arbiter alert):
-    /// `uci` when the move can be named, the differing `squares`, the game position `fen`.
-    case illegalMove(uci: String?, squares: [Square], fen: String?)
+    /// `uci` when the move can be named, the differing `squares`, the game position `fen`,
+    /// and what the arbiter needs to know (`details`: reason, squares, piece, side).
+    case illegalMove(uci: String?, squares: [Square], fen: String?, details: IllegalMoveDetails? = nil)
     /// The board went back `plies` half-moves; `fen` is the position now.
     case takeback(plies: Int, fen: String)
     /// A new game started from `fen`.
@@ -62,12 +65,17 @@ public enum BoardEventPayload: Equatable, Sendable {
         switch self {
         case .move(let move):
             return .object(JSONObject(uniqueKeysWithValues: members + move.members))
-        case .outOfSync(let squares):
+        case .outOfSync(let squares, let reason, let candidates):
             members.append(("squares", .squares(squares)))
+            if let reason { members.append(("reason", .string(reason))) }
+            if let candidates {
+                members.append(("candidates", .array(candidates.map { .array($0.map { .string($0) }) })))
+            }
         case .inSync:
             break
-        case .illegalMove(let uci, let squares, let fen):
+        case .illegalMove(let uci, let squares, let fen, let details):
             members += [("uci", JSONValue(uci)), ("squares", .squares(squares)), ("fen", JSONValue(fen))]
+            members += details?.members ?? []
         case .takeback(let plies, let fen):
             members += [("plies", JSONValue(plies)), ("fen", .string(fen))]
         case .gameStart(let fen):

@@ -161,7 +161,7 @@ extension GameTracker {
         let record = game.moves.last
         let committed = CommittedMove(
             move: move, san: record?.san ?? before.san(for: move), fen: record?.fenAfter ?? game.position.fen,
-            ply: game.moves.count, color: before.sideToMove, timestamp: time, recovered: recovered)
+            ply: game.moves.count, color: before.sideToMove, timestamp: time, recovered: recovered || judgingGap)
         outputs.append(.move(committed))
         if let end { outputs.append(.gameEnded(end)) }
     }

@@ -28,9 +28,10 @@ extension GameTracker {
         var search: GapSearch
         switch target {
         case .placement: search = GapSearch(maxPlies: Self.identityGapPlies)
-        case .occupancy: search = GapSearch(maxPlies: Self.occupancyGapPlies)
+        case .occupancy:
+            search = GapSearch(maxPlies: Self.occupancyGapPlies)
+            search.everyLength = true
         }
-        search.promotionDefault = options.validPromotionDefault
         switch search.run(from: game.position, board: analysis.board, to: target) {
         case .line(let moves):
             for move in moves {
@@ -45,8 +46,9 @@ extension GameTracker {
             return .outOfSync(difference)
         case .notFound:
             // Maybe a move in progress, maybe too far: the grace decides, and the board that
-            // stays so is out of sync with missed moves as its reason.
-            gapMissed = MissedMoves(plies: nil, candidates: [])
+            // stays so is out of sync with missed moves as its reason, when it looks like
+            // moves were made (more than one square differs; one piece gone is a knock).
+            if difference.nonzeroBitCount >= 2 { gapMissed = MissedMoves(plies: nil, candidates: []) }
             return .unexplained(difference)
         }
     }

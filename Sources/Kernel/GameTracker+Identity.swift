@@ -21,13 +21,16 @@ extension GameTracker {
         let frame = orient(physical, into: &outputs)
         lastFrame = frame
         if let suppressed, frame != suppressed { self.suppressed = nil }
+        // After a gap the search for the moves made meanwhile goes before the readings of
+        // an illegal or a corrected move (moves that partly cancel out look like one).
+        judgingGap = catchingUp
         var verdict = classifyIdentity(frame, at: time, into: &outputs)
-        if catchingUp {
-            switch verdict {
-            case .inSync: catchingUp = false
-            case .unexplained(let difference):
-                verdict = reconcileGap(to: .placement(frame), difference: difference, at: time, into: &outputs)
-            case .inProgress, .outOfSync: break
+        judgingGap = false
+        if catchingUp, case .unexplained(let difference) = verdict {
+            verdict = reconcileGap(to: .placement(frame), difference: difference, at: time, into: &outputs)
+            if case .unexplained = verdict {
+                verdict = classifyIdentity(frame, at: time, into: &outputs)
+                if case .outOfSync = verdict { gapMissed = nil }
             }
         }
         apply(verdict, at: time, into: &outputs)
@@ -114,6 +117,7 @@ extension GameTracker {
         if analysis.legal.contains(where: { $0.isIntermediate(frame, difference: difference) }) {
             return .inProgress
         }
+        if judgingGap { return .unexplained(difference) }
         if let illegal = illegalCandidates().first(where: { $0.result == frame }) {
             let reason: IllegalMove.Reason = illegal.isCastling ? .castlingNotAllowed : .leavesKingInCheck
             alertIllegal(.move(illegal.move), move: illegal.move, reason: reason, into: &outputs)

@@ -50,6 +50,8 @@ extension GameTracker {
         touch((before & ~bits) | filled)
         if filled.nonzeroBitCount == 1 { lastPlaced = Square(rawValue: filled.trailingZeroBitCount) }
         observed = bits
+        judgingGap = catchingUp && inputPath == .occupancy
+        defer { judgingGap = false }
         if catchingUp, inputPath == .occupancy, pending == nil, suppressed == nil, bits != analysis.occupancy {
             // A full dump after a new link or a restore: moves may have been made meanwhile.
             let verdict = reconcileGap(

@@ -65,6 +65,9 @@ public struct GameTracker: Sendable {
     var catchingUp = true
     /// The report for a gap searched in vain, given when the board goes out of sync.
     var gapMissed: MissedMoves?
+    /// Whether the board being judged is the first one seen after a gap: a move it shows
+    /// was made while nobody watched.
+    var judgingGap = false
 
     /// A tracker for `game`, reading events the way `inputPath` says. `orientation` is
     /// one detected earlier (restored state); a fixed setting in `options` wins over it.

@@ -8,14 +8,17 @@ import Chess
 /// cannot reach the target:
 /// - identity: every square where the target holds a piece of one colour that the board
 ///   does not hold there needs a move of that colour to put it there (one move puts one
-///   piece, castling two), and a side that must move once but has nothing to put must
-///   still move something away (so it needs two moves);
+///   piece, castling two);
 /// - occupancy: every square the target fills needs a move to fill it (castling fills
 ///   two), every square it empties a move or a capture to empty it.
 ///
+/// On an occupancy board a promotion is ambiguous by nature (the four pieces fill the
+/// same square): a line with one is reported, never guessed.
+///
 /// A line that puts a piece somewhere and takes it back leaves the board as a shorter
-/// line does; the board cannot tell them apart, and the shortest lines are the ones
-/// returned. The search also stops after ``nodeLimit`` generated positions (about a
+/// line does; the board cannot tell them apart, and on an identity board the shortest
+/// lines are the ones returned. On an occupancy board a line counts only when no line
+/// of any other length up to ``maxPlies`` fills the same squares (``everyLength``). The search also stops after ``nodeLimit`` generated positions (about a
 /// second of work): the gap is then too far to judge.
 struct GapSearch {
     /// What the board shows.
@@ -41,8 +44,10 @@ struct GapSearch {
     var maxPlies: Int
     /// The most positions generated before giving up.
     var nodeLimit: Int = 400_000
-    /// The promotion an occupancy board's promotion stands for (it cannot show the piece).
-    var promotionDefault: PieceKind = .queen
+    /// Whether a line counts only when no line of another length leads there either
+    /// (occupancy: a shorter line may fill the same squares with other pieces); otherwise
+    /// the shortest lines are the answer.
+    var everyLength = false
     /// The most candidate lines reported for an ambiguous gap.
     static let maxLines = 8
 
@@ -58,17 +63,19 @@ struct GapSearch {
     /// Searches from `position` (placed as `board`) to `target`.
     mutating func run(from position: Position, board: PackedBoard, to target: Target) -> Outcome {
         nodes = 0
+        found = []
         guard maxPlies > 0 else { return .notFound }
+        var shortest: Int?
         for depth in 1...maxPlies {
-            found = []
             path = []
             search(position, board, target, remaining: depth)
-            if nodes > nodeLimit { return .notFound }
-            switch found.count {
-            case 0: continue
-            case 1: return .line(found[0])
-            default:
-                return .ambiguous(plies: depth, lines: found.count > Self.maxLines ? [] : found)
+            if nodes > nodeLimit {
+                return shortest == nil ? .notFound : .ambiguous(plies: shortest ?? depth, lines: [])
+            }
+            if !found.isEmpty, shortest == nil { shortest = depth }
+            if let shortest, !everyLength || found.count > Self.maxLines || depth == maxPlies {
+                return found.count == 1
+                    ? .line(found[0]) : .ambiguous(plies: shortest, lines: found.count > Self.maxLines ? [] : found)
             }
         }
         return .notFound
@@ -83,7 +90,6 @@ struct GapSearch {
         else { return }
         nodes += 1
         for move in position.legalMoves() {
-            if let promotion = move.promotion, case .occupancy = target, promotion != promotionDefault { continue }
             let next = MoveCandidate(move: move, on: board).result
             path.append(move)
             search(position.applying(move), next, target, remaining: remaining - 1)
@@ -109,7 +115,6 @@ struct GapSearch {
             func fits(_ color: PieceColor, moves: Int) -> Bool {
                 let arrivals = Self.arrivals(of: color, on: board, target: placement)
                 let castles = position.castlingRights.contains(anyOf: color) ? 1 : 0
-                if moves == 1, arrivals == 0 { return false }
                 return arrivals - castles <= moves
             }
             return fits(mover, moves: moverMoves) && fits(mover.opponent, moves: otherMoves)

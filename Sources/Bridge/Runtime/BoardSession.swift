@@ -584,7 +584,8 @@ extension SessionOutput {
     fileprivate var changesSavedState: Bool {
         switch self {
         case .clock, .tracker(.move), .tracker(.takeback), .tracker(.gameEnded), .tracker(.newGame): true
-        case .tracker(.syncChanged), .tracker(.illegalMove), .tracker(.orientationDetected), .tracker(.missedMoves), .alert,
+        case .tracker(.syncChanged), .tracker(.illegalMove), .tracker(.orientationDetected), .tracker(.missedMoves),
+            .alert,
             .command:
             false
         }

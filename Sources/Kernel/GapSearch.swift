@@ -8,7 +8,8 @@ import Chess
 /// cannot reach the target:
 /// - identity: every square where the target holds a piece of one colour that the board
 ///   does not hold there needs a move of that colour to put it there (one move puts one
-///   piece, castling two);
+///   piece, castling two), every piece missing a move of the other colour to take it
+///   (and one more to leave the square when that side has no new square and lost nothing);
 /// - occupancy: every square the target fills needs a move to fill it (castling fills
 ///   two), every square it empties a move or a capture to empty it.
 ///
@@ -18,8 +19,10 @@ import Chess
 /// A line that puts a piece somewhere and takes it back leaves the board as a shorter
 /// line does; the board cannot tell them apart, and on an identity board the shortest
 /// lines are the ones returned. On an occupancy board a line counts only when no line
-/// of any other length up to ``maxPlies`` fills the same squares (``everyLength``). The search also stops after ``nodeLimit`` generated positions (about a
-/// second of work): the gap is then too far to judge.
+/// of any other length up to ``maxPlies`` fills the same squares (``everyLength``).
+///
+/// The search also stops after ``nodeLimit`` expanded positions (a fraction of a second):
+/// the gap is then too far to judge.
 struct GapSearch {
     /// What the board shows.
     enum Target {
@@ -43,7 +46,7 @@ struct GapSearch {
     /// The longest line looked for.
     var maxPlies: Int
     /// The most positions generated before giving up.
-    var nodeLimit: Int = 400_000
+    var nodeLimit: Int = 200_000
     /// Whether a line counts only when no line of another length leads there either
     /// (occupancy: a shorter line may fill the same squares with other pieces); otherwise
     /// the shortest lines are the answer.
@@ -112,10 +115,17 @@ struct GapSearch {
         switch target {
         case .placement(let placement):
             let mover = position.sideToMove
+            let lostWhite = Self.count(of: .white, on: board) - Self.count(of: .white, on: placement)
+            let lostBlack = Self.count(of: .black, on: board) - Self.count(of: .black, on: placement)
+            guard lostWhite >= 0, lostBlack >= 0 else { return false }
             func fits(_ color: PieceColor, moves: Int) -> Bool {
                 let arrivals = Self.arrivals(of: color, on: board, target: placement)
                 let castles = position.castlingRights.contains(anyOf: color) ? 1 : 0
-                return arrivals - castles <= moves
+                let (lost, taken) = color == .white ? (lostWhite, lostBlack) : (lostBlack, lostWhite)
+                // Each piece taken needs a move of its own; a capturer that was not taken
+                // back and stands on no new square went home again: one move more.
+                let captures = lost == 0 && arrivals == 0 && taken > 0 ? taken + 1 : taken
+                return arrivals - castles <= moves && captures <= moves
             }
             return fits(mover, moves: moverMoves) && fits(mover.opponent, moves: otherMoves)
         case .occupancy(let occupancy):
@@ -127,6 +137,18 @@ struct GapSearch {
                 + (position.castlingRights.contains(anyOf: .black) ? 1 : 0)
             return fills <= remaining + castles && empties <= 2 * remaining
         }
+    }
+
+    /// The pieces of `color` on `board`.
+    static func count(of color: PieceColor, on board: PackedBoard) -> Int {
+        var count = 0
+        var bits = board.occupancy
+        let colorBit: UInt64 = color == .white ? 0 : 8
+        while bits != 0 {
+            if board.code(at: bits.trailingZeroBitCount) & 8 == colorBit { count += 1 }
+            bits &= bits - 1
+        }
+        return count
     }
 
     /// The squares where `target` holds a piece of `color` that `board` does not hold there.

@@ -45,6 +45,19 @@ import Testing
     }
 
     @Test(arguments: [TrackerInputPath.identity, .occupancy])
+    func movesMadeWhileTheBridgeWasDownAreRecoveredAfterARestore(path: TrackerInputPath) throws {
+        // The restored game: 1. e4 d5. Meanwhile 2. exd5 Qxd5 3. Nc3 were played.
+        var saved = Game()
+        for uci in ["e2e4", "d7d5"] { try saved.play(saved.position.legalMove(uci: uci)!) }
+        var tracker = GameTracker(game: saved, inputPath: path, options: options)
+        let outputs = tracker.handle(.pieces(after(line[...]).snapshot), at: 5)
+        #expect(outputs.moves.map(\.uci) == Array(line.suffix(3)))
+        #expect(outputs.moves.map(\.ply) == [3, 4, 5])
+        #expect(outputs.moves.allSatisfy { $0.recovered })
+        #expect(tracker.syncState == .inSync)
+    }
+
+    @Test(arguments: [TrackerInputPath.identity, .occupancy])
     func transposedGapIsReportedWithItsCandidates(path: TrackerInputPath) {
         var tracker = reconnected(path)
         let shown = after(["e2e4", "e7e5", "d2d4"][...])

@@ -45,9 +45,10 @@ extension GameTracker {
             reportMissed(MissedMoves(plies: plies, candidates: lines.map { $0.map(\.uci) }), difference, &outputs)
             return .outOfSync(difference)
         case .notFound:
-            // Maybe a move in progress, maybe too far: the grace decides, and the board that
-            // stays so is out of sync with missed moves as its reason, when it looks like
-            // moves were made (more than one square differs; one piece gone is a knock).
+            // Maybe a move in progress, maybe too far: the grace decides (even for what
+            // looks like half a move), and the board that stays so is out of sync with
+            // missed moves as its reason, when it looks like moves were made (more than
+            // one square differs; one piece gone is a knock).
             if difference.nonzeroBitCount >= 2 { gapMissed = MissedMoves(plies: nil, candidates: []) }
             return .unexplained(difference)
         }

@@ -26,11 +26,17 @@ extension GameTracker {
         judgingGap = catchingUp
         var verdict = classifyIdentity(frame, at: time, into: &outputs)
         judgingGap = false
+        if catchingUp, pending == nil, case .inProgress = verdict {
+            // Half a move, or moves made meanwhile that leave the board looking like one.
+            let difference = frame.differences(from: analysis.board)
+            if difference.nonzeroBitCount >= 2 { verdict = .unexplained(difference) }
+        }
         if catchingUp, case .unexplained(let difference) = verdict {
             verdict = reconcileGap(to: .placement(frame), difference: difference, at: time, into: &outputs)
             if case .unexplained = verdict {
                 verdict = classifyIdentity(frame, at: time, into: &outputs)
                 if case .outOfSync = verdict { gapMissed = nil }
+                if case .inProgress = verdict, gapMissed != nil { verdict = .unexplained(difference) }
             }
         }
         apply(verdict, at: time, into: &outputs)

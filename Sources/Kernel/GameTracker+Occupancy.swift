@@ -101,7 +101,12 @@ extension GameTracker {
             if observed == analysis.occupancy { reportedMismatch = 0 }
             apply(reportedVerdict(), at: time, into: &outputs)
         } else {
-            apply(classifyOccupancy(at: time, into: &outputs), at: time, into: &outputs)
+            var verdict = classifyOccupancy(at: time, into: &outputs)
+            if judgingGap, gapMissed != nil, case .inProgress = verdict, let observed {
+                // Moves were missed: what looks like half a move is no reason to wait.
+                verdict = .unexplained(observed ^ analysis.occupancy)
+            }
+            apply(verdict, at: time, into: &outputs)
         }
     }
 

@@ -7,10 +7,13 @@ import Testing
 /// made meanwhile is either published exactly once, in order, marked recovered, or the
 /// gap is reported as missed moves (nothing published from it); never a wrong move.
 ///
-/// One exception the board itself cannot see is counted, not failed: a gap whose moves
+/// Two exceptions the board itself cannot see are counted, not failed: a gap whose moves
 /// cancel out in part (a piece goes and comes back) shows the same board as a shorter
-/// line; a shorter line that leads to the same placement is what any reader of the board
-/// finds.
+/// line (a shorter line to the same placement is what any reader of the board finds);
+/// and on an occupancy board a gap longer than the search (3 plies) can fill the same
+/// squares as a shorter line with other pieces (misread: a documented limit). A gap that
+/// leaves one piece missing and nothing else looks like a piece in the hand (not yet
+/// reported; counted).
 @Suite struct GapPropertyTests {
     static let seed: UInt64 = 0x6A9_0015
 
@@ -20,6 +23,8 @@ import Testing
         var recovered = 0
         var missed = 0
         var collapsed = 0
+        var misread = 0
+        var inHand = 0
         for index in 0..<30 {
             let gameSeed = Self.seed &+ UInt64(index)
             let moves = randomGame(seed: gameSeed, maxPlies: 80)
@@ -65,7 +70,9 @@ import Testing
                 time += 3
                 outputs += tracker.tick(at: time)
                 let published = outputs.moves
-                let context = "seed \(gameSeed) ply \(before) gap \(length)"
+                let context =
+                    "\(path) seed \(gameSeed) ply \(before) gap \(length) \(tracker.syncState): "
+                    + "\(tracker.position.fen) → \(reference.position.fen) \(reference.moves.suffix(length).map(\.move.uci))"
                 if tracker.game.moves.map(\.move) == reference.moves.map(\.move) {
                     #expect(published.map(\.move) == Array(reference.moves.suffix(length).map(\.move)), "\(context)")
                     #expect(published.allSatisfy { $0.recovered }, "\(context)")
@@ -84,6 +91,18 @@ import Testing
                     tracker.position.snapshot == reference.position.snapshot
                 {
                     collapsed += 1
+                } else if published.isEmpty, tracker.syncState == .moveInProgress,
+                    tracker.position.snapshot.occupancy.count == reference.position.snapshot.occupancy.count + 1,
+                    differingSquares(tracker.position.snapshot, reference.position.snapshot) == 1
+                {
+                    // One piece missing, taken while nobody watched: to the board it is a piece
+                    // in the hand, which may stay there as long as the player likes (reported
+                    // once the board changes again).
+                    inHand += 1
+                } else if path == .occupancy, length > 3, collapses(published, outputs, length: length),
+                    tracker.position.snapshot.occupancy == reference.position.snapshot.occupancy
+                {
+                    misread += 1
                 } else {
                     Issue.record("wrong after the gap: \(published.map(\.uci)), \(context), \(outputs)")
                 }
@@ -96,19 +115,26 @@ import Testing
             #expect(tracker.game.moves.map(\.move) == reference.moves.map(\.move), "seed \(gameSeed)")
         }
         print(
-            "gaps \(path): \(gaps) (recovered \(recovered), missed \(missed), collapsed \(collapsed)), seed \(Self.seed)"
+            "gaps \(path): \(gaps) (recovered \(recovered), missed \(missed), collapsed \(collapsed), misread \(misread), in hand \(inHand)), seed \(Self.seed)"
         )
         #expect(gaps >= 150)
         #expect(recovered >= gaps / 4)
     }
 
+    private func differingSquares(_ one: BoardSnapshot, _ other: BoardSnapshot) -> Int {
+        Square.allCases.filter { one[$0] != other[$0] }.count
+    }
+
     /// Whether the board was read as a shorter line to the same placement: fewer recovered
-    /// moves, or a return to an earlier position of the game (a takeback).
+    /// moves, a return to an earlier position of the game (a takeback), or to the same one.
     private func collapses(_ published: [CommittedMove], _ outputs: [TrackerOutput], length: Int) -> Bool {
         let tookBack = outputs.contains {
             if case .takeback = $0 { return true }
             return false
         }
-        return tookBack || (!published.isEmpty && published.count < length && published.allSatisfy { $0.recovered })
+        // Nothing at all: the gap came back to the position it left.
+        let returned = published.isEmpty && !outputs.contains { $0 != .orientationDetected(.whiteNear) }
+        return tookBack || returned
+            || (!published.isEmpty && published.count < length && published.allSatisfy { $0.recovered })
     }
 }

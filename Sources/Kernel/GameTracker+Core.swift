@@ -23,8 +23,8 @@ struct PendingCommit: Sendable {
 
 /// What an illegal observation was, so that it is alerted once.
 enum IllegalKey: Hashable, Sendable {
-    case board(PackedBoard)
-    case occupancy(UInt64, Move)
+    /// A move a board shows (a castling's king half and its whole count as one).
+    case move(Move)
     case report(BoardMove)
 }
 
@@ -61,15 +61,19 @@ extension GameTracker {
         case .inSync:
             grace.cancel()
             alertedIllegal = nil
+            catchingUp = false
+            gapMissed = nil
             setSync(.inSync, into: &outputs)
         case .inProgress:
             grace.cancel()
             alertedIllegal = nil
             setSync(.moveInProgress, into: &outputs)
         case .unexplained(let mismatch):
-            alertedIllegal = nil
+            // The illegal move alerted stays alerted while the board is only half put
+            // back or half completed (a castling's rook after its king).
             unexplainedMismatch = mismatch
             if grace.unexplained(at: time) {
+                if !syncState.isOutOfSync { reportGapBeforeOutOfSync(into: &outputs) }
                 setSync(.outOfSync(mismatched: mismatch.squares), into: &outputs)
             } else if !syncState.isOutOfSync {
                 setSync(.moveInProgress, into: &outputs)
@@ -132,7 +136,9 @@ extension GameTracker {
     }
 
     /// Adds `move` (legal in the current position) to the game.
-    mutating func commit(_ move: Move, at time: TimeInterval, into outputs: inout [TrackerOutput]) {
+    mutating func commit(
+        _ move: Move, at time: TimeInterval, recovered: Bool = false, into outputs: inout [TrackerOutput]
+    ) {
         let before = game.position
         do {
             try game.play(move, clock: nil, timestamp: time)
@@ -155,7 +161,7 @@ extension GameTracker {
         let record = game.moves.last
         let committed = CommittedMove(
             move: move, san: record?.san ?? before.san(for: move), fen: record?.fenAfter ?? game.position.fen,
-            ply: game.moves.count, color: before.sideToMove, timestamp: time)
+            ply: game.moves.count, color: before.sideToMove, timestamp: time, recovered: recovered || judgingGap)
         outputs.append(.move(committed))
         if let end { outputs.append(.gameEnded(end)) }
     }

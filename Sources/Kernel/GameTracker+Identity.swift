@@ -21,32 +21,25 @@ extension GameTracker {
         let frame = orient(physical, into: &outputs)
         lastFrame = frame
         if let suppressed, frame != suppressed { self.suppressed = nil }
+        // After a gap the search for the moves made meanwhile goes before the readings of
+        // an illegal or a corrected move (moves that partly cancel out look like one).
+        judgingGap = catchingUp
         var verdict = classifyIdentity(frame, at: time, into: &outputs)
-        if catchingUp {
-            catchingUp = false
-            if case .unexplained = verdict, catchUp(to: frame, at: time, into: &outputs) { verdict = .inSync }
+        judgingGap = false
+        if catchingUp, pending == nil, case .inProgress = verdict {
+            // Half a move, or moves made meanwhile that leave the board looking like one.
+            let difference = frame.differences(from: analysis.board)
+            if difference.nonzeroBitCount >= 2 { verdict = .unexplained(difference) }
+        }
+        if catchingUp, case .unexplained(let difference) = verdict {
+            verdict = reconcileGap(to: .placement(frame), difference: difference, at: time, into: &outputs)
+            if case .unexplained = verdict {
+                verdict = classifyIdentity(frame, at: time, into: &outputs)
+                if case .outOfSync = verdict { gapMissed = nil }
+                if case .inProgress = verdict, gapMissed != nil { verdict = .unexplained(difference) }
+            }
         }
         apply(verdict, at: time, into: &outputs)
-    }
-
-    /// Commits the two plies that lead from the game position to `frame`, if there are
-    /// such (both players moved while the link was down). Costs a few hundred move
-    /// results, so it runs once per new link, on its first frame.
-    private mutating func catchUp(
-        to frame: PackedBoard, at time: TimeInterval, into outputs: inout [TrackerOutput]
-    )
-        -> Bool
-    {
-        guard !isGameOver else { return false }
-        for first in analysis.legal {
-            let next = PositionAnalysis(analysis.position.applying(first.move), board: first.result)
-            guard let second = next.legal.first(where: { $0.result == frame }) else { continue }
-            commit(first.move, at: time, into: &outputs)
-            guard !isGameOver, analysis.candidate(for: second.move) != nil else { return true }
-            commit(second.move, at: time, into: &outputs)
-            return true
-        }
-        return false
     }
 
     /// Maps a physical frame to game coordinates, detecting the orientation when asked to.
@@ -71,13 +64,16 @@ extension GameTracker {
 
     /// Judges a frame (game coordinates), committing moves and takebacks it shows.
     mutating func classifyIdentity(
-        _ frame: PackedBoard, at time: TimeInterval, into outputs: inout [TrackerOutput]
+        _ shown: PackedBoard, at time: TimeInterval, into outputs: inout [TrackerOutput]
     ) -> Verdict {
+        let frame = withStandIns(shown)
         if setUpWait != nil, let verdict = judgeSetUp(difference: frame.differences(from: analysis.board)) {
             return verdict
         }
         if let pending {
-            if frame == analysis.legal.first(where: { $0.move == pending.move })?.result {
+            if pending.move.promotion == nil,
+                frame == analysis.legal.first(where: { $0.move == pending.move })?.result
+            {
                 return .inProgress
             }
             if let alternative = pending.alternatives.first(where: { $0.result == frame }) {
@@ -117,14 +113,23 @@ extension GameTracker {
             return .inSync
         }
         let difference = frame.differences(from: analysis.board)
+        if options.desyncGrace > 0, let promotion = promotionShownByPawn(frame) {
+            // The pawn stands on the last rank and no piece replaces it (the player has no
+            // spare one): after the grace it is the default promotion.
+            pending = PendingCommit(
+                move: promotion.move, alternatives: promotion.group, time: time, deadline: time + options.desyncGrace)
+            return .inProgress
+        }
         // No state a legal move passes through is the result of an illegal move (that
         // has a piece on a square no legal move fills from there), so the cheap check
         // goes first and normal play never generates the illegal moves.
         if analysis.legal.contains(where: { $0.isIntermediate(frame, difference: difference) }) {
             return .inProgress
         }
+        if judgingGap { return .unexplained(difference) }
         if let illegal = illegalCandidates().first(where: { $0.result == frame }) {
-            alertIllegal(.board(frame), move: illegal.move, reason: .leavesKingInCheck, into: &outputs)
+            let reason: IllegalMove.Reason = illegal.isCastling ? .castlingNotAllowed : .leavesKingInCheck
+            alertIllegal(.move(illegal.move), move: illegal.move, reason: reason, into: &outputs)
             return .outOfSync(difference)
         }
         if let previousAnalysis, let lastMove = game.moves.last?.move,
@@ -137,7 +142,47 @@ extension GameTracker {
             commit(corrected.move, at: time, into: &outputs)
             return .inSync
         }
+        if !isGameOver,
+            let illegal = analysis.illegalPlacement(frame, difference: difference)
+        {
+            alertIllegal(.move(illegal.move), move: illegal.move, reason: illegal.reason, into: &outputs)
+            return .outOfSync(difference)
+        }
         return .unexplained(difference)
+    }
+
+    /// The promotion (with the default piece, and its group of pieces) that `frame` shows
+    /// complete but for the pawn still standing on the promotion square.
+    private func promotionShownByPawn(_ frame: PackedBoard) -> (move: Move, group: [MoveCandidate])? {
+        let kind = options.validPromotionDefault
+        guard
+            let promotion = analysis.legal.first(where: { candidate in
+                guard candidate.move.promotion == kind else { return false }
+                var withPawn = candidate.result
+                withPawn.setCode(candidate.pawnCode, at: candidate.move.to.rawValue)
+                return withPawn == frame
+            })
+        else { return nil }
+        let group = analysis.legal.filter { $0.move.from == promotion.move.from && $0.move.to == promotion.move.to }
+        return (promotion.move, group)
+    }
+
+    /// `frame` with a pawn on its last rank read as the game's piece there of the same
+    /// colour: a promoted piece the player had no spare for (the pawn stands in for it
+    /// while it stays on the last rank).
+    private func withStandIns(_ frame: PackedBoard) -> PackedBoard {
+        var result = frame
+        for (rank, pawn) in [(7, UInt64(1)), (0, UInt64(9))] {
+            for file in 0..<8 {
+                let square = rank * 8 + file
+                guard frame.code(at: square) == pawn else { continue }
+                let actual = analysis.board.code(at: square)
+                if actual != 0, actual & 8 == pawn & 8, actual & 7 != 1, actual & 7 != 6 {
+                    result.setCode(actual, at: square)
+                }
+            }
+        }
+        return result
     }
 
     /// Reports an illegal move once per distinct observation.

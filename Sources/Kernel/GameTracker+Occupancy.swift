@@ -50,6 +50,28 @@ extension GameTracker {
         touch((before & ~bits) | filled)
         if filled.nonzeroBitCount == 1 { lastPlaced = Square(rawValue: filled.trailingZeroBitCount) }
         observed = bits
+        judgingGap = catchingUp && inputPath == .occupancy
+        defer { judgingGap = false }
+        if catchingUp, inputPath == .occupancy, pending == nil, suppressed == nil, bits != analysis.occupancy {
+            // A full dump after a new link or a restore: moves may have been made meanwhile.
+            let verdict = reconcileGap(
+                to: .occupancy(bits), difference: bits ^ analysis.occupancy, at: time, into: &outputs)
+            switch verdict {
+            case .inSync:
+                touched = 0
+                lastPlaced = nil
+                apply(verdict, at: time, into: &outputs)
+                return
+            case .outOfSync:
+                // The gap's squares are no move's: nothing is committed from them.
+                touched = 0
+                lastPlaced = nil
+                apply(verdict, at: time, into: &outputs)
+                return
+            case .inProgress, .unexplained:
+                break
+            }
+        }
         judgeOccupancy(at: time, into: &outputs)
     }
 
@@ -79,7 +101,12 @@ extension GameTracker {
             if observed == analysis.occupancy { reportedMismatch = 0 }
             apply(reportedVerdict(), at: time, into: &outputs)
         } else {
-            apply(classifyOccupancy(at: time, into: &outputs), at: time, into: &outputs)
+            var verdict = classifyOccupancy(at: time, into: &outputs)
+            if judgingGap, gapMissed != nil, case .inProgress = verdict, let observed {
+                // Moves were missed: what looks like half a move is no reason to wait.
+                verdict = .unexplained(observed ^ analysis.occupancy)
+            }
+            apply(verdict, at: time, into: &outputs)
         }
     }
 
@@ -142,6 +169,10 @@ extension GameTracker {
             return .inSync
         }
         let difference = occupancy ^ expected
+        if let illegal = shownRelocation(occupancy, difference: difference, captureShaped: true) {
+            alertIllegal(.move(illegal.move), move: illegal.move, reason: illegal.reason, into: &outputs)
+            return .outOfSync(difference)
+        }
         // A state some legal move passes through goes first (cheap, and normal play then
         // never generates the illegal moves). Occupancy alone cannot always tell an
         // illegal move from half a legal one; the legal reading wins.
@@ -151,8 +182,8 @@ extension GameTracker {
         if let illegal = illegalCandidates().first(where: {
             $0.resultOccupancy == occupancy && $0.changed & ~touched == 0
         }) {
-            alertIllegal(
-                .occupancy(occupancy, illegal.move), move: illegal.move, reason: .leavesKingInCheck, into: &outputs)
+            let reason: IllegalMove.Reason = illegal.isCastling ? .castlingNotAllowed : .leavesKingInCheck
+            alertIllegal(.move(illegal.move), move: illegal.move, reason: reason, into: &outputs)
             return .outOfSync(difference)
         }
         // The piece just moved was lifted again and put elsewhere (a slide, or a change
@@ -172,7 +203,43 @@ extension GameTracker {
                 return .inSync
             }
         }
+        if let illegal = shownRelocation(occupancy, difference: difference, captureShaped: false) {
+            alertIllegal(.move(illegal.move), move: illegal.move, reason: illegal.reason, into: &outputs)
+            return .outOfSync(difference)
+        }
         return .unexplained(difference)
+    }
+
+    /// The illegal move the last lift and place show: a piece lifted from one square and
+    /// put on another (`captureShaped`: on a square whose opponent's piece was lifted, so
+    /// the occupancy differs on the piece's old square only), when no legal move
+    /// explains it. The capture shape is judged before the states a legal move passes
+    /// through (a lifted piece with legal moves looks like one), so it asks for exactly
+    /// those two squares touched, the second placed last.
+    private func shownRelocation(
+        _ occupancy: UInt64, difference: UInt64, captureShaped: Bool
+    ) -> (move: Move, reason: IllegalMove.Reason)? {
+        guard !isGameOver, let placed = lastPlaced else { return nil }
+        let to = placed.rawValue
+        let toBit = UInt64(1) << UInt64(to)
+        guard occupancy & toBit != 0, touched & toBit != 0 else { return nil }
+        let expected = analysis.occupancy
+        if captureShaped {
+            guard difference.nonzeroBitCount == 1, expected & toBit != 0, touched == difference | toBit else {
+                return nil
+            }
+            let from = difference.trailingZeroBitCount
+            let mover = analysis.board.code(at: from)
+            let victim = analysis.board.code(at: to)
+            let moverIsWhite = mover & 8 == 0
+            guard mover != 0, victim != 0, victim & 8 != mover & 8, moverIsWhite == (game.position.sideToMove == .white)
+            else { return nil }
+            return analysis.illegalRelocation(from: from, to: to)
+        }
+        guard difference.nonzeroBitCount == 2, difference & toBit != 0, expected & toBit == 0 else { return nil }
+        let fromBit = difference & ~toBit
+        guard expected & fromBit != 0, touched & fromBit != 0 else { return nil }
+        return analysis.illegalRelocation(from: fromBit.trailingZeroBitCount, to: to)
     }
 
     /// The move (as a group of promotion choices) the touched squares mean, or `nil` when

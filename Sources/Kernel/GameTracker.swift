@@ -63,9 +63,15 @@ public struct GameTracker: Sendable {
     // Reported path.
     var reportedMismatch: UInt64 = 0
 
-    /// Whether the next identity frame may show two plies made while nobody watched
-    /// (after a new link, or a restore).
+    /// Whether the board may show moves made while nobody watched (after a new link, or a
+    /// restore): an unexplained board is then searched for them (``GapSearch``) until the
+    /// board is explained.
     var catchingUp = true
+    /// The report for a gap searched in vain, given when the board goes out of sync.
+    var gapMissed: MissedMoves?
+    /// Whether the board being judged is the first one seen after a gap: a move it shows
+    /// was made while nobody watched.
+    var judgingGap = false
 
     /// A tracker for `game`, reading events the way `inputPath` says. `orientation` is
     /// one detected earlier (restored state); a fixed setting in `options` wins over it.
@@ -165,6 +171,7 @@ public struct GameTracker: Sendable {
             reclassify(at: time, into: &outputs)
         }
         if !syncState.isOutOfSync, grace.isExpired(at: time) {
+            reportGapBeforeOutOfSync(into: &outputs)
             setSync(.outOfSync(mismatched: unexplainedMismatch.squares), into: &outputs)
         }
         return outputs

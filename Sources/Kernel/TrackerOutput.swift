@@ -25,6 +25,9 @@ public struct CommittedMove: Hashable, Sendable, Codable {
     public var timestamp: TimeInterval
     /// The mover's remaining time after the move, when a session clock stamped it.
     public var clock: TimeInterval?
+    /// Whether the move was made while nobody watched (the link or the bridge was down)
+    /// and found afterwards from what the board showed.
+    public var recovered: Bool
 
     /// The full-move number the move belongs to: that of the position it was made from, as
     /// its FEN counts (so after a set-up position whose FEN says move 20, White's first
@@ -38,8 +41,9 @@ public struct CommittedMove: Hashable, Sendable, Codable {
     /// Creates a record.
     public init(
         move: Move, san: String, fen: String, ply: Int, color: PieceColor, timestamp: TimeInterval,
-        clock: TimeInterval? = nil
+        clock: TimeInterval? = nil, recovered: Bool = false
     ) {
+        self.recovered = recovered
         self.move = move
         self.uci = move.uci
         self.san = san
@@ -78,8 +82,13 @@ public struct IllegalMove: Hashable, Sendable, Codable {
     public enum Reason: String, Hashable, Sendable, Codable {
         /// A move of the right shape that leaves (or puts) the mover's king in check.
         case leavesKingInCheck = "leaves_king_in_check"
-        /// A reported move that no piece of the side to move can make.
+        /// A move the piece cannot make (the wrong way, too far, through other pieces), or
+        /// a reported move that no piece of the side to move can make.
         case notAMove = "not_a_move"
+        /// Castling out of, through or into check, or without the right to.
+        case castlingNotAllowed = "castling_not_allowed"
+        /// A piece of the side not to move, moved as that side could have (out of turn).
+        case wrongColor = "wrong_color"
         /// A move made after the game ended.
         case gameOver = "game_over"
     }
@@ -99,6 +108,22 @@ public struct IllegalMove: Hashable, Sendable, Codable {
         self.reason = reason
         self.color = color
         self.fen = fen
+    }
+}
+
+/// Moves were made while nobody watched and the board does not say which: several lines
+/// lead to what it shows, or none within the bounds of the search. The board is out of
+/// sync until it returns to the game position or a host command sets the position.
+public struct MissedMoves: Hashable, Sendable, Codable {
+    /// The length of the candidate lines, when some were found.
+    public var plies: Int?
+    /// The candidate lines in UCI, when few (none when many, or none found).
+    public var candidates: [[String]]
+
+    /// Creates a record.
+    public init(plies: Int?, candidates: [[String]]) {
+        self.plies = plies
+        self.candidates = candidates
     }
 }
 
@@ -169,6 +194,9 @@ public enum TrackerOutput: Hashable, Sendable {
     case takeback(Takeback)
     /// The board shows or reports a move the rules forbid.
     case illegalMove(IllegalMove)
+    /// Moves made while nobody watched cannot be told from the board; the
+    /// ``syncChanged(_:)`` to out of sync that follows at once carries it.
+    case missedMoves(MissedMoves)
     /// The game ended.
     case gameEnded(GameEnd)
     /// The board was found to stand the other way round (or confirmed the usual way).

@@ -124,6 +124,16 @@ import Testing
             retain: false)
     }
 
+    @Test func aRecoveredMoveSaysSo() {
+        var move = Self.move
+        move.recovered = true
+        check(
+            builder.move(board: "b1", move), topic: "boardbridge/b1/move",
+            payload: #"{"uci":"g1f3","san":"Nf3","ply":3,"move_number":2,"color":"white","fen":"\#(Self.fen)","#
+                + #""clock":{"white":5312,"black":5390},"timestamp":"\#(Self.stamp)","recovered":true}"#,
+            retain: false)
+    }
+
     @Test(arguments: [
         (
             BoardEventPayload.outOfSync(squares: [.e2, .e4]),
@@ -137,6 +147,21 @@ import Testing
         (
             .illegalMove(uci: "e2e5", squares: [.e2, .e5], fen: "8/8/8/8/8/8/8/8 w - - 0 1"),
             #"{"event_type":"illegal_move","uci":"e2e5","squares":["e2","e5"],"fen":"8/8/8/8/8/8/8/8 w - - 0 1","timestamp":"2026-05-01T14:03:11.204Z"}"#
+        ),
+        (
+            .illegalMove(
+                uci: "f1f4", squares: [.f1, .f4], fen: "f",
+                details: IllegalMoveDetails(
+                    reason: "not_a_move", from: .f1, to: .f4, piece: Piece(.white, .bishop), color: .white,
+                    captures: false)),
+            #"{"event_type":"illegal_move","uci":"f1f4","squares":["f1","f4"],"fen":"f","reason":"not_a_move","#
+                + #""from":"f1","to":"f4","piece":"bishop","piece_color":"white","color":"white","lan":"Bf1-f4","#
+                + #""timestamp":"2026-05-01T14:03:11.204Z"}"#
+        ),
+        (
+            .outOfSync(squares: [.e2, .e4], reason: "missed_moves", candidates: [["e2e4", "e7e5"], ["d2d4"]]),
+            #"{"event_type":"out_of_sync","squares":["e2","e4"],"reason":"missed_moves","#
+                + #""candidates":[["e2e4","e7e5"],["d2d4"]],"timestamp":"2026-05-01T14:03:11.204Z"}"#
         ),
         (
             .illegalMove(uci: nil, squares: [.a1], fen: nil),

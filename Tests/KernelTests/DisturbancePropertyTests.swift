@@ -91,7 +91,7 @@ import Testing
     }
 
     /// A piece of the side not to move, on a square no legal move reaches, knocked off
-    /// (target `nil`) or put on an empty square; `nil` when none fits.
+    /// (target `nil`) or put on an empty square it could not move to; `nil` when none fits.
     private func pickDisturbance(in game: Game, before next: Move, rng: inout SplitMix64) -> (Square, Piece, Square?)? {
         let position = game.position
         // No legal move may reach the disturbed squares, and the next move must not touch them.
@@ -107,7 +107,12 @@ import Testing
         let square = candidates[Int(rng.next() % UInt64(candidates.count))]
         let piece = position[square]!
         guard rng.next() % 2 == 0 else { return (square, piece, nil) }
-        let empty = Square.allCases.filter { position[$0] == nil }
+        // Nor a square the piece could move to itself: that is a move out of turn (an illegal move).
+        var outOfTurn = position
+        outOfTurn.sideToMove = position.sideToMove.opponent
+        outOfTurn.enPassantSquare = nil
+        let ownMoves = Set(outOfTurn.pseudoLegalMoves().filter { $0.from == square }.map(\.to))
+        let empty = Square.allCases.filter { position[$0] == nil && !ownMoves.contains($0) }
         // The wrong square must not recreate an earlier occupancy (that would be a takeback).
         var occupancy = position.snapshot.occupancy
         occupancy.remove(square)

@@ -14,13 +14,16 @@ public enum BoardEventPayload: Equatable, Sendable {
     case move(MovePayload)
     /// The board stopped matching the game; `squares` differ. `reason` says why when the
     /// bridge knows (`awaiting_start_position`, `awaiting_position`: a new game or a set-up
-    /// position waits for the pieces to stand on it), `nil` when nothing explains it.
-    case outOfSync(squares: [Square], reason: String? = nil)
-    /// The board matches the game again (published only after an ``outOfSync(squares:reason:)``).
+    /// position waits for the pieces to stand on it; `missed_moves`: moves were made while
+    /// nobody watched and the board cannot tell which, `candidates` then lists the possible
+    /// lines (UCI) when they are few), `nil` when nothing explains it.
+    case outOfSync(squares: [Square], reason: String? = nil, candidates: [[String]]? = nil)
+    /// The board matches the game again (published only after an ``outOfSync(squares:reason:candidates:)``).
     case inSync
     /// The board shows a position reached by an illegal move (an arbiter alert):
-    /// `uci` when the move can be named, the differing `squares`, the game position `fen`.
-    case illegalMove(uci: String?, squares: [Square], fen: String?)
+    /// `uci` when the move can be named, the differing `squares`, the game position `fen`,
+    /// and what the arbiter needs to know (`details`: reason, squares, piece, side).
+    case illegalMove(uci: String?, squares: [Square], fen: String?, details: IllegalMoveDetails? = nil)
     /// The board went back `plies` half-moves; `fen` is the position now.
     case takeback(plies: Int, fen: String)
     /// A new game started from `fen`, with its tags (`game`, as in the full state) and PGN
@@ -65,12 +68,16 @@ public enum BoardEventPayload: Equatable, Sendable {
         switch self {
         case .move(let move):
             return .object(JSONObject(uniqueKeysWithValues: members + move.members))
-        case .outOfSync(let squares, let reason):
+        case .outOfSync(let squares, let reason, let candidates):
             members += [("squares", .squares(squares)), ("reason", JSONValue(reason))]
+            if let candidates {
+                members.append(("candidates", .array(candidates.map { .array($0.map { .string($0) }) })))
+            }
         case .inSync:
             break
-        case .illegalMove(let uci, let squares, let fen):
+        case .illegalMove(let uci, let squares, let fen, let details):
             members += [("uci", JSONValue(uci)), ("squares", .squares(squares)), ("fen", JSONValue(fen))]
+            members += details?.members ?? []
         case .takeback(let plies, let fen):
             members += [("plies", JSONValue(plies)), ("fen", .string(fen))]
         case .gameStart(let fen, let game, let timeControl):

@@ -28,12 +28,16 @@ public struct MovePayload: Equatable, Sendable {
     public var blackClock: Double?
     /// When the move was committed.
     public var timestamp: Date
+    /// Whether the move was made while the link or the bridge was down and recovered from
+    /// the board afterwards (`"recovered":true`; the key is left out otherwise).
+    public var recovered: Bool
 
     /// Creates a payload.
     public init(
         uci: String, san: String, ply: Int, moveNumber: Int, color: PieceColor, fen: String,
-        whiteClock: Double? = nil, blackClock: Double? = nil, timestamp: Date
+        whiteClock: Double? = nil, blackClock: Double? = nil, timestamp: Date, recovered: Bool = false
     ) {
+        self.recovered = recovered
         self.uci = uci
         self.san = san
         self.ply = ply
@@ -56,7 +60,7 @@ public struct MovePayload: Equatable, Sendable {
             ("fen", .string(fen)),
             ("clock", ["white": .seconds(whiteClock), "black": .seconds(blackClock)]),
             ("timestamp", .string(ISO8601Timestamp.string(from: timestamp))),
-        ]
+        ] + (recovered ? [("recovered", .bool(true))] : [])
     }
 
     /// The JSON object.

@@ -43,6 +43,8 @@ public final class BoardSession {
     private var armedDeadline: Double?
     private var eventTask: Task<Void, Never>?
     private var lastMove: BoardStatePayload.LastMove?
+    /// Missed moves the tracker reported, for the `out_of_sync` event that follows.
+    private var missedMoves: MissedMoves?
     private var indicatedAlert = false
     /// Whether an `out_of_sync` event was published and no `in_sync` since: `in_sync` is
     /// published only then, not after every move that brings the board back from a piece
@@ -266,16 +268,22 @@ public final class BoardSession {
             let times = core.clock.remainingTimes(at: clock.now())
             let payload = MovePayload(
                 uci: move.uci, san: move.san, ply: move.ply, moveNumber: move.moveNumber, color: move.color,
-                fen: move.fen, whiteClock: times?.white, blackClock: times?.black, timestamp: date(move.timestamp))
+                fen: move.fen, whiteClock: times?.white, blackClock: times?.black, timestamp: date(move.timestamp),
+                recovered: move.recovered)
             publisher.publish(builder.move(board: board.id, payload))
             publishEvent(.move(payload))
-            logger.info("move", [("ply", String(move.ply)), ("san", move.san)])
+            logger.info("move", [("ply", String(move.ply)), ("san", move.san), ("recovered", String(move.recovered))])
             return true
         case .syncChanged(let state):
             switch state {
             case .outOfSync(let squares):
                 reportedOutOfSync = true
-                publishEvent(.outOfSync(squares: squares, reason: core.tracker.setUpWait?.reason))
+                let missed = missedMoves
+                missedMoves = nil
+                publishEvent(
+                    .outOfSync(
+                        squares: squares, reason: missed.map { _ in "missed_moves" } ?? core.tracker.setUpWait?.reason,
+                        candidates: missed?.candidates))
             case .inSync:
                 if reportedOutOfSync { publishEvent(.inSync) }
                 reportedOutOfSync = false
@@ -288,14 +296,24 @@ public final class BoardSession {
             publishEvent(.takeback(plies: takeback.plies, fen: takeback.fen))
             return true
         case .illegalMove(let illegal):
+            let details = IllegalMoveDetails(
+                reason: illegal.reason.rawValue, from: illegal.move.from, to: illegal.move.to,
+                piece: core.position[illegal.move.from], color: illegal.color,
+                captures: core.position[illegal.move.to] != nil)
             publishEvent(
-                .illegalMove(uci: illegal.move.uci, squares: [illegal.move.from, illegal.move.to], fen: illegal.fen))
+                .illegalMove(
+                    uci: illegal.move.uci, squares: [illegal.move.from, illegal.move.to], fen: illegal.fen,
+                    details: details))
             logger.warning("illegal move", [("uci", illegal.move.uci), ("reason", illegal.reason.rawValue)])
             return false
         case .gameEnded(let end):
             publishEvent(.gameEnd(result: end.result.rawValue, termination: end.reason.name))
             logger.notice("game over", [("result", end.result.rawValue), ("reason", end.reason.name)])
             return true
+        case .missedMoves(let missed):
+            missedMoves = missed
+            logger.warning("moves missed while nobody watched", [("candidates", String(missed.candidates.count))])
+            return false
         case .orientationDetected(let orientation):
             logger.info("orientation detected", [("orientation", orientation.rawValue)])
             return false
@@ -607,7 +625,10 @@ extension SessionOutput {
     fileprivate var changesSavedState: Bool {
         switch self {
         case .clock, .tracker(.move), .tracker(.takeback), .tracker(.gameEnded), .tracker(.newGame): true
-        case .tracker(.syncChanged), .tracker(.illegalMove), .tracker(.orientationDetected), .alert, .command: false
+        case .tracker(.syncChanged), .tracker(.illegalMove), .tracker(.orientationDetected), .tracker(.missedMoves),
+            .alert,
+            .command:
+            false
         }
     }
 }

@@ -167,10 +167,10 @@ import Testing
         await harness.play("g1f3")
         _ = try harness.session.execute(.game(.newGame(.init()))).get()
         store.flush()
-        #expect(try store.restoreSession("board-01")?.setUpWait == .startPosition)
+        #expect(store.restoreSession("board-01")?.setUpWait == .startPosition)
         await setUp(harness, as: .startingPosition)
         #expect(harness.session.core.tracker.setUpWait == nil)
         store.flush()
-        #expect(try store.restoreSession("board-01")?.setUpWait == nil)
+        #expect(store.restoreSession("board-01")?.setUpWait == nil)
     }
 }

@@ -1,0 +1,73 @@
+import BoardKit
+import Chess
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Moves made while nobody watched: after a new link or a restore, what the board shows
+/// is searched for the legal lines that lead there from the game position
+/// (``GapSearch``). One shortest line is committed move by move, each marked
+/// ``CommittedMove/recovered``; several, or none within the bounds, are reported as
+/// ``TrackerOutput/missedMoves(_:)`` and the board is out of sync at once (never a guess).
+extension GameTracker {
+    /// The longest gap searched on a piece-identity board, in plies.
+    static let identityGapPlies = 4
+    /// The longest gap searched on an occupancy board, in plies (occupancy says less, so
+    /// longer gaps are rarely unambiguous).
+    static let occupancyGapPlies = 3
+
+    /// Searches the gap to `target` (which differs from the game on `difference`) and
+    /// commits or reports what it finds; returns the verdict for the board.
+    mutating func reconcileGap(
+        to target: GapSearch.Target, difference: UInt64, at time: TimeInterval, into outputs: inout [TrackerOutput]
+    ) -> Verdict {
+        guard !isGameOver else { return .unexplained(difference) }
+        var search: GapSearch
+        switch target {
+        case .placement: search = GapSearch(maxPlies: Self.identityGapPlies)
+        case .occupancy:
+            search = GapSearch(maxPlies: Self.occupancyGapPlies)
+            search.everyLength = true
+        }
+        switch search.run(from: game.position, board: analysis.board, to: target) {
+        case .line(let moves):
+            for move in moves {
+                guard analysis.candidate(for: move) != nil else { break }
+                commit(move, at: time, recovered: true, into: &outputs)
+            }
+            catchingUp = false
+            gapMissed = nil
+            return .inSync
+        case .ambiguous(let plies, let lines):
+            reportMissed(MissedMoves(plies: plies, candidates: lines.map { $0.map(\.uci) }), difference, &outputs)
+            return .outOfSync(difference)
+        case .notFound:
+            // Maybe a move in progress, maybe too far: the grace decides (even for what
+            // looks like half a move), and the board that stays so is out of sync with
+            // missed moves as its reason, when it looks like moves were made (more than
+            // one square differs; one piece gone is a knock).
+            if difference.nonzeroBitCount >= 2 { gapMissed = MissedMoves(plies: nil, candidates: []) }
+            return .unexplained(difference)
+        }
+    }
+
+    /// Reports the missed moves of a gap found too far, as the board goes out of sync.
+    mutating func reportGapBeforeOutOfSync(into outputs: inout [TrackerOutput]) {
+        guard catchingUp, let gapMissed else { return }
+        self.gapMissed = nil
+        outputs.append(.missedMoves(gapMissed))
+    }
+
+    /// Reports missed moves, with the out-of-sync state they mean right after (even when the
+    /// board was out of sync already, so that the report has its state).
+    private mutating func reportMissed(
+        _ missed: MissedMoves, _ difference: UInt64, _ outputs: inout [TrackerOutput]
+    ) {
+        outputs.append(.missedMoves(missed))
+        syncState = .outOfSync(mismatched: difference.squares)
+        outputs.append(.syncChanged(syncState))
+    }
+}

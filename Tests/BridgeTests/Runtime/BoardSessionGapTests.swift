@@ -1,0 +1,57 @@
+import BoardKit
+import Chess
+import Foundation
+import Testing
+
+@testable import Bridge
+
+/// Issue #15 (4, 9) through a whole ``BoardSession``: what an illegal move and a gap the
+/// board cannot tell publish.
+@Suite(.serialized) @MainActor struct BoardSessionGapTests {
+    private let events = "boardbridge/board-01/event"
+
+    @Test func aWrongWayMoveIsAnIllegalMoveEventWithItsDetails() async throws {
+        var harness = try SessionHarness()
+        harness.session.start()
+        harness.transport.establishLink()
+        await harness.pump()
+        await harness.play("e2e4")
+        await harness.play("e7e5")
+        harness.publisher.clear()
+        harness.transport.perform(.lift(.f1))
+        harness.transport.perform(.place(Piece(.white, .bishop), on: .f4))
+        await harness.pump()
+        let illegal = harness.publisher.payloads(on: events).first { $0["event_type"] == "illegal_move" }
+        #expect(illegal?["uci"] == "f1f4")
+        #expect(illegal?["reason"] == "not_a_move")
+        #expect(illegal?["from"] == "f1")
+        #expect(illegal?["to"] == "f4")
+        #expect(illegal?["piece"] == "bishop")
+        #expect(illegal?["color"] == "white")
+        #expect(illegal?["lan"] == "Bf1-f4")
+        #expect(illegal?["fen"] == "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2")
+        #expect(harness.session.core.game.moves.count == 2)
+    }
+
+    @Test func movesTheBoardCannotOrderAreReportedAsMissed() async throws {
+        var harness = try SessionHarness()
+        harness.session.start()
+        harness.transport.establishLink()
+        await harness.pump()
+        harness.transport.dropLink()
+        await harness.pump()
+        for uci in ["e2e4", "e7e5", "d2d4"] { await harness.play(uci) }
+        harness.publisher.clear()
+        harness.transport.establishLink()
+        await harness.pump()
+        let outOfSync = harness.publisher.payloads(on: events).filter { $0["event_type"] == "out_of_sync" }
+        #expect(outOfSync.count == 1, "\(harness.publisher.payloads(on: events))")
+        #expect(outOfSync.first?["reason"] == "missed_moves")
+        let candidates = outOfSync.first?["candidates"]?.arrayValue?.map { line in
+            line.arrayValue?.compactMap(\.stringValue) ?? []
+        }
+        #expect(Set(candidates ?? []) == [["e2e4", "e7e5", "d2d4"], ["d2d4", "e7e5", "e2e4"]])
+        #expect(harness.publisher.payloads(on: "boardbridge/board-01/move").isEmpty)
+        #expect(harness.session.core.game.moves.isEmpty)
+    }
+}

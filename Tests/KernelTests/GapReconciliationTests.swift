@@ -1,0 +1,140 @@
+import BoardKit
+import Chess
+import Kernel
+import Testing
+
+/// Moves made while the link (or the bridge) was down: found from the board and committed
+/// as recovered when one line leads there, reported as missed (with the candidate lines)
+/// when several do or none is near enough; never guessed.
+@Suite struct GapReconciliationTests {
+    private let options = TrackerOptions(desyncGrace: 2, orientation: .whiteNear)
+    /// 1. e4 d5 2. exd5 Qxd5 3. Nc3: captures by both sides.
+    private let line = ["e2e4", "d7d5", "e4d5", "d8d5", "b1c3"]
+
+    private func after(_ moves: ArraySlice<String>, from start: Position = .starting) -> Position {
+        var position = start
+        for uci in moves { position = position.applying(position.legalMove(uci: uci)!) }
+        return position
+    }
+
+    /// A tracker that saw the start position, then lost its link and got it back.
+    private func reconnected(_ path: TrackerInputPath, at start: Position = .starting) -> GameTracker {
+        var tracker = GameTracker(game: Game(startPosition: start), inputPath: path, options: options)
+        _ = tracker.handle(.pieces(start.snapshot), at: 0)
+        _ = tracker.handle(.disconnected(error: "link lost"), at: 1)
+        _ = tracker.handle(.connected, at: 10)
+        return tracker
+    }
+
+    private func missed(_ outputs: [TrackerOutput]) -> [MissedMoves] {
+        outputs.compactMap {
+            if case .missedMoves(let missed) = $0 { return missed }
+            return nil
+        }
+    }
+
+    @Test(arguments: 1...4)
+    func identityGapIsRecoveredInOrder(plies: Int) {
+        var tracker = reconnected(.identity)
+        let outputs = tracker.handle(.pieces(after(line.prefix(plies)).snapshot), at: 11)
+        #expect(outputs.moves.map(\.uci) == Array(line.prefix(plies)))
+        #expect(outputs.moves.map(\.ply) == Array(1...plies))
+        #expect(outputs.moves.allSatisfy { $0.recovered })
+        #expect(tracker.syncState == .inSync)
+        #expect(missed(outputs).isEmpty)
+    }
+
+    @Test(arguments: [TrackerInputPath.identity, .occupancy])
+    func movesMadeWhileTheBridgeWasDownAreRecoveredAfterARestore(path: TrackerInputPath) throws {
+        // The restored game: 1. e4 d5. Meanwhile 2. exd5 Qxd5 3. Nc3 were played.
+        var saved = Game()
+        for uci in ["e2e4", "d7d5"] { try saved.play(saved.position.legalMove(uci: uci)!) }
+        var tracker = GameTracker(game: saved, inputPath: path, options: options)
+        let outputs = tracker.handle(.pieces(after(line[...]).snapshot), at: 5)
+        #expect(outputs.moves.map(\.uci) == Array(line.suffix(3)))
+        #expect(outputs.moves.map(\.ply) == [3, 4, 5])
+        #expect(outputs.moves.allSatisfy { $0.recovered })
+        #expect(tracker.syncState == .inSync)
+    }
+
+    @Test(arguments: [TrackerInputPath.identity, .occupancy])
+    func transposedGapIsReportedWithItsCandidates(path: TrackerInputPath) {
+        var tracker = reconnected(path)
+        let shown = after(["e2e4", "e7e5", "d2d4"][...])
+        let outputs = tracker.handle(.pieces(shown.snapshot), at: 11)
+        #expect(outputs.moves.isEmpty)
+        let reports = missed(outputs)
+        #expect(reports.count == 1)
+        #expect(reports.first?.plies == 3)
+        #expect(Set(reports.first?.candidates ?? []) == [["e2e4", "e7e5", "d2d4"], ["d2d4", "e7e5", "e2e4"]])
+        #expect(outputs.last == .syncChanged(.outOfSync(mismatched: [.d2, .e2, .d4, .e4, .e5, .e7])))
+        #expect(tracker.game.moves.isEmpty)
+        // The arbiter sets the position: tracking goes on from there.
+        let set = try? tracker.setPosition(fen: shown.fen, at: 12)
+        #expect(set?.syncStates == [.inSync])
+        let next = shown.applying(shown.legalMove(uci: "g8f6")!)
+        #expect(tracker.handle(.pieces(next.snapshot), at: 13).moves.map(\.uci) == ["g8f6"])
+    }
+
+    @Test func theBoardReturningToTheGameAfterAReportIsInSync() {
+        var tracker = reconnected(.identity)
+        _ = tracker.handle(.pieces(after(["e2e4", "e7e5", "d2d4"][...]).snapshot), at: 11)
+        #expect(tracker.syncState.isOutOfSync)
+        #expect(tracker.handle(.pieces(.startingPosition), at: 12) == [.syncChanged(.inSync)])
+        let e4 = after(["e2e4"][...])
+        #expect(tracker.handle(.pieces(e4.snapshot), at: 13).moves.map(\.uci) == ["e2e4"])
+    }
+
+    @Test func aGapTooFarIsReportedAfterTheGrace() {
+        var tracker = reconnected(.identity)
+        let far = after(["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"][...])
+        let outputs = tracker.handle(.pieces(far.snapshot), at: 11)
+        #expect(outputs == [.syncChanged(.moveInProgress)])
+        let expired = tracker.tick(at: 13)
+        #expect(expired.first == .missedMoves(MissedMoves(plies: nil, candidates: [])))
+        #expect(expired.syncStates.count == 1)
+        #expect(tracker.syncState.isOutOfSync)
+        #expect(tracker.game.moves.isEmpty)
+    }
+
+    @Test func occupancyGapWithACaptureIsRecovered() {
+        // 1. e4 d5, then 2. exd5 while the link is down: only the e-pawn can have left e4.
+        let start = after(["e2e4", "d7d5"][...])
+        var tracker = reconnected(.occupancy, at: start)
+        let outputs = tracker.handle(.pieces(start.applying(start.legalMove(uci: "e4d5")!).snapshot), at: 11)
+        #expect(outputs.moves.map(\.uci) == ["e4d5"])
+        #expect(outputs.moves.allSatisfy { $0.recovered })
+        #expect(tracker.syncState == .inSync)
+    }
+
+    @Test func occupancyGapOfThreePliesIsRecovered() {
+        var tracker = reconnected(.occupancy)
+        let gap = ["e2e4", "d7d5", "e4d5"]
+        let outputs = tracker.handle(.pieces(after(gap[...]).snapshot), at: 11)
+        #expect(outputs.moves.map(\.uci) == gap)
+        #expect(outputs.moves.allSatisfy { $0.recovered })
+        #expect(tracker.syncState == .inSync)
+    }
+
+    @Test func aPawnLeftOnTheLastRankBecomesTheDefaultPromotion() {
+        let fen = "8/4P1k1/7p/8/8/8/8/4K3 w - - 0 1"
+        var tracker = GameTracker(
+            game: Game(startPosition: try! Position(fen: fen)), inputPath: .identity,
+            options: TrackerOptions(desyncGrace: 2, promotionDefault: .queen, orientation: .whiteNear))
+        var board = PhysicalBoard(placement(fen), path: .identity)
+        _ = tracker.handle(board.snapshotEvent, at: 0)
+        _ = tracker.handle(board.perform(.lift(.e7))[0], at: 1)
+        // No spare queen: the pawn itself is put on e8.
+        #expect(tracker.handle(board.perform(.place(Piece(.white, .pawn), .e8))[0], at: 2) == [])
+        #expect(tracker.tick(at: 3.9) == [])
+        let promoted = tracker.tick(at: 4)
+        #expect(promoted.moves.map(\.uci) == ["e7e8q"])
+        #expect(promoted.moves.first?.timestamp == 2)
+        #expect(promoted.last == .syncChanged(.inSync))
+        // The pawn stands for the queen: the game goes on.
+        _ = tracker.handle(board.perform(.lift(.g7))[0], at: 5)
+        let reply = tracker.handle(board.perform(.place(Piece(.black, .king), .h7))[0], at: 6)
+        #expect(reply.moves.map(\.uci) == ["g7h7"])
+        #expect(tracker.syncState == .inSync)
+    }
+}

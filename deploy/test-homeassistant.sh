@@ -16,10 +16,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Tested versions: "<homeassistant version> <python minor> <paho-mqtt> <device_discovery>".
-# paho-mqtt is the version the release's MQTT integration pins (its manifest.json).
+# Tested versions: "<homeassistant version> <pythons> <paho-mqtt> <device_discovery>".
+# <pythons>: the Python minor versions it runs on, preferred first (2024.3 needs >= 3.11,
+# 2025.2 and later >= 3.13). paho-mqtt is the version the release's MQTT integration pins
+# (its manifest.json).
 versions=(
-    "2024.3.3 3.12 1.6.1 false"
+    "2024.3.3 3.12,3.11 1.6.1 false"
     "2025.4.4 3.13 2.1.0 true"
 )
 
@@ -77,19 +79,26 @@ done
 
 # Creates or reuses the venv of one version; prints its path.
 prepare_venv() {
-    local version="$1" minor="$2" paho="$3" python venv stamp wanted started
-    venv="$cache/ha-$version-py$minor"
-    stamp="$venv/.boardbridge-requirements"
-    wanted="homeassistant==$version paho-mqtt==$paho pytest==8.3.5 integrations=http,api,websocket_api,auth,onboarding,config,mqtt,device_automation,automation,button,select,sensor,binary_sensor,event"
-    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && [ -x "$venv/bin/hass" ]; then
-        echo "test-homeassistant: reusing $venv" >&2
-        echo "$venv"
-        return 0
-    fi
-    if ! python="$(find_python "$minor")"; then
-        echo "test-homeassistant: no Python $minor on this machine (Home Assistant $version needs it)" >&2
+    local version="$1" minors="$2" paho="$3" minor python="" venv stamp wanted started
+    wanted="homeassistant==$version paho-mqtt==$paho pytest==8.3.5 defaults+after-cloud+integrations=http,api,websocket_api,auth,config,camera,mqtt,device_automation,automation,button,select,sensor,binary_sensor,event"
+    for minor in ${minors//,/ }; do
+        venv="$cache/ha-$version-py$minor"
+        stamp="$venv/.boardbridge-requirements"
+        if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && [ -x "$venv/bin/hass" ]; then
+            echo "test-homeassistant: reusing $venv" >&2
+            echo "$venv"
+            return 0
+        fi
+    done
+    for minor in ${minors//,/ }; do
+        python="$(find_python "$minor")" && break
+    done
+    if [ -z "$python" ]; then
+        echo "test-homeassistant: no Python ${minors//,/ or } on this machine (Home Assistant $version needs it)" >&2
         return 2
     fi
+    venv="$cache/ha-$version-py$minor"
+    stamp="$venv/.boardbridge-requirements"
     started=$SECONDS
     echo "test-homeassistant: installing Home Assistant $version into $venv (Python $minor: $python)" >&2
     rm -rf "$venv"
@@ -102,9 +111,17 @@ prepare_venv() {
     # runs with --skip-pip and never installs anything itself.
     "$venv/bin/python" - "${wanted##*integrations=}" >"$venv/integration-requirements.txt" <<'PY'
 import json, pathlib, sys
+import homeassistant.bootstrap as bootstrap
 import homeassistant.components as components
 root = pathlib.Path(components.__path__[0])
-todo, seen, requirements = sys.argv[1].split(","), set(), set()
+# What the test loads, plus what Home Assistant always sets up (the frontend is critical:
+# without it, Home Assistant starts in recovery mode).
+todo = sys.argv[1].split(",")
+for name in ("CORE_INTEGRATIONS", "LOGGING_INTEGRATIONS", "DEFAULT_INTEGRATIONS", "CRITICAL_INTEGRATIONS"):
+    todo.extend(getattr(bootstrap, name, ()))
+# Not Home Assistant Cloud: nothing here loads it, and an installed hass-nabucasa is imported
+# by the http integration (2024.3's then breaks every request on a newer josepy).
+seen, requirements = {"cloud"}, set()
 while todo:
     domain = todo.pop()
     if domain in seen:
@@ -112,7 +129,7 @@ while todo:
     seen.add(domain)
     manifest = json.loads((root / domain / "manifest.json").read_text())
     requirements.update(manifest.get("requirements", []))
-    todo.extend(manifest.get("dependencies", []))
+    todo.extend(manifest.get("dependencies", []) + manifest.get("after_dependencies", []))
 print("\n".join(sorted(requirements)))
 PY
     [ $? -eq 0 ] || return 1
@@ -144,8 +161,8 @@ for entry in "${versions[@]}"; do
             summaries+=("Home Assistant $version: install failed")
             status=1
         else
-            echo "test-homeassistant: skipping Home Assistant $version (no Python $minor; CI=true makes this a failure)" >&2
-            summaries+=("Home Assistant $version: skipped (no Python $minor)")
+            echo "test-homeassistant: skipping Home Assistant $version (no Python ${minor//,/ or }; CI=true makes this a failure)" >&2
+            summaries+=("Home Assistant $version: skipped (no Python ${minor//,/ or })")
         fi
         continue
     fi

@@ -182,7 +182,7 @@ class Spy:
         self.messages = []  # (monotonic time, topic, payload bytes, retained)
         self.retained = {}
         if hasattr(mqtt, "CallbackAPIVersion"):
-            self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION1, client_id="boardbridge-ha-test-spy")
+            self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="boardbridge-ha-test-spy")
         else:
             self.client = mqtt.Client(client_id="boardbridge-ha-test-spy")
         self.client.on_message = self._on_message
@@ -211,7 +211,7 @@ class Spy:
         found = {}
         done = threading.Event()
         if hasattr(mqtt, "CallbackAPIVersion"):
-            client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION1)
+            client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
         else:
             client = mqtt.Client()
 

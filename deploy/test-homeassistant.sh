@@ -7,10 +7,12 @@
 #   ./deploy/test-homeassistant.sh 2024.3.3        one of them
 #   ./deploy/test-homeassistant.sh -- -k buttons   extra pytest arguments after --
 #   ./deploy/test-homeassistant.sh --install-only  only create the venvs (e.g. to warm a CI cache)
+#   ./deploy/test-homeassistant.sh --relock        resolve again and rewrite the lock files
 #
-# One venv per Home Assistant version and Python, under
+# Every package is pinned: Tests/HomeAssistant/requirements/ha-<version>.txt (pip freeze of a
+# venv that passed). One venv per Home Assistant version and Python, under
 # ${BOARDBRIDGE_HA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge}/ha-<version>-py<x.y>,
-# reused while its pinned requirements are unchanged (a stamp file holds them).
+# reused while its lock file is unchanged (a stamp file holds the lock's hash).
 # Binaries: $BOARDBRIDGE_BIN_DIR, else `swift build -c release --show-bin-path` (built if
 # missing). Under CI=true a missing Python or a failed install fails the run.
 set -euo pipefail
@@ -28,11 +30,13 @@ versions=(
 selected=()
 pytest_args=()
 install_only=false
+relock=false
 while [ $# -gt 0 ]; do
     case "$1" in
         --) shift; pytest_args=("$@"); break ;;
         --install-only) install_only=true; shift ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        --relock) relock=true; shift ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) selected+=("$1"); shift ;;
     esac
 done
@@ -80,7 +84,13 @@ done
 # Creates or reuses the venv of one version; prints its path.
 prepare_venv() {
     local version="$1" minors="$2" paho="$3" minor python="" venv stamp wanted started
-    wanted="homeassistant==$version paho-mqtt==$paho pytest==8.3.5 defaults+after-cloud+integrations=http,api,websocket_api,auth,config,camera,mqtt,device_automation,automation,button,select,sensor,binary_sensor,event"
+    local lock="Tests/HomeAssistant/requirements/ha-$version.txt"
+    local integrations="http,api,websocket_api,auth,config,camera,mqtt,device_automation,automation,button,select,sensor,binary_sensor,event"
+    if [ "$relock" = true ] || [ ! -f "$lock" ]; then
+        wanted="resolved"
+    else
+        wanted="lock $(sha256sum <"$lock" | cut -d' ' -f1)"
+    fi
     for minor in ${minors//,/ }; do
         venv="$cache/ha-$version-py$minor"
         stamp="$venv/.boardbridge-requirements"
@@ -103,13 +113,22 @@ prepare_venv() {
     echo "test-homeassistant: installing Home Assistant $version into $venv (Python $minor: $python)" >&2
     rm -rf "$venv"
     "$python" -m venv "$venv" || return 1
-    "$venv/bin/pip" install -q --disable-pip-version-check --upgrade pip >&2 || return 1
+    "$venv/bin/pip" install -q --disable-pip-version-check --upgrade pip==26.3 >&2 || return 1
+    if [ "$wanted" != resolved ]; then
+        "$venv/bin/pip" install -q --disable-pip-version-check -r "$lock" >&2 || return 1
+        echo "$wanted" >"$stamp"
+        echo "test-homeassistant: installed Home Assistant $version from $lock in $((SECONDS - started)) s" >&2
+        echo "$venv"
+        return 0
+    fi
+    # Resolving (no lock yet, or --relock): Home Assistant, the paho-mqtt its MQTT integration
+    # pins, pytest, then the requirements of what the test and Home Assistant load.
     "$venv/bin/pip" install -q --disable-pip-version-check "homeassistant==$version" "paho-mqtt==$paho" \
         pytest==8.3.5 >&2 || return 1
     # The requirements of the integrations the test loads (and their dependencies), as the
     # release's manifests pin them, within the release's package constraints: hass then
     # runs with --skip-pip and never installs anything itself.
-    "$venv/bin/python" - "${wanted##*integrations=}" >"$venv/integration-requirements.txt" <<'PY'
+    "$venv/bin/python" - "$integrations" >"$venv/integration-requirements.txt" <<'PY'
 import json, pathlib, sys
 import homeassistant.bootstrap as bootstrap
 import homeassistant.components as components
@@ -139,8 +158,10 @@ PY
         "$venv/bin/pip" install -q --disable-pip-version-check -c "$constraints" \
             -r "$venv/integration-requirements.txt" "paho-mqtt==$paho" >&2 || return 1
     fi
-    echo "$wanted" >"$stamp"
-    echo "test-homeassistant: installed Home Assistant $version in $((SECONDS - started)) s" >&2
+    mkdir -p "$(dirname "$lock")"
+    "$venv/bin/pip" freeze --disable-pip-version-check >"$lock" || return 1
+    echo "lock $(sha256sum <"$lock" | cut -d' ' -f1)" >"$stamp"
+    echo "test-homeassistant: resolved Home Assistant $version in $((SECONDS - started)) s; wrote $lock" >&2
     echo "$venv"
 }
 

@@ -18,12 +18,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Tested versions: "<homeassistant version> <pythons> <paho-mqtt> <device_discovery>".
+# Tested versions: "<homeassistant version> <pythons> <paho-mqtt> <device_discovery> [pins]".
 # <pythons>: the Python minor versions it runs on, preferred first (2024.3 needs >= 3.11,
 # 2025.2 and later >= 3.13). paho-mqtt is the version the release's MQTT integration pins
-# (its manifest.json).
+# (its manifest.json). [pins]: extra pins for resolving (2024.3's hass-nabucasa imports
+# josepy.ComparableX509, gone in josepy 2). The lock files pin everything else.
 versions=(
-    "2024.3.3 3.12,3.11 1.6.1 false"
+    "2024.3.3 3.12,3.11 1.6.1 false josepy==1.14.0"
     "2025.4.4 3.13 2.1.0 true"
 )
 
@@ -83,7 +84,7 @@ done
 
 # Creates or reuses the venv of one version; prints its path.
 prepare_venv() {
-    local version="$1" minors="$2" paho="$3" minor python="" venv stamp wanted started
+    local version="$1" minors="$2" paho="$3" pins="$4" minor python="" venv stamp wanted started
     local lock="Tests/HomeAssistant/requirements/ha-$version.txt"
     local integrations="http,api,websocket_api,auth,config,camera,mqtt,device_automation,automation,button,select,sensor,binary_sensor,event"
     if [ "$relock" = true ] || [ ! -f "$lock" ]; then
@@ -115,7 +116,9 @@ prepare_venv() {
     "$python" -m venv "$venv" || return 1
     "$venv/bin/pip" install -q --disable-pip-version-check --upgrade pip==26.3 >&2 || return 1
     if [ "$wanted" != resolved ]; then
-        "$venv/bin/pip" install -q --disable-pip-version-check -r "$lock" >&2 || return 1
+        # --no-compile: byte-compiling all of Home Assistant takes minutes on a busy machine;
+        # the modules a run imports are compiled then, into the venv, once.
+        "$venv/bin/pip" install -q --disable-pip-version-check --no-compile -r "$lock" >&2 || return 1
         echo "$wanted" >"$stamp"
         echo "test-homeassistant: installed Home Assistant $version from $lock in $((SECONDS - started)) s" >&2
         echo "$venv"
@@ -123,8 +126,9 @@ prepare_venv() {
     fi
     # Resolving (no lock yet, or --relock): Home Assistant, the paho-mqtt its MQTT integration
     # pins, pytest, then the requirements of what the test and Home Assistant load.
+    # shellcheck disable=SC2086 # pins: words
     "$venv/bin/pip" install -q --disable-pip-version-check "homeassistant==$version" "paho-mqtt==$paho" \
-        pytest==8.3.5 >&2 || return 1
+        pytest==8.3.5 $pins >&2 || return 1
     # The requirements of the integrations the test loads (and their dependencies), as the
     # release's manifests pin them, within the release's package constraints: hass then
     # runs with --skip-pip and never installs anything itself.
@@ -138,8 +142,7 @@ root = pathlib.Path(components.__path__[0])
 todo = sys.argv[1].split(",")
 for name in ("CORE_INTEGRATIONS", "LOGGING_INTEGRATIONS", "DEFAULT_INTEGRATIONS", "CRITICAL_INTEGRATIONS"):
     todo.extend(getattr(bootstrap, name, ()))
-# Not Home Assistant Cloud: nothing here loads it, and an installed hass-nabucasa is imported
-# by the http integration (2024.3's then breaks every request on a newer josepy).
+# Not Home Assistant Cloud: nothing here loads it (its hass-nabucasa is a core requirement).
 seen, requirements = {"cloud"}, set()
 while todo:
     domain = todo.pop()
@@ -156,7 +159,7 @@ PY
     constraints="$("$venv/bin/python" -c 'import homeassistant, pathlib; print(pathlib.Path(homeassistant.__file__).parent / "package_constraints.txt")')" || return 1
     if [ -s "$venv/integration-requirements.txt" ]; then
         "$venv/bin/pip" install -q --disable-pip-version-check -c "$constraints" \
-            -r "$venv/integration-requirements.txt" "paho-mqtt==$paho" >&2 || return 1
+            -r "$venv/integration-requirements.txt" "paho-mqtt==$paho" $pins >&2 || return 1
     fi
     mkdir -p "$(dirname "$lock")"
     "$venv/bin/pip" freeze --disable-pip-version-check >"$lock" || return 1
@@ -169,13 +172,13 @@ status=0
 ran=0
 summaries=()
 for entry in "${versions[@]}"; do
-    read -r version minor paho device_discovery <<<"$entry"
+    read -r version minor paho device_discovery pins <<<"$entry"
     if [ ${#selected[@]} -gt 0 ] && [[ " ${selected[*]} " != *" $version "* ]]; then
         continue
     fi
     ran=$((ran + 1))
     prepared=0
-    venv="$(prepare_venv "$version" "$minor" "$paho")" || prepared=$?
+    venv="$(prepare_venv "$version" "$minor" "$paho" "${pins:-}")" || prepared=$?
     if [ "$prepared" -ne 0 ]; then
         if [ "$ci" = "true" ] || [ "$prepared" -ne 2 ]; then
             echo "test-homeassistant: Home Assistant $version could not be installed" >&2
@@ -196,7 +199,7 @@ for entry in "${versions[@]}"; do
     echo "== Home Assistant $version (device_discovery: $device_discovery)" >&2
     code=0
     BOARDBRIDGE_BIN_DIR="$bin" BOARDBRIDGE_HA_VERSION="$version" \
-        BOARDBRIDGE_HA_DEVICE_DISCOVERY="$device_discovery" PYTHONDONTWRITEBYTECODE=1 \
+        BOARDBRIDGE_HA_DEVICE_DISCOVERY="$device_discovery" PYTHONPYCACHEPREFIX="$venv/pycache" \
         "$venv/bin/python" -m pytest -p no:cacheprovider -rxXfE Tests/HomeAssistant \
         ${pytest_args[@]+"${pytest_args[@]}"} 2>&1 | tee "$log" || code=$?
     line="$(grep -E '^=+ .*(passed|failed|error|xfailed|skipped).* in [0-9.]+s' "$log" | tail -1 | sed -E 's/^=+ //; s/ =+$//')"

@@ -206,6 +206,11 @@ class Stack:
             },
         }
         harness.write_json(os.path.join(self.ha_config, ".storage", "core.config_entries"), entries)
+        self.launch_homeassistant()
+        self.token = harness.onboard(self.url(""))
+        harness.wait_for(lambda: self.ha_running(), 300, "Home Assistant running", alive=self.ha)
+
+    def launch_homeassistant(self):
         hass = os.path.join(os.path.dirname(sys.executable), "hass")
         self.ha = self.start("homeassistant", [hass, "--config", self.ha_config, "--skip-pip"])
         harness.wait_for(
@@ -214,8 +219,13 @@ class Stack:
             "Home Assistant's HTTP server",
             alive=self.ha,
         )
-        self.token = harness.onboard(self.url(""))
-        harness.wait_for(lambda: self.ha_running(), 300, "Home Assistant running", alive=self.ha)
+
+    def restart_homeassistant(self):
+        """Stops Home Assistant (SIGTERM) and starts it again on the same configuration; the
+        access token stays valid (its key is in .storage/auth)."""
+        self.ha.stop(timeout=60)
+        self.launch_homeassistant()
+        harness.wait_for(lambda: self.ha_running(), 300, "Home Assistant running again", alive=self.ha)
 
     def ha_running(self):
         try:

@@ -122,9 +122,13 @@ def mqtt_log_problems(stack, start=0):
     """ERROR and WARNING lines of the MQTT integration in home-assistant.log (from byte `start`),
     with those of the template helper (which renders the MQTT entities' templates)."""
     path = os.path.join(stack.ha_config, "home-assistant.log")
+    text = ""
+    if start == 0 and os.path.exists(path + ".1"):  # Home Assistant rolls the log over at each start
+        with open(path + ".1", errors="replace") as f:
+            text = f.read()
     with open(path, errors="replace") as f:
         f.seek(start)
-        text = f.read()
+        text += f.read()
     pattern = re.compile(r"^\S+ \S+ (ERROR|WARNING) \([^)]*\) \[homeassistant\.(components\.mqtt|helpers\.template)[^\]]*\]")
     return [line for line in text.splitlines() if pattern.match(line)]
 
@@ -458,6 +462,24 @@ def test_sigkill_of_the_bridge_then_restart(ha):
     ha.start_bridge()
     harness.wait_for(lambda: state(ha, bridge_entity)["state"] == "on", 60, "the bridge online")
     wait_all_ready(ha)
+
+
+def test_homeassistant_restart_gets_everything_announced_again(ha):
+    before = {b.id: value(ha, b, "fen") for b in BOARDS}
+    mark = ha.spy.mark()
+    ha.restart_homeassistant()
+    # Home Assistant's birth message makes the bridge announce again (after 0.5-3 s).
+    harness.wait_for(
+        lambda: any(m[1].startswith(harness.PREFIX + "/") and m[1] != f"{harness.PREFIX}/status" and not m[3]
+                    for m in ha.spy.since(mark)),
+        60,
+        "the bridge's discovery after Home Assistant's birth message",
+    )
+    for board in BOARDS:
+        wait_value(ha, board, "fen", before[board.id])
+        wait_value(ha, board, "ready", "on")
+    devices, _ = registries(ha)
+    assert all(mqtt_device(devices, b.device_id) for b in BOARDS)
 
 
 def test_no_mqtt_errors_or_warnings_in_the_log(ha):

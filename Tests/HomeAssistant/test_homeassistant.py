@@ -406,14 +406,18 @@ def test_out_of_sync_trigger_fires(ha, automations):
 @pytest.mark.xfail(strict=True, reason="issue #18 item 5: clock triggers fire on untimed games")
 def test_no_clock_trigger_on_an_untimed_game(ha, automations):
     board = BOARD["pegasus"]  # untimed
+    mark = ha.spy.mark()
     ha.ctl("play", board.address, "e2e4", "--pace", "0.3")
     wait_value(ha, board, "last_move", "e4")
-    ha.ctl("place", board.address, "d5", "q")
+    ha.ctl("place", board.address, "h4", "q")  # no black move reaches h4: out of sync
     wait_value(ha, board, "out_of_sync", "on")
-    ha.ctl("lift", board.address, "d5")
+    ha.ctl("lift", board.address, "h4")
     wait_value(ha, board, "out_of_sync", "off")
     time.sleep(1)
     fired = {kind: last_triggered(ha, automations[(board.id, kind)]) for kind in ("paused", "resumed")}
+    clock = [m[2].decode() for m in ha.spy.since(mark, f"{harness.BASE}/{board.id}/clock")]
+    # Today: resume (move), pause (out_of_sync), resume (in_sync), all with null times.
+    assert clock == []
     assert fired == {"paused": None, "resumed": None}
 
 

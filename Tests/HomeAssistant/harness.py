@@ -174,6 +174,40 @@ def websocket(url, token, messages):
     return asyncio.run(run())
 
 
+def watch_states(url, token, entity_ids, action, done, timeout):
+    """Subscribes to state_changed, runs `action()` (in a thread), and collects the states of
+    `entity_ids` until `done(history)` holds or `timeout` seconds pass; returns the history
+    {entity_id: [state, ...]} (transient states included, which polling could miss)."""
+
+    async def run():
+        import aiohttp
+
+        history = {entity: [] for entity in entity_ids}
+        async with aiohttp.ClientSession() as session:
+            async with session.ws_connect(url) as ws:
+                await ws.receive_json()
+                await ws.send_json({"type": "auth", "access_token": token})
+                if (await ws.receive_json()).get("type") != "auth_ok":
+                    raise AssertionError("websocket auth failed")
+                await ws.send_json({"id": 1, "type": "subscribe_events", "event_type": "state_changed"})
+                while (await ws.receive_json(timeout=30)).get("type") != "result":
+                    pass
+                acting = asyncio.get_running_loop().run_in_executor(None, action)
+                deadline = time.monotonic() + timeout
+                while not done(history) and time.monotonic() < deadline:
+                    try:
+                        message = await ws.receive_json(timeout=max(0.1, deadline - time.monotonic()))
+                    except asyncio.TimeoutError:
+                        break
+                    data = message.get("event", {}).get("data", {})
+                    if data.get("entity_id") in history and data.get("new_state"):
+                        history[data["entity_id"]].append(data["new_state"]["state"])
+                await acting
+        return history
+
+    return asyncio.run(run())
+
+
 class Spy:
     """An MQTT client on the test's broker that records every message (retained ones too)."""
 

@@ -110,7 +110,7 @@ let package = Package(
         .testTarget(name: "ConfigTests", dependencies: ["Config", "BoardKit", "Kernel", "TestSupport"]),
         .testTarget(
             name: "BridgeTests",
-            dependencies: ["Bridge", "Config", "Kernel", "Chess", "BoardKit", "Emulation", "TestSupport"]
+            dependencies: ["Bridge", "Adapters", "Config", "Kernel", "Chess", "BoardKit", "Emulation", "TestSupport"]
         ),
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["boardbridge-bench", "TestSupport"]),

@@ -31,6 +31,8 @@ struct HallSettings {
     var brokerPersistence = false
     /// `homeassistant.enabled` (the watching client also records `homeassistant/#`).
     var homeAssistant = false
+    /// `game.battery_interval`, seconds (the bridge's default when `nil`).
+    var batteryInterval: Double?
 }
 
 /// A hall of boards, end to end, with real processes only: a private `dbus-daemon`,
@@ -254,7 +256,10 @@ final class Hall {
             "  enabled: \(settings.homeAssistant)",
             "game:",
             "  desync_grace: \(settings.desyncGrace)",
-            "boards:",
+        ]
+        if let interval = settings.batteryInterval { lines.append("  battery_interval: \(interval)") }
+        lines += [
+            "boards:"
         ]
         for board in boards {
             lines += [

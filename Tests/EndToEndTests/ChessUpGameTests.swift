@@ -100,40 +100,6 @@ extension EndToEndTests {
         game.expectPGN(try await hall.waitForPGN(board.id, plies: game.uci.count, since: mark), board: board.id)
     }
 
-    /// Issue #15 (8): a random ChessUp game played at the fastest pace boardsim has (no pause
-    /// between moves) publishes exactly the moves played, in order — no retransmitted report
-    /// is taken for a new move.
-    @Test func fastChessUpGamePublishesExactlyTheMovesPlayed() async throws {
-        let board = HallBoard(id: "cup-fast", family: "chessup", address: "AA:BB:CC:00:15:04")
-        let hall = try await Hall(boards: [board])
-        defer { hall.stop() }
-        let seed: UInt64 = 1515
-        let uci = Self.randomQueenPromotingGame(seed: seed, plies: 80)
-        let game = try PlayedGame(uci)
-        let mark = hall.recorder.mark
-        try await hall.play(board.id, uci, pace: 0)
-        let published = try await hall.waitForMoves(board.id, count: uci.count, since: mark)
-        game.expectPublished(published, board: board.id)
-        game.expectPGN(try await hall.waitForPGN(board.id, plies: uci.count, since: mark), board: board.id)
-        #expect(hall.recorder.json(on: hall.topic(board.id, "move"), since: mark).count == uci.count, "seed \(seed)")
-    }
-
-    /// A random legal game of at most `plies` plies (seeded), promoting to queens only (an
-    /// occupancy board cannot tell the piece), ending early when the game is over.
-    static func randomQueenPromotingGame(seed: UInt64, plies: Int) -> [String] {
-        var generator = SeededGenerator(seed: seed)
-        var game = Game()
-        var uci: [String] = []
-        while uci.count < plies {
-            let moves = game.position.legalMoves().filter { $0.promotion == nil || $0.promotion == .queen }
-            guard let move = moves.randomElement(using: &generator), (try? game.play(move)) != nil,
-                game.result == .ongoing
-            else { break }
-            uci.append(move.uci)
-        }
-        return uci
-    }
-
     /// Issue #15 (10): every board that has a battery publishes its level on the state topic
     /// soon after `ready`, without anyone asking, and the level is read again periodically
     /// (`game.battery_interval`): a change on the board shows up by itself.

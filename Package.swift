@@ -115,7 +115,7 @@ let package = Package(
             exclude: ["Corpus"]),
         .testTarget(
             name: "BridgeTests",
-            dependencies: ["Bridge", "Config", "Kernel", "Chess", "BoardKit", "Emulation", "TestSupport"],
+            dependencies: ["Bridge", "Adapters", "Config", "Kernel", "Chess", "BoardKit", "Emulation", "TestSupport"],
             exclude: ["Corpus"]
         ),
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),

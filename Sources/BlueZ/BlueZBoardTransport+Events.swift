@@ -31,7 +31,11 @@ extension BlueZBoardTransport: BlueZManagerClient {
     }
 
     func manager(_ manager: BlueZManager, didReceiveValue bytes: Data, from path: String) {
-        guard let link, link.notifyPaths.contains(path) else { return }
+        guard let link else { return }
+        guard link.notifyPaths.contains(path) else {
+            receiveAuxiliary(bytes, path: path, on: link, isSignal: true)
+            return
+        }
         receive(bytes, on: link)
     }
 
@@ -45,7 +49,10 @@ extension BlueZBoardTransport: BlueZManagerClient {
     private func handle(_ change: BlueZModelChange, for link: BlueZLink) {
         switch change {
         case .value(let path, let bytes):
-            guard link.notifyPaths.contains(path) else { return }
+            guard link.notifyPaths.contains(path) else {
+                receiveAuxiliary(bytes, path: path, on: link, isSignal: true)
+                return
+            }
             receive(bytes, on: link)
         case .deviceChanged(let path, let keys) where path == link.devicePath:
             let device = manager.device(at: path)

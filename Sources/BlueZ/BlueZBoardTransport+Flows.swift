@@ -23,7 +23,7 @@ extension BlueZBoardTransport {
             activity = .connecting
             updateState()
             do throws(BlueZLinkError) {
-                try await establishLink(devicePath: path, isReconnect: hasBeenConnected)
+                try await establishLink(devicePath: path, isReconnect: hasBeenConnected || resumesBoardSession)
                 return
             } catch .cancelled {
                 return

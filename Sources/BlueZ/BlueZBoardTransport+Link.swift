@@ -44,6 +44,8 @@ extension BlueZBoardTransport {
             }
             link.adapter = boardAdapter
             try await subscribe(link)
+            resolveAuxiliary(link)
+            await subscribeAuxiliary(link)
             link.writer = makeWriter(for: link, adapter: boardAdapter)
             try link.check()
             guard self.link === link else { throw .cancelled }
@@ -362,7 +364,7 @@ extension BlueZBoardTransport {
         link.writer?.stop()
         for socket in link.notifySockets.values { socket.close() }
         link.notifySockets = [:]
-        manager.unroute(link.notifyPaths, of: self)
+        manager.unroute(link.notifyPaths.union(link.auxiliaryPaths.keys), of: self)
         manager.noteLinkEnded(onAdapter: link.adapterPath)
         if self.link === link { self.link = nil }
         waiter.evaluate()

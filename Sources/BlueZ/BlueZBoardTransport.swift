@@ -27,6 +27,12 @@ import Dispatch
 /// responses onto the same paced writer (one FIFO, at least `minimumWriteInterval` between
 /// writes; `WriteValue` with the profile's `type`).
 ///
+/// Auxiliary characteristics (an adapter that is ``BoardKit/BoardAuxiliaryReading``, e.g.
+/// ChessUp's GATT battery level): found after the notify subscriptions, `StartNotify` where
+/// they notify, `ReadValue` when ``send(_:)`` gets their read command (which the adapter
+/// encodes no bytes for); each value goes to the adapter's `feed(value:of:)`. None of them
+/// is required for the link.
+///
 /// An unexpected drop (`Connected=false`, the device or its GATT objects removed,
 /// `ServicesResolved=false`, BlueZ or the bus gone, a write answered "Not connected") yields
 /// ``BoardEvent/disconnected(error:)`` and runs the ``BoardReconnectPolicy``: each attempt
@@ -66,6 +72,11 @@ public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecki
     public let events: AsyncStream<BoardEvent>
     /// The state plus reconnect details, for the bridge's `connection` topic.
     public internal(set) var status: BlueZLinkStatus
+    /// Whether the first link of ``start()`` continues a session the board already has — the
+    /// owner ran before and kept the game (a restarted bridge): that link then runs
+    /// `handshakeCommands(isReconnect: true)` like a reconnect, not the fresh handshake that
+    /// would start the board's own game afresh (ChessUp `B9`). Set before ``start()``.
+    public var resumesBoardSession = false
     /// Called whenever ``status`` changes.
     public var onStatusChange: (@MainActor (BlueZLinkStatus) -> Void)?
 
@@ -233,6 +244,7 @@ public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecki
             return
         }
         guard let bytes = adapter.encode(command) else {
+            if readAuxiliary(for: command, on: link) { return }
             logger.debug("\(command) is not supported by this board; skipped")
             return
         }
@@ -241,7 +253,8 @@ public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecki
 
     /// Whether the linked board's adapter encodes `command` (``BoardKit/BoardCommandChecking``).
     public func canSend(_ command: BoardCommand) -> Bool {
-        link?.adapter?.encode(command) != nil
+        guard let link else { return false }
+        return link.adapter?.encode(command) != nil || canReadAuxiliary(for: command, on: link)
     }
 
     // MARK: State

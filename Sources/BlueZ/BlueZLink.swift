@@ -28,6 +28,11 @@ final class BlueZLink {
     var gattPaths: Set<String> = []
     /// The characteristic written to.
     var writePath: String?
+    /// The adapter's auxiliary characteristics found on the device, by path
+    /// (``BoardKit/BoardAuxiliaryReading``).
+    var auxiliaryPaths: [String: BoardAuxiliaryCharacteristic] = [:]
+    /// The auxiliary characteristics with a `ReadValue` in flight.
+    var pendingReads: Set<String> = []
     /// The negotiated MTU of the write characteristic, when exported.
     var mtu: Int?
     // The next four are read on every notification. Only main-actor code of this module
@@ -108,6 +113,15 @@ final class BlueZLink {
     private func keepEarly(_ bytes: Data) {
         guard adapter != nil, early.count < 64 else { return }
         early.append(bytes.withUnsafeBytes { raw in Data(raw) })
+    }
+
+    /// Feeds a value of an auxiliary characteristic to the adapter in place; its events
+    /// (none when the adapter reads no auxiliary characteristics).
+    func feedAuxiliary(_ value: Data, of characteristic: BoardAuxiliaryCharacteristic) -> [BoardEvent] {
+        guard var reading = adapter as? any BoardAuxiliaryReading else { return [] }
+        let events = reading.feed(value: value, of: characteristic)
+        adapter = reading
+        return events
     }
 
     /// Throws the recorded failure (or cancellation).

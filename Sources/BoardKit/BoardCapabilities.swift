@@ -23,6 +23,10 @@ public struct BoardCapabilities: OptionSet, Hashable, Sendable, Codable {
     public static let gameArchive = BoardCapabilities(rawValue: 1 << 6)
     /// The board reports completed moves rather than (or besides) raw sensor changes.
     public static let reportsMoves = BoardCapabilities(rawValue: 1 << 7)
+    /// The board keeps a game of its own and only reports moves that fit it (ChessUp): the
+    /// host starts it (``BoardCommand/startSession``) and loads set-up positions into it
+    /// (``BoardCommand/loadPosition(fen:)``).
+    public static let ownGame = BoardCapabilities(rawValue: 1 << 8)
 
     /// The names of the members, for logs and published info.
     public var names: [String] {
@@ -30,7 +34,7 @@ public struct BoardCapabilities: OptionSet, Hashable, Sendable, Codable {
             (.occupancySensing, "occupancy_sensing"), (.pieceIdentity, "piece_identity"),
             (.perSquareLEDs, "per_square_leds"), (.moveIndication, "move_indication"),
             (.motorised, "motorised"), (.batteryReporting, "battery_reporting"),
-            (.gameArchive, "game_archive"), (.reportsMoves, "reports_moves"),
+            (.gameArchive, "game_archive"), (.reportsMoves, "reports_moves"), (.ownGame, "own_game"),
         ]
         return all.filter { contains($0.0) }.map(\.1)
     }

@@ -35,4 +35,8 @@ public enum BoardCommand: Hashable, Sendable {
     case executeMove(uci: String)
     /// Raw bytes written as they are (enabled per board in the bridge config).
     case custom(Data)
+    /// Loads the position `fen` into the game a board keeps itself (ChessUp `66`), after a
+    /// ``startSession`` that started the board's game afresh. Boards without a game of
+    /// their own encode nothing.
+    case loadPosition(fen: String)
 }

@@ -53,14 +53,18 @@ extension BridgeConfiguration {
         }
         if let section = top.mapping(
             "game",
-            keys: ["desync_grace", "promotion_default", "max_takeback_plies", "resync_after", "resync_attempts"])
+            keys: [
+                "desync_grace", "promotion_default", "max_takeback_plies", "resync_after", "resync_attempts",
+                "battery_interval",
+            ])
         {
             config.game = GameConfiguration(
                 desyncGrace: section.double("desync_grace", in: 0...60, default: 2.0),
                 promotionDefault: section.choice("promotion_default", noun: "piece", default: .queen),
                 maxTakebackPlies: section.int("max_takeback_plies", in: 0...40, default: 2),
                 resyncAfter: section.double("resync_after", in: 0.5...600, default: 3),
-                resyncAttempts: section.int("resync_attempts", in: 0...20, default: 4))
+                resyncAttempts: section.int("resync_attempts", in: 0...20, default: 4),
+                batteryInterval: section.double("battery_interval", in: 1...86400, default: 300))
         }
         if let items = top.list("boards") {
             config.boards = BoardConfiguration.readAll(

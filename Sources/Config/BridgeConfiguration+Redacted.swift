@@ -34,6 +34,7 @@ extension BridgeConfiguration {
                 "max_takeback_plies": .int(game.maxTakebackPlies),
                 "resync_after": .double(game.resyncAfter),
                 "resync_attempts": .int(game.resyncAttempts),
+                "battery_interval": .double(game.batteryInterval),
             ]),
             "boards": .array(boards.map(\.redactedValue)),
         ])

@@ -38,12 +38,16 @@ public struct GameConfiguration: Sendable, Equatable, Hashable {
     public var resyncAfter: Double
     /// How many times a board stuck out of sync is asked for its state (default 4; 0 never).
     public var resyncAttempts: Int
+    /// Seconds between battery reads of a board that reports its battery (default 300; the
+    /// first read follows `ready` at once).
+    public var batteryInterval: Double
 
     /// The defaults, or the given values.
     public init(
         desyncGrace: Double = 2.0, promotionDefault: Promotion = .queen, maxTakebackPlies: Int = 2,
-        resyncAfter: Double = 3, resyncAttempts: Int = 4
+        resyncAfter: Double = 3, resyncAttempts: Int = 4, batteryInterval: Double = 300
     ) {
+        self.batteryInterval = batteryInterval
         self.desyncGrace = desyncGrace
         self.promotionDefault = promotionDefault
         self.maxTakebackPlies = maxTakebackPlies

@@ -141,7 +141,9 @@ extension FakeDevice {
         }
         guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
         guard characteristic.definition.canRead else { return invocation.fail(BlueZErrors.readNotPermitted) }
-        let value = characteristic.definition.readValue ?? characteristic.value
+        let value =
+            characteristic.uuid == GattLayout.batteryLevelUUID
+            ? [UInt8(clamping: board.batteryPercent)] : characteristic.definition.readValue ?? characteristic.value
         let offset = Int(options.offset)
         guard offset <= value.count else { return invocation.fail(BlueZErrors.invalidOffset) }
         // A read result is also signalled as a Value change (its own signal).
@@ -244,6 +246,15 @@ extension FakeDevice {
             board.notificationsSent += 1
             board.lastNotificationTime = sentAt
         }
+    }
+
+    /// The battery changed: a subscribed Battery Level characteristic notifies the new level.
+    func notifyBatteryLevel() {
+        guard hasLink, servicesResolved, !isRemoved,
+            let characteristic = characteristics.first(where: { $0.uuid == GattLayout.batteryLevelUUID }),
+            characteristic.isSubscribed
+        else { return }
+        characteristic.notify([UInt8(clamping: board.batteryPercent)])
     }
 
     /// A client left the bus: its notify sessions and acquired sockets end.

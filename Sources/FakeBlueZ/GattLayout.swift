@@ -6,8 +6,11 @@ import BoardKit
 /// its value (declaration + 1) and, for notify/indicate, its CCCD (value + 1).
 ///
 /// Services in order: Generic Access (0x1800), Generic Attribute (0x1801, Service Changed),
-/// Device Information (0x180A), then the board's profile services. GAP and DIS are claimed
-/// by BlueZ plugins: exported read-only from 5.80, hidden before (their handles stay taken).
+/// Device Information (0x180A), then the board's profile services, then — for families that
+/// have one (ChessUp, reference §2.1) — the Battery Service (0x180F) with its Battery Level
+/// (0x2A19, read and notify; its value is the board's battery, see ``batteryLevelUUID``).
+/// GAP and DIS are claimed by BlueZ plugins: exported read-only from 5.80, hidden before
+/// (their handles stay taken).
 struct GattLayout: Hashable, Sendable {
     /// One descriptor (only CCCDs here).
     struct Descriptor: Hashable, Sendable {
@@ -41,6 +44,13 @@ struct GattLayout: Hashable, Sendable {
 
     /// The CCCD UUID.
     static let cccdUUID = BluetoothUUID.assigned(0x2902)
+    /// The Battery Level characteristic: reads return, and notifications carry, the board's
+    /// battery percentage (one byte).
+    static let batteryLevelUUID = BluetoothUUID.assigned(0x2A19)
+
+    /// Whether boards of `family` have the GATT Battery Service (ChessUp does; the others
+    /// report their battery on their wire protocol).
+    static func hasBatteryService(_ family: BoardFamily) -> Bool { family == .chessUp }
 
     var services: [Service]
 
@@ -73,6 +83,10 @@ struct GattLayout: Hashable, Sendable {
             builder.addService(
                 Self.normalized(service), claimed: false,
                 characteristics.map { (Self.normalized($0), Self.flags($0, profile), nil) })
+        }
+        if Self.hasBatteryService(profile.family) {
+            builder.addService(
+                BluetoothUUID.assigned(0x180F), claimed: false, [(Self.batteryLevelUUID, ["read", "notify"], nil)])
         }
         services = builder.services
     }

@@ -148,6 +148,7 @@ final class SimulatedBoard {
         if case .setBattery(let percent, let charging) = action {
             batteryPercent = min(max(percent, 0), 100)
             isCharging = charging
+            device?.notifyBatteryLevel()
         }
         emit(personality.perform(action, at: sim.clock.now()))
     }

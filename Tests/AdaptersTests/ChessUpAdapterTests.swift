@@ -71,6 +71,37 @@ import Testing
         #expect(adapter.encode(.indicate(squares: [.e2, .e4], style: .move)) == nil)
     }
 
+    /// Issue #15 (8): the board's own game takes set-up positions (`66`, §2.4 / §2.6).
+    @Test func encodesPositionLoadForTheBoardsOwnGame() throws {
+        let adapter = ChessUpAdapter()
+        let start = try #require(
+            adapter.encode(.loadPosition(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")))
+        #expect(start.count == 57)
+        #expect(start.prefix(11) == (try bytes("66 2F 72 6E 62 71 6B 62 6E 72 2F")))
+        #expect(start.suffix(5) == (try bytes("20 2D 20 00 01")))
+        #expect(adapter.encode(.loadPosition(fen: "not a fen")) == nil)
+        #expect(adapter.capabilities.contains(.ownGame))
+    }
+
+    /// Issue #15 (10): the battery is the GATT Battery Service's level (§2.1), decoded with the
+    /// charging flag of the last `33` frame.
+    @Test func batteryLevelComesFromTheBatteryService() throws {
+        var adapter = ChessUpAdapter()
+        #expect(adapter.auxiliaryCharacteristics == [.batteryLevel])
+        #expect(BoardAuxiliaryCharacteristic.batteryLevel.readCommand == .requestBattery)
+        #expect(adapter.feed(value: Data([87]), of: .batteryLevel) == [.battery(percent: 87, charging: nil)])
+        #expect(adapter.feed(bytes: try bytes("33 01")) == [.raw(try bytes("33 01"))])
+        #expect(adapter.feed(value: Data([130]), of: .batteryLevel) == [.battery(percent: 100, charging: true)])
+        _ = adapter.feed(bytes: try bytes("33 00"))
+        #expect(adapter.feed(value: Data([5]), of: .batteryLevel) == [.battery(percent: 5, charging: false)])
+        #expect(adapter.feed(value: Data(), of: .batteryLevel).isEmpty)
+        let other = BoardAuxiliaryCharacteristic(
+            serviceUUID: "0000180a-0000-1000-8000-00805f9b34fb",
+            characteristicUUID: "00002a29-0000-1000-8000-00805f9b34fb", notifies: false, readCommand: nil)
+        #expect(adapter.feed(value: Data([50]), of: other).isEmpty)
+        #expect(adapter.capabilities.contains(.batteryReporting))
+    }
+
     @Test func encodesShowMoveOnlyWhenEnabled() throws {
         let adapter = ChessUpAdapter(showsMoves: true)
         #expect(adapter.encode(.indicate(squares: [.e2, .e4], style: .move)) == (try bytes("99 0C 1C")))
@@ -78,7 +109,7 @@ import Testing
         #expect(adapter.encode(.indicate(squares: [.e2], style: .move)) == nil)
         #expect(adapter.capabilities.contains(.moveIndication))
         #expect(!ChessUpAdapter().capabilities.contains(.moveIndication))
-        #expect(ChessUpAdapter().capabilities == [.occupancySensing, .reportsMoves])
+        #expect(ChessUpAdapter().capabilities == [.occupancySensing, .reportsMoves, .ownGame, .batteryReporting])
     }
 
     @Test func encodesLoadPositionGoldenVector() throws {

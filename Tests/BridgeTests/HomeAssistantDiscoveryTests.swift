@@ -1,3 +1,4 @@
+import Adapters
 import BoardKit
 import Testing
 
@@ -246,8 +247,21 @@ import Testing
         #expect(bridgeRemoval.allSatisfy { $0.payload.isEmpty && $0.retain })
     }
 
+    /// Issue #15 (10): a ChessUp reports its battery (GATT Battery Service), so Home
+    /// Assistant gets its battery sensor.
+    @Test func chessUpAnnouncesItsBatterySensor() throws {
+        let session = try #require(
+            try? AdapterFactory.makeAdapter(for: .chessUp, options: AdapterOptions(advertisedName: nil)))
+        let chessUp = BoardDescriptor(id: "board-10", family: .chessUp, capabilities: session.capabilities)
+        let battery = discovery().discoveryMessages(for: chessUp, bridge: bridge).first {
+            $0.topic == "homeassistant/sensor/boardbridge_board_board-10/battery/config"
+        }
+        #expect(battery.map { !$0.payload.isEmpty } == true)
+    }
+
     @Test func entitiesABoardCannotUseAreWithdrawnNotAnnounced() throws {
-        // ChessUp: no square LEDs, no battery reports.
+        // A ChessUp as it was known before its battery service was read: no square LEDs, no
+        // battery reports.
         let chessUp = BoardDescriptor(
             id: "board-09", family: .chessUp, capabilities: [.occupancySensing, .reportsMoves, .moveIndication])
         let messages = discovery().discoveryMessages(for: chessUp, bridge: bridge)

@@ -41,6 +41,8 @@ struct HallSettings {
     var mqttProtocol: String?
     /// Extra `mosquitto.conf` lines for the hall's broker.
     var brokerLines: [String] = []
+    /// `game.battery_interval`, seconds (the bridge's default when `nil`).
+    var batteryInterval: Double?
 }
 
 /// A hall of boards, end to end, with real processes only: a private `dbus-daemon`,
@@ -268,8 +270,11 @@ final class Hall {
             "  enabled: \(settings.homeAssistant)",
             "game:",
             "  desync_grace: \(settings.desyncGrace)",
-            "boards:",
         ].compactMap { $0 }
+        if let interval = settings.batteryInterval { lines.append("  battery_interval: \(interval)") }
+        lines += [
+            "boards:"
+        ]
         for board in boards {
             lines += [
                 "  - id: \(board.id)",

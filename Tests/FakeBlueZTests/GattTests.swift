@@ -62,6 +62,17 @@ struct GattTests {
         #expect(flags.contains("write") && flags.contains("write-without-response"))
         let mtu = objects[write]?[SimFixture.characteristic]?["MTU"]?.uint16Value
         #expect(mtu == UInt16(board.effectiveMTU))
+        // ChessUp alone has the standard Battery Service (reference §2.1): a readable,
+        // notifying Battery Level with the board's battery.
+        #expect(services.contains("0000180f-0000-1000-8000-00805f9b34fb") == (family == .chessUp))
+        if family == .chessUp {
+            let level = try await fixture.characteristicPath("00002a19-0000-1000-8000-00805f9b34fb", device: device)
+            let flags = objects[level]?[SimFixture.characteristic]?["Flags"]?.stringArrayValue ?? []
+            #expect(flags.contains("read") && flags.contains("notify"))
+            let value = try await fixture.call(
+                level, SimFixture.characteristic, "ReadValue", [.propertyDictionary([:])])
+            #expect(value == [.bytes([UInt8(board.battery)])])
+        }
         // Every path ends in a four-digit lower-case hex handle.
         for path in objects.keys where path.hasPrefix(device + "/") {
             let tail = path.suffix(4)

@@ -27,7 +27,12 @@ import BoardKit
 /// known frame (touch `B8`/`BB`, acks `22`/`23`/`24`, `B1`, `BD`, charging flag `33`, `B0`)
 /// and every run of unparseable bytes → ``BoardEvent/raw(_:)``. A frame byte-identical to the
 /// frame just before it produces no event (except `BD`: two undos are two undos).
-public struct ChessUpAdapter: BoardAdapter {
+///
+/// The battery level is not on the wire: it is the standard GATT Battery Service (`180F` /
+/// `2A19`, read and notify, reference §2.1), listed in ``auxiliaryCharacteristics`` and
+/// decoded by ``feed(value:of:)`` into ``BoardEvent/battery(percent:charging:)`` with the
+/// charging flag of the last `33` frame.
+public struct ChessUpAdapter: BoardAuxiliaryReading {
     /// Nordic UART service, notify on TX (`…0003`), write with response on RX (`…0002`);
     /// identified by the advertised name `ChessUp` (ChessUp 2 has the same GATT layout).
     /// The Nordic UART service UUID is not used for identification: Square Off and Pegasus
@@ -56,6 +61,8 @@ public struct ChessUpAdapter: BoardAdapter {
     private var pendingResponses: [Data] = []
     private var lastFrame: [UInt8]?
     private var promotionPickOpen = true
+    /// The charging flag of the last `33` frame, if one came on this link.
+    private var charging: Bool?
     /// Whether the board has answered the handshake (`67`) since creation or ``reset()``.
     public private(set) var isReady = false
 
@@ -64,9 +71,10 @@ public struct ChessUpAdapter: BoardAdapter {
         self.showsMoves = showsMoves
     }
 
-    /// Occupancy sensing and completed-move reports; move indication when ``showsMoves``.
+    /// Occupancy sensing, completed-move reports from a game of its own, battery (GATT
+    /// Battery Service); move indication when ``showsMoves``.
     public var capabilities: BoardCapabilities {
-        var result: BoardCapabilities = [.occupancySensing, .reportsMoves]
+        var result: BoardCapabilities = [.occupancySensing, .reportsMoves, .ownGame, .batteryReporting]
         if showsMoves { result.insert(.moveIndication) }
         return result
     }
@@ -110,9 +118,11 @@ public struct ChessUpAdapter: BoardAdapter {
         return pendingResponses
     }
 
-    /// `startSession` → `B9 05 00 01 00 00 01 00 00 00 00 00` (phoneOTB session),
-    /// `requestState` → `67`, a two-square `indicate` → `99 from to` when ``showsMoves``,
-    /// `custom` → its bytes; `nil` for everything else.
+    /// `startSession` → `B9 05 00 01 00 00 01 00 00 00 00 00` (phoneOTB session: the board's
+    /// game starts afresh), `requestState` → `67`, `loadPosition` → `66 …` (its game set to
+    /// the FEN; `nil` for a malformed FEN), a two-square `indicate` → `99 from to` when
+    /// ``showsMoves``, `custom` → its bytes; `nil` for everything else (`requestBattery`
+    /// reads ``BoardAuxiliaryCharacteristic/batteryLevel`` instead).
     public func encode(_ command: BoardCommand) -> Data? {
         switch command {
         case .startSession:
@@ -122,11 +132,26 @@ public struct ChessUpAdapter: BoardAdapter {
         case .indicate(let squares, _):
             showsMoves && squares.count == 2
                 ? Data([ChessUpWire.showMoveOpcode, UInt8(squares[0].rawValue), UInt8(squares[1].rawValue)]) : nil
+        case .loadPosition(let fen):
+            ChessUpWire.loadPositionFrame(fen: fen)
         case .custom(let data):
             data
         case .requestBattery, .clearIndications, .executeMove:
             nil
         }
+    }
+
+    /// The GATT Battery Level (`180F` / `2A19`).
+    public var auxiliaryCharacteristics: [BoardAuxiliaryCharacteristic] { [.batteryLevel] }
+
+    /// A Battery Level value (one byte, percent, clamped to 100) →
+    /// ``BoardEvent/battery(percent:charging:)`` with the last `33` charging flag; an empty
+    /// value or another characteristic → nothing.
+    public mutating func feed(value: Data, of characteristic: BoardAuxiliaryCharacteristic) -> [BoardEvent] {
+        guard characteristic.characteristicUUID == BoardAuxiliaryCharacteristic.batteryLevel.characteristicUUID,
+            let level = value.first
+        else { return [] }
+        return [.battery(percent: min(Int(level), 100), charging: charging)]
     }
 
     /// First connect: open the phoneOTB session, then read the state 150 ms later.
@@ -173,6 +198,9 @@ public struct ChessUpAdapter: BoardAdapter {
             events.append(.raw(Data(frame)))
         case ChessUpWire.loadCompleteOpcode:
             filter.clear()
+            if !repeated { events.append(.raw(Data(frame))) }
+        case ChessUpWire.chargingOpcode:
+            charging = frame[1] == 1
             if !repeated { events.append(.raw(Data(frame))) }
         default:
             if !repeated { events.append(.raw(Data(frame))) }

@@ -54,6 +54,8 @@ extension ChessnutAdapter {
             return Data([0x42, 0x21] + ChessnutWire.boardBytes(target) + [autoMoveStopsOnInterference ? 1 : 0])
         case .custom(let bytes):
             return bytes
+        case .loadPosition:
+            return nil
         }
     }
 

@@ -155,7 +155,7 @@ public struct MillenniumAdapter: BoardAdapter {
             return MillenniumWire.message(text)
         case .clearIndications:
             return MillenniumWire.message("X")
-        case .requestBattery, .executeMove:
+        case .requestBattery, .executeMove, .loadPosition:
             return nil
         case .custom(let bytes):
             return bytes

@@ -148,6 +148,8 @@ public struct SquareOffAdapter: BoardAdapter {
                 : nil
         case .custom(let data):
             data
+        case .loadPosition:
+            nil
         }
     }
 

@@ -33,6 +33,10 @@ public final class BoardSession {
 
     /// What the board's family can do (its variant is only known once the board is seen).
     public let capabilities: BoardCapabilities
+    /// Whether the board keeps a game of its own that this session continues: a game in
+    /// progress was restored (its transport should resume the board's session, not start
+    /// the board's game afresh).
+    public let resumesBoardGame: Bool
     private let builder: MessageBuilder
     private let publisher: any MessagePublishing
     private let store: StateWriter?
@@ -56,6 +60,11 @@ public final class BoardSession {
     private var isReady = false
     /// Why the board refused its protocol unlock on this link (``BoardEvent/handshakeFailed(reason:)``).
     private var handshakeProblem: String?
+    /// The board's own game still has to be set to the kernel's (a new game or position
+    /// while the board was not ready).
+    private var boardGamePending = false
+    private let batteryInterval: Double
+    private var batteryTimer: DispatchSourceTimer?
 
     /// Reconnect details published on `<base>/<board>/connection`.
     public struct ConnectionDetail: Equatable, Sendable {
@@ -102,13 +111,19 @@ public final class BoardSession {
         let options = TrackerOptions(
             desyncGrace: game.desyncGrace, promotionDefault: game.promotionDefault.pieceKind,
             maxTakebackPlies: game.maxTakebackPlies, orientation: board.orientation.setting)
+        batteryInterval = game.batteryInterval
         let now = clock.now()
         var tags = PGNTags()
         for (name, value) in board.tags.sorted(by: { $0.key < $1.key }) { tags[name] = value }
         let fresh = GameSession(
             game: Game(tags: tags), timeControl: board.timeControl ?? .unlimited,
             inputPath: TrackerInputPath(capabilities: capabilities), options: options)
-        if let restored = store?.restoreSession(board.id, rebuildingOnto: fresh.snapshot(at: now)) {
+        let restored = store?.restoreSession(board.id, rebuildingOnto: fresh.snapshot(at: now))
+        // A board that keeps its own game (ChessUp) resumes it when a game was in progress.
+        resumesBoardGame =
+            capabilities.contains(.ownGame)
+            && restored.map { !$0.game.moves.isEmpty || $0.game.startPosition != .starting } ?? false
+        if let restored {
             let session = GameSession(restoring: restored, at: now)
             core = session
             self.logger.notice(
@@ -134,9 +149,11 @@ public final class BoardSession {
             // Straight from the transport on the main actor: no stream, no thread hop
             // (registering again only replaces the same handler).
             direct.deliverEvents { [weak self] event in self?.handle(event) }
+            startBatteryTimer()
             return
         }
         guard eventTask == nil else { return }
+        startBatteryTimer()
         let events = transport.events
         eventTask = Task { [weak self] in
             for await event in events {
@@ -153,6 +170,8 @@ public final class BoardSession {
         (transport as? any BoardEventDelivering)?.deliverEvents(to: nil)
         timer?.cancel()
         timer = nil
+        batteryTimer?.cancel()
+        batteryTimer = nil
         armedDeadline = nil
         persist()
     }
@@ -173,6 +192,10 @@ public final class BoardSession {
             handshakeProblem = nil
             logger.info("board ready")
             publishConnection()
+            if isReady {
+                if boardGamePending { _ = loadBoardGame() }
+                requestBattery()
+            }
         case .handshakeFailed(let reason):
             guard handshakeProblem != reason else { break }
             handshakeProblem = reason
@@ -488,7 +511,7 @@ public final class BoardSession {
         case .indicate, .clearIndications: "leds"
         case .executeMove: "move"
         case .custom: "raw"
-        case .startSession: "session"
+        case .startSession, .loadPosition: "session"
         case .requestState, .requestBattery: "request"
         }
     }
@@ -557,7 +580,58 @@ public final class BoardSession {
             publishState()
             persist()
         }
-        return .success(["fen": .string(core.position.fen), "ply": JSONValue(core.game.moves.count)])
+        let fen = JSONValue.string(core.position.fen)
+        let ply = JSONValue(core.game.moves.count)
+        switch command {
+        case .newGame, .setPosition:
+            if let state = loadBoardGame() { return .success(["fen": fen, "ply": ply, "board_game": .string(state)]) }
+        default:
+            break
+        }
+        return .success(["fen": fen, "ply": ply])
+    }
+
+    // MARK: The board's own game
+
+    /// Sets the game a board keeps itself (ChessUp) to the kernel's game, which has just
+    /// started: a fresh session and game on the board (`startSession`), the start position
+    /// unless it is the standard one (`loadPosition`), then its state (`requestState`), so
+    /// that the board reports the moves of this game. Returns `"loaded"` when sent,
+    /// `"pending"` when the board is not ready (sent once it is), `nil` for boards without a
+    /// game of their own.
+    private func loadBoardGame() -> String? {
+        guard capabilities.contains(.ownGame) else { return nil }
+        guard isReady, transport.state == .connected else {
+            boardGamePending = true
+            return "pending"
+        }
+        boardGamePending = false
+        transport.send(.startSession)
+        let fen = core.game.startPosition.fen
+        if fen != Position.starting.fen { transport.send(.loadPosition(fen: fen)) }
+        transport.send(.requestState)
+        logger.info("board's own game set", [("fen", fen)])
+        return "loaded"
+    }
+
+    // MARK: Battery
+
+    /// Asks a board that reports its battery for the level (on `ready` and every
+    /// `game.battery_interval` seconds while ready).
+    private func requestBattery() {
+        guard capabilities.contains(.batteryReporting), isReady, transport.state == .connected else { return }
+        transport.send(.requestBattery)
+    }
+
+    private func startBatteryTimer() {
+        guard batteryTimer == nil, capabilities.contains(.batteryReporting), batteryInterval > 0 else { return }
+        let source = DispatchSource.makeTimerSource(queue: .main)
+        source.schedule(deadline: .now() + batteryInterval, repeating: batteryInterval)
+        source.setEventHandler { [weak self] in
+            MainActor.assumeIsolated { self?.requestBattery() }
+        }
+        source.resume()
+        batteryTimer = source
     }
 
     // MARK: Time and persistence

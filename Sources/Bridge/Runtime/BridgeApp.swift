@@ -115,6 +115,8 @@ public final class BridgeApp {
             board: board, transport: transport, game: configuration.game, builder: builder,
             publisher: publisher, store: stateWriter,
             clock: SessionClock(now: { Date().timeIntervalSince1970 }), logger: logger)
+        // A restarted bridge continues the game a ChessUp keeps itself instead of starting it afresh.
+        transport.resumesBoardSession = session.resumesBoardGame
         transports[board.id] = transport
         sessions[board.id] = session
         boards.append(board)

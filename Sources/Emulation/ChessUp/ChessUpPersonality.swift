@@ -101,7 +101,8 @@ public struct ChessUpPersonality: BoardPersonality {
     public internal(set) var shownMove: BoardMove?
     /// Whether the `FD FD` occupancy stream is on (host `50`; per link).
     public internal(set) var streamsOccupancy = false
-    /// The battery level in percent (reported through the GATT battery service, not emulated).
+    /// The battery level in percent (not on the wire: the simulator serves it as the GATT
+    /// Battery Service, `180F` / `2A19`).
     public private(set) var batteryPercent = 100
     /// Whether the board is charging (reported as `33 00|01` when it changes).
     public private(set) var isCharging = false

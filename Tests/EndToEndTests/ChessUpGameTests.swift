@@ -1,0 +1,136 @@
+import Bridge
+import Chess
+import Foundation
+import TestSupport
+import Testing
+
+extension EndToEndTests {
+    /// Issue #15 (8): after `new_game` the ChessUp's own game starts afresh too, so every
+    /// move of the next game is reported by the board and published.
+    @Test func chessUpNewGameIsPlayedOnTheBoardsOwnGame() async throws {
+        let board = HallBoard(id: "cup-new", family: "chessup", address: "AA:BB:CC:00:15:01")
+        let hall = try await Hall(boards: [board])
+        defer { hall.stop() }
+        _ = try await hall.playOpening(board.id)
+
+        var mark = hall.recorder.mark
+        try hall.recorder.publish(hall.topic(board.id, "set"), #"{"new_game":{},"transaction":"ng"}"#)
+        try await waitUntil("the new game's reply", context: hall.report) {
+            hall.recorder.json(on: hall.topic(board.id, "response"), since: mark).contains { $0["transaction"] == "ng" }
+        }
+        let reply = hall.recorder.json(on: hall.topic(board.id, "response"), since: mark).first {
+            $0["transaction"] == "ng"
+        }
+        #expect(reply?["data"]?["board_game"] == "loaded", "reply: \(String(describing: reply))")
+        // The arbiter sets the pieces up again; then a whole game is played.
+        try await hall.ctl("reset", board.id)
+        mark = hall.recorder.mark
+        let game = try PlayedGame(Games.whitePromotes)
+        try await hall.play(board.id, Games.whitePromotes)
+        let published = try await hall.waitForMoves(board.id, count: Games.whitePromotes.count, since: mark)
+        game.expectPublished(published, board: board.id)
+        game.expectPGN(try await hall.waitForPGN(board.id, plies: game.uci.count, since: mark), board: board.id)
+    }
+
+    /// Issue #15 (8): a `position` on a ChessUp loads the position into the board's own game:
+    /// the moves played from it are reported and published.
+    @Test func chessUpPositionIsLoadedIntoTheBoardsOwnGame() async throws {
+        let board = HallBoard(id: "cup-pos", family: "chessup", address: "AA:BB:CC:00:15:02")
+        let hall = try await Hall(boards: [board])
+        defer { hall.stop() }
+        // White to move in an Italian opening, set up by hand, then declared.
+        var setUp = try PlayedGame(["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"])
+        let fen = setUp.fen
+        try await hall.ctl("reset", board.id, fen)
+        let mark = hall.recorder.mark
+        try hall.recorder.publish(hall.topic(board.id, "set"), "{\"position\":\"\(fen)\",\"transaction\":\"p\"}")
+        try await waitUntil("the position's reply", context: hall.report) {
+            hall.recorder.json(on: hall.topic(board.id, "response"), since: mark).contains { $0["transaction"] == "p" }
+        }
+        let reply = hall.recorder.json(on: hall.topic(board.id, "response"), since: mark).first {
+            $0["transaction"] == "p"
+        }
+        #expect(reply?["data"]?["board_game"] == "loaded", "reply: \(String(describing: reply))")
+        let more = ["c2c3", "g8f6", "d2d4", "e5d4", "c3d4", "c5b4", "b1c3"]
+        try setUp.append(more)
+        try await hall.play(board.id, more)
+        let published = try await hall.waitForMoves(board.id, count: more.count, since: mark)
+        #expect(published.compactMap { $0["uci"]?.stringValue } == more)
+        #expect(published.last?["fen"]?.stringValue == setUp.fen)
+    }
+
+    /// Issue #15 (8): a ChessUp bridge killed (SIGKILL) and later stopped (SIGTERM) in the
+    /// middle of a game: started again, it resumes the board's session instead of starting
+    /// the board's game afresh, so the move made while it was down and every later one are
+    /// published.
+    @Test func chessUpBridgeRestartsResumeTheBoardsGame() async throws {
+        let board = HallBoard(id: "cup-restart", family: "chessup", address: "AA:BB:CC:00:15:03")
+        let hall = try await Hall(boards: [board])
+        defer { hall.stop() }
+        var game = try await hall.playOpening(board.id)
+
+        var mark = hall.recorder.mark
+        #expect(hall.bridge.kill() == 128 + SIGKILL)
+        try await waitUntil("the last will", context: hall.report) {
+            hall.recorder.messages(on: hall.bridgeStateTopic, since: mark).contains {
+                $0.text == #"{"state":"offline"}"#
+            }
+        }
+        try game.append(["f1c4"])
+        try await hall.play(board.id, ["f1c4"])
+        mark = hall.recorder.mark
+        try hall.bridge.start()
+        try await hall.waitUntilReady(board.id, since: mark)
+        let more = ["g8f6", "d2d3", "f8c5"]
+        try game.append(more)
+        try await hall.play(board.id, more)
+        game.expectPublished(
+            try await hall.waitForMoves(board.id, count: 1 + more.count, since: mark), fromPly: 5, board: board.id)
+
+        // Stopped gracefully, started again: the game goes on.
+        _ = hall.bridge.stop()
+        mark = hall.recorder.mark
+        try hall.bridge.start()
+        try await hall.waitUntilReady(board.id, since: mark)
+        let rest = ["e1g1", "e8g8", "c1g5"]
+        try game.append(rest)
+        try await hall.play(board.id, rest)
+        game.expectPublished(
+            try await hall.waitForMoves(board.id, count: rest.count, since: mark), fromPly: 9, board: board.id)
+        game.expectPGN(try await hall.waitForPGN(board.id, plies: game.uci.count, since: mark), board: board.id)
+    }
+
+    /// Issue #15 (10): every board that has a battery publishes its level on the state topic
+    /// soon after `ready`, without anyone asking, and the level is read again periodically
+    /// (`game.battery_interval`): a change on the board shows up by itself.
+    @Test func batteryIsKnownAfterReadyAndRefreshed() async throws {
+        let boards = [
+            HallBoard(id: "bat-nut", family: "chessnut", address: "AA:BB:CC:00:15:11"),
+            HallBoard(id: "bat-up", family: "chessup", address: "AA:BB:CC:00:15:12"),
+            HallBoard(id: "bat-so", family: "squareoff", address: "AA:BB:CC:00:15:13", orientation: "white"),
+            HallBoard(id: "bat-peg", family: "pegasus", address: "AA:BB:CC:00:15:14", orientation: "white"),
+        ]
+        let hall = try await Hall(boards: boards, settings: HallSettings(batteryInterval: 1))
+        defer { hall.stop() }
+        func battery(_ board: String, since mark: Int = 0) -> Int? {
+            hall.recorder.json(on: hall.topic(board), since: mark).last?["battery"]?["percent"]?.intValue
+        }
+        for board in boards {
+            try await waitUntil("battery of \(board.id) known", context: hall.report) { battery(board.id) == 100 }
+        }
+        let mark = hall.recorder.mark
+        for (index, board) in boards.enumerated() {
+            try await hall.ctl("battery", board.id, String(40 + index))
+        }
+        for (index, board) in boards.enumerated() {
+            try await waitUntil("battery of \(board.id) refreshed", context: hall.report) {
+                battery(board.id, since: mark) == 40 + index
+            }
+        }
+    }
+}
+
+extension PlayedGame {
+    /// The FEN after the last move.
+    var fen: String { game.position.fen }
+}

@@ -61,6 +61,7 @@ public struct SessionSnapshot: Codable, Sendable, Equatable {
 extension SessionSnapshot {
     private enum CodingKeys: String, CodingKey {
         case version, game, clock, clockWasRunning, clockStart, inputPath, options, orientation, savedAt, sequence
+        case setUpWait
     }
 
     private enum GameKeys: String, CodingKey {
@@ -91,6 +92,7 @@ extension SessionSnapshot {
         orientation = try container.decodeIfPresent(BoardOrientation.self, forKey: .orientation)
         savedAt = try container.decode(TimeInterval.self, forKey: .savedAt)
         sequence = try container.decodeIfPresent(Int.self, forKey: .sequence)
+        setUpWait = try container.decodeIfPresent(SetUpWait.self, forKey: .setUpWait)
     }
 }
 

@@ -61,13 +61,15 @@ import Testing
     }
 
     @Test func boardsWithoutAGameOfTheirOwnGetNothingAndNoMention() async throws {
-        var harness = try SessionHarness()
+        let harness = try SessionHarness()
         harness.session.start()
         harness.transport.establishLink()
         await harness.pump()
-        await harness.play("e2e4")
+        // The board shows the start: the new game is in sync at once, so no out-of-sync
+        // alert lights squares either, and nothing at all is written.
         let written = harness.transport.writes.count
         let reply = try harness.session.execute(.game(.newGame(GameCommand.NewGame()))).get()
+        await harness.pump()
         #expect(reply["board_game"] == nil)
         #expect(harness.transport.writes.count == written)
     }

@@ -32,13 +32,18 @@ import Testing
     /// Sets the board's pieces up as `target` by hand (wrong pieces lifted, missing ones placed).
     private func setUp(_ harness: SessionHarness, as target: BoardSnapshot) async {
         let current = harness.transport.personality.board
+        // Each action is handled before the next, as a person's hands are slower than the
+        // session (one pump for the whole set-up left its last events unhandled at times).
         for square in Square.allCases where current[square] != target[square] && current[square] != nil {
             harness.transport.perform(.lift(square))
+            await harness.pump()
         }
         for square in Square.allCases where current[square] != target[square] {
-            if let piece = target[square] { harness.transport.perform(.place(piece, on: square)) }
+            if let piece = target[square] {
+                harness.transport.perform(.place(piece, on: square))
+                await harness.pump()
+            }
         }
-        await harness.pump()
     }
 
     private func eventTypes(_ harness: SessionHarness) -> [String] {

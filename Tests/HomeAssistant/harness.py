@@ -58,7 +58,7 @@ BOARDS = [
     Board("board-1", "chessnut", "C0:FF:EE:00:00:01", "Chessnut Air", "Board 1", "Chessnut", "Chessnut",
           area="Hall A", time_control="300+3", battery=77),
     Board("board-2", "chessup", "C0:FF:EE:00:00:02", "ChessUp", "Board 2", "Bryght Labs", "ChessUp",
-          has_battery=False, has_leds=False),
+          battery=44, has_leds=False),
     Board("board-3", "squareoff", "C0:FF:EE:00:00:03", "Square Off Pro", "Board 3", "Square Off", "Square Off",
           area="Hall B", battery=66),
     Board("board-4", "pegasus", "C0:FF:EE:00:00:04", "DGT_Pegasus_SIM", "Board 4", "DGT", "DGT Pegasus", battery=55),

@@ -246,8 +246,9 @@ def test_last_move_before_the_first_move_is_unknown(ha, board):
     assert value(ha, board, "last_move") in ("unknown", "")
 
 
-@pytest.mark.xfail(strict=True, reason="issue #18 item 1: Chessnut and Square Off batteries stay unknown")
-@pytest.mark.parametrize("board", [BOARD["chessnut"], BOARD["squareoff"]], ids=["chessnut", "squareoff"])
+# Issue #18 item 1 (fixed): every board that reports its battery is asked after ready.
+@pytest.mark.parametrize(
+    "board", [BOARD["chessnut"], BOARD["squareoff"], BOARD["chessup"]], ids=["chessnut", "squareoff", "chessup"])
 def test_battery_reported(ha, board):
     wait_value(ha, board, "battery", str(board.battery), timeout=10)
 
@@ -281,7 +282,7 @@ def test_event_entity_saw_the_moves(ha):
         assert event["attributes"]["event_type"] in event["attributes"]["event_types"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue #18 item 4: an in_sync event follows every move")
+# Issue #18 item 4 (fixed): in_sync only after an out_of_sync.
 def test_event_entity_shows_the_move_after_a_move(ha):
     board = BOARD["chessnut"]
     ha.ctl("play", board.address, "g1f3", "--pace", "0.3")
@@ -403,7 +404,7 @@ def test_out_of_sync_trigger_fires(ha, automations):
     wait_value(ha, board, "out_of_sync", "off")
 
 
-@pytest.mark.xfail(strict=True, reason="issue #18 item 5: clock triggers fire on untimed games")
+# Issue #18 item 5 (fixed): untimed games publish no clock action.
 def test_no_clock_trigger_on_an_untimed_game(ha, automations):
     board = BOARD["pegasus"]  # untimed
     mark = ha.spy.mark()

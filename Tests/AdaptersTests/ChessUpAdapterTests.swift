@@ -90,10 +90,15 @@ import Testing
         #expect(adapter.auxiliaryCharacteristics == [.batteryLevel])
         #expect(BoardAuxiliaryCharacteristic.batteryLevel.readCommand == .requestBattery)
         #expect(adapter.feed(value: Data([87]), of: .batteryLevel) == [.battery(percent: 87, charging: nil)])
-        #expect(adapter.feed(bytes: try bytes("33 01")) == [.raw(try bytes("33 01"))])
+        // A change of the charging flag alone is reported with the last level (the level and
+        // the flag come on different characteristics, in either order).
+        #expect(adapter.feed(bytes: try bytes("33 01")) == [.battery(percent: 87, charging: true)])
+        #expect(adapter.feed(bytes: try bytes("33 01")).isEmpty, "the same frame again")
         #expect(adapter.feed(value: Data([130]), of: .batteryLevel) == [.battery(percent: 100, charging: true)])
-        _ = adapter.feed(bytes: try bytes("33 00"))
+        #expect(adapter.feed(bytes: try bytes("33 00")) == [.battery(percent: 100, charging: false)])
         #expect(adapter.feed(value: Data([5]), of: .batteryLevel) == [.battery(percent: 5, charging: false)])
+        var fresh = ChessUpAdapter()
+        #expect(fresh.feed(bytes: try bytes("33 01")) == [.raw(try bytes("33 01"))], "no level known yet")
         #expect(adapter.feed(value: Data(), of: .batteryLevel).isEmpty)
         let other = BoardAuxiliaryCharacteristic(
             serviceUUID: "0000180a-0000-1000-8000-00805f9b34fb",

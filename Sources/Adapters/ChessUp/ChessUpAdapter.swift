@@ -63,6 +63,10 @@ public struct ChessUpAdapter: BoardAuxiliaryReading {
     private var promotionPickOpen = true
     /// The charging flag of the last `33` frame, if one came on this link.
     private var charging: Bool?
+    /// The last Battery Level read or notified on this link: a `33` frame that changes the
+    /// charging flag reports it again (the two arrive on different characteristics, in
+    /// either order).
+    private var level: Int?
     /// Whether the board has answered the handshake (`67`) since creation or ``reset()``.
     public private(set) var isReady = false
 
@@ -151,6 +155,7 @@ public struct ChessUpAdapter: BoardAuxiliaryReading {
         guard characteristic.characteristicUUID == BoardAuxiliaryCharacteristic.batteryLevel.characteristicUUID,
             let level = value.first
         else { return [] }
+        self.level = min(Int(level), 100)
         return [.battery(percent: min(Int(level), 100), charging: charging)]
     }
 
@@ -200,8 +205,13 @@ public struct ChessUpAdapter: BoardAuxiliaryReading {
             filter.clear()
             if !repeated { events.append(.raw(Data(frame))) }
         case ChessUpWire.chargingOpcode:
+            let wasCharging = charging
             charging = frame[1] == 1
-            if !repeated { events.append(.raw(Data(frame))) }
+            if let level, charging != wasCharging {
+                events.append(.battery(percent: level, charging: charging))
+            } else if !repeated {
+                events.append(.raw(Data(frame)))
+            }
         default:
             if !repeated { events.append(.raw(Data(frame))) }
         }

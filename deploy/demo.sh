@@ -26,12 +26,8 @@ while [ $# -gt 0 ]; do
 done
 
 ./deploy/install-deps.sh
-if ! command -v swift >/dev/null; then
-    for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
-        [ -x "$candidate/swift" ] && export PATH="$candidate:$PATH"
-    done
-fi
-command -v swift >/dev/null || { echo "demo.sh: no Swift toolchain on PATH (install Swift 6.x)" >&2; exit 1; }
+. deploy/swift-toolchain.sh
+require_swift demo.sh
 
 echo "demo: building (release)…" >&2
 swift build -c release --product boardbridge >&2

@@ -63,11 +63,8 @@ find_python() {
 if [ -n "${BOARDBRIDGE_BIN_DIR:-}" ]; then
     bin="$BOARDBRIDGE_BIN_DIR"
 else
-    if ! command -v swift >/dev/null; then
-        for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
-            [ -x "$candidate/swift" ] && export PATH="$candidate:$PATH"
-        done
-    fi
+    . deploy/swift-toolchain.sh
+    require_swift test-homeassistant.sh
     bin="$(swift build -c release --show-bin-path)"
     if [ ! -x "$bin/boardbridge" ] || [ ! -x "$bin/boardsim" ]; then
         echo "test-homeassistant: building boardbridge and boardsim (release)" >&2

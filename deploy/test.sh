@@ -7,12 +7,8 @@ cd "$(dirname "$0")/.."
 
 ./deploy/install-deps.sh
 
-if ! command -v swift >/dev/null; then
-    for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
-        [ -x "$candidate/swift" ] && export PATH="$candidate:$PATH"
-    done
-fi
-command -v swift >/dev/null || { echo "test.sh: no Swift toolchain on PATH (install Swift 6.x)" >&2; exit 1; }
+. deploy/swift-toolchain.sh
+require_swift test.sh
 
 echo "== swift format lint --strict" >&2
 swift format lint --strict --recursive Package.swift Sources Tests

@@ -69,16 +69,10 @@ extension EndToEndTests {
         defer { hall.stop() }
         var game = try await hall.playOpening(board.id)
 
-        var mark = hall.recorder.mark
-        #expect(hall.bridge.kill() == 128 + SIGKILL)
-        try await waitUntil("the last will", context: hall.report) {
-            hall.recorder.messages(on: hall.bridgeStateTopic, since: mark).contains {
-                $0.text == #"{"state":"offline"}"#
-            }
-        }
+        #expect(try await hall.killBridgeAndAwaitLastWill() == 128 + SIGKILL)
         try game.append(["f1c4"])
         try await hall.play(board.id, ["f1c4"])
-        mark = hall.recorder.mark
+        var mark = hall.recorder.mark
         try hall.bridge.start()
         try await hall.waitUntilReady(board.id, since: mark)
         let more = ["g8f6", "d2d3", "f8c5"]

@@ -113,6 +113,19 @@ final class Hall {
         recorder.json(on: topic(board, "connection"), since: mark).compactMap { $0["state"]?.stringValue }
     }
 
+    /// SIGKILLs the bridge and waits until the broker published its last will (`offline` on
+    /// the bridge state topic); returns the bridge's exit status.
+    func killBridgeAndAwaitLastWill() async throws -> Int32 {
+        let mark = recorder.mark
+        let status = bridge.kill()
+        try await waitUntil("the last will", context: report) {
+            self.recorder.messages(on: self.bridgeStateTopic, since: mark).contains {
+                $0.text == #"{"state":"offline"}"#
+            }
+        }
+        return status
+    }
+
     /// Waits until `board`'s `connection` (since `mark`) went through some other state to
     /// `ready` (the board answered its handshake: a Pegasus unlocks in paced steps, and moves
     /// made before are missed on occupancy boards) and its last `availability` says `online`.

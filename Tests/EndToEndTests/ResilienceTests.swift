@@ -190,19 +190,13 @@ extension EndToEndTests {
         try await hall.waitForMoves(board.id, count: 4)
         _ = try await hall.waitForPGN(board.id, plies: 4)
 
-        var mark = hall.recorder.mark
-        #expect(hall.bridge.kill() == 128 + SIGKILL)
-        try await waitUntil("the last will", context: hall.report) {
-            hall.recorder.messages(on: hall.bridgeStateTopic, since: mark).contains {
-                $0.text == #"{"state":"offline"}"#
-            }
-        }
+        #expect(try await hall.killBridgeAndAwaitLastWill() == 128 + SIGKILL)
 
         // A move made while no bridge runs.
         try game.append(["f1c4"])
         try await hall.play(board.id, ["f1c4"])
 
-        mark = hall.recorder.mark
+        let mark = hall.recorder.mark
         try hall.bridge.start()
         try await waitUntil("the bridge is back online", context: hall.report) {
             hall.recorder.messages(on: hall.bridgeStateTopic, since: mark).contains {

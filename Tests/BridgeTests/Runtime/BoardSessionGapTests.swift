@@ -12,9 +12,7 @@ import Testing
 
     @Test func aWrongWayMoveIsAnIllegalMoveEventWithItsDetails() async throws {
         var harness = try SessionHarness()
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         await harness.play("e2e4")
         await harness.play("e7e5")
         harness.publisher.clear()
@@ -35,9 +33,7 @@ import Testing
 
     @Test func movesTheBoardCannotOrderAreReportedAsMissed() async throws {
         var harness = try SessionHarness()
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         harness.transport.dropLink()
         await harness.pump()
         for uci in ["e2e4", "e7e5", "d2d4"] { await harness.play(uci) }

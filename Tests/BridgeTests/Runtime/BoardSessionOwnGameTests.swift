@@ -13,9 +13,7 @@ import Testing
 @Suite(.serialized) @MainActor struct BoardSessionOwnGameTests {
     private func chessUp() async throws -> SessionHarness {
         var harness = try SessionHarness(family: .chessUp, name: "ChessUp")
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         for move in ["e2e4", "e7e5", "g1f3", "b8c6"] { await harness.play(move) }
         #expect(harness.publisher.payloads(on: "boardbridge/board-01/move").count == 4)
         return harness
@@ -62,9 +60,7 @@ import Testing
 
     @Test func boardsWithoutAGameOfTheirOwnGetNothingAndNoMention() async throws {
         let harness = try SessionHarness()
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         // The board shows the start: the new game is in sync at once, so no out-of-sync
         // alert lights squares either, and nothing at all is written.
         let written = harness.transport.writes.count
@@ -76,9 +72,7 @@ import Testing
 
     @Test func batteryIsAskedForOnceTheBoardIsReady() async throws {
         let harness = try SessionHarness()
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         // Chessnut: `29 01 00`, answered with `2A 02 <level> <flag>`.
         #expect(harness.transport.writes.contains { $0.bytes == Data([0x29, 0x01, 0x00]) })
         let state = harness.publisher.payloads(on: "boardbridge/board-01").last

@@ -58,6 +58,13 @@ struct SessionHarness {
         for _ in 0..<20 { await Task.yield() }
     }
 
+    /// Starts the session, brings the link up and lets the board answer its handshake.
+    func connect() async {
+        session.start()
+        transport.establishLink()
+        await pump()
+    }
+
     mutating func play(_ uci: String) async {
         let move = BoardMove(uci: uci)!
         for action in HumanMoves.actions(
@@ -72,9 +79,7 @@ struct SessionHarness {
 @Suite(.serialized) @MainActor struct BoardSessionTests {
     @Test func movesArePublishedWithSANAndFEN() async throws {
         var harness = try SessionHarness()
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         await harness.play("e2e4")
         await harness.play("e7e5")
         await harness.play("g1f3")
@@ -91,9 +96,7 @@ struct SessionHarness {
 
     @Test func knockedPieceGivesOutOfSyncPauseAlertAndResume() async throws {
         var harness = try SessionHarness(timeControl: try TimeControl(pgn: "300+2"))
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         await harness.play("e2e4")  // White's first move starts Black's clock
         harness.publisher.clear()
         harness.transport.perform(.knockOver(.a2))
@@ -150,9 +153,7 @@ struct SessionHarness {
         let saved = try #require(try files.read("board-01"))
         #expect(try JSONDecoder().decode(SessionSnapshot.self, from: saved).game.moves.isEmpty)
 
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         await harness.play("e2e4")
         store.flush()
         // The snapshot is untouched; the move is one line of the journal.
@@ -180,9 +181,7 @@ struct SessionHarness {
 
     @Test func boardCommandsTheBoardCannotDoAreRefused() async throws {
         let harness = try SessionHarness()
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         let before = harness.transport.writes.count
         // A Chessnut Air has no motors.
         let refused = harness.session.execute(.board(.executeMove(uci: "e2e4")))
@@ -197,9 +196,7 @@ struct SessionHarness {
     @Test(arguments: [OrientationChoice.white, .black])
     func commandSquaresAreGameSquaresOnAnyOrientation(orientation: OrientationChoice) async throws {
         let harness = try SessionHarness(orientation: orientation)
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         let before = harness.transport.writes.count
         #expect(throws: Never.self) {
             try harness.session.execute(.board(.indicate(squares: [.e2, .e4], style: .highlight))).get()
@@ -214,9 +211,7 @@ struct SessionHarness {
 
     @Test func connectionChangesArePublishedRetained() async throws {
         let harness = try SessionHarness()
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         harness.transport.dropLink(reason: "le-connection-abort-by-local")
         await harness.pump()
         harness.transport.markReconnecting(attempt: 1)
@@ -308,9 +303,7 @@ struct SessionHarness {
         let request = try #require(try AdapterFactory.makeAdapter(for: .dgtPegasus).encode(.requestState))
         let transport = harness.transport
         func count() -> Int { transport.writes.filter { $0.bytes == request }.count }
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         #expect(harness.session.connectionState == "ready")
         #expect(harness.session.core.syncState == .inSync)
         let handshakeRequests = count()

@@ -22,9 +22,7 @@ import Testing
             family == .chessnut
             ? try SessionHarness(store: store)
             : try SessionHarness(family: family, name: "DGT_PEGASUS_1234", store: store, orientation: .white)
-        harness.session.start()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.connect()
         #expect(harness.session.connectionState == "ready")
         return harness
     }

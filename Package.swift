@@ -35,6 +35,7 @@ let package = Package(
         .target(name: "Kernel", dependencies: ["BoardKit", "Chess"]),
         .target(name: "Adapters", dependencies: ["BoardKit"]),
         .target(name: "Emulation", dependencies: ["BoardKit", "Chess", "Adapters"]),
+        .target(name: "Broadcast", dependencies: ["Chess"]),
 
         // MARK: C wrappers
         .target(name: "CMainQueue"),
@@ -90,6 +91,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation", "DBus"]),
         .testTarget(name: "BoardKitTests", dependencies: ["BoardKit"]),
         .testTarget(name: "ChessTests", dependencies: ["Chess", "TestSupport"]),
+        .testTarget(name: "BroadcastTests", dependencies: ["Broadcast", "Chess"]),
         .testTarget(
             name: "KernelTests", dependencies: ["Kernel", "Chess", "BoardKit", "TestSupport"],
             // The fuzzer's seed files, read by path.

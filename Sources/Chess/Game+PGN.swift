@@ -70,8 +70,9 @@ extension Game {
     }
 
     /// `h:mm:ss`, with tenths (`h:mm:ss.s`) only when they are not zero; `nil` for a
-    /// clock that is not a finite number.
-    static func clockText(_ clock: TimeInterval) -> String? {
+    /// clock that is not a finite number. PGN's `[%clk]` and the `WhiteClock` /
+    /// `BlackClock` tags of relays use it.
+    public static func clockText(_ clock: TimeInterval) -> String? {
         guard clock.isFinite else { return nil }
         let tenths = Int((max(clock, 0) * 10).rounded())
         let seconds = tenths / 10

@@ -1,0 +1,66 @@
+import Broadcast
+import Chess
+import Testing
+
+@Suite struct BroadcastRoundFeedTests {
+    static func round() throws -> BroadcastRound {
+        try BroadcastRound(
+            csv: """
+                board,board_id,white,white_title,white_fide_id,white_rating,black,black_title,black_fide_id
+                2,board-b,"Roe, Richard",IM,2020009,2505,"Poe, Ed",,
+                1,board-a,"Doe, John",GM,1503014,2830,"Moe, Max",FM,4100000
+                3,,"Loe, Lee",,,,"Zoe, Zed",,
+                """, round: "5", event: "Club open", site: "Hall 1", date: "2026.12.05", timeControl: "5400+30")
+    }
+
+    @Test func everyGameIsServedInBoardOrderWithTheRelayTags() throws {
+        var feed = BroadcastRoundFeed(round: try Self.round(), delay: 0, at: 0)
+        var game = Game(tags: ["White": "board's own name", "ECO": "C20"])
+        try game.play(Move(uci: "e2e4")!, clock: 5398)
+        try game.play(Move(uci: "e7e5")!, clock: 5395.5)
+        let inRound = feed.update(
+            boardID: "board-a", game: game, clocks: BroadcastClocks(white: 5398, black: 5395.5), at: 1)
+        let outside = feed.update(boardID: "board-z", game: game, clocks: nil, at: 1)
+        #expect(inRound && !outside)
+        let games = try Game.games(pgn: feed.gamesPGN(at: 2))
+        #expect(games.map { $0.tags["Round"] } == ["5.1", "5.2", "5.3"])
+        let top = games[0]
+        #expect(top.moves.map(\.san) == ["e4", "e5"])
+        #expect(top.moves.map(\.clock) == [5398, 5395.5])
+        #expect(top.tags["White"] == "Doe, John")
+        #expect(top.tags["WhiteTitle"] == "GM")
+        #expect(top.tags["WhiteFideId"] == "1503014")
+        #expect(top.tags["BlackFideId"] == "4100000")
+        #expect(top.tags["WhiteElo"] == "2830")
+        #expect(top.tags["WhiteClock"] == "1:29:58")
+        #expect(top.tags["BlackClock"] == "1:29:55.5")
+        #expect(top.tags["TimeControl"] == "5400+30")
+        #expect(top.tags["ECO"] == "C20")
+        #expect(top.tags["GameId"] == feed.round.pairings[0].gameID)
+        #expect(top.result == .ongoing)
+        #expect(games[2].moves.isEmpty)
+        #expect(feed.gamePGN(number: 1, at: 2) == feed.gamesPGN(at: 2).components(separatedBy: "\n\n[")[0] + "\n")
+        #expect(feed.gamePGN(number: 4, at: 2) == nil)
+    }
+
+    @Test func theRoundIndexListsThePairingsInBoardOrder() throws {
+        var feed = BroadcastRoundFeed(round: try Self.round(), delay: 0, at: 0)
+        var game = Game()
+        game.result = .draw
+        feed.update(boardID: "board-b", game: game, clocks: nil, at: 1)
+        #expect(
+            feed.roundIndexJSON(at: 2)
+                == #"{"date":"2026-12-05","pairings":[{"black":{"fideid":4100000,"fname":"Max","lname":"Moe","title":"FM"},"live":true,"result":"*","white":{"fideid":1503014,"fname":"John","lname":"Doe","title":"GM"}},{"black":{"fname":"Ed","lname":"Poe"},"live":false,"result":"1/2-1/2","white":{"fideid":2020009,"fname":"Richard","lname":"Roe","title":"IM"}},{"black":{"fname":"Zed","lname":"Zoe"},"live":true,"result":"*","white":{"fname":"Lee","lname":"Loe"}}]}"#
+                + "\n")
+    }
+
+    @Test func aSilentBoardOfARunningGameIsAnOrphan() throws {
+        var feed = BroadcastRoundFeed(round: try Self.round(), delay: 0, at: 0)
+        feed.heardFrom(boardID: "board-a", at: 100)
+        #expect(feed.orphans(at: 110, silence: 60).map(\.boardID) == ["board-b"])
+        var finished = Game()
+        finished.result = .blackWins
+        feed.update(boardID: "board-b", game: finished, clocks: nil, at: 20)
+        #expect(feed.orphans(at: 200, silence: 60).map(\.boardID) == ["board-a"])
+    }
+}

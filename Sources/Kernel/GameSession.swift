@@ -288,7 +288,7 @@ public struct GameSession: Sendable {
                 outputs.append(.tracker(output))
                 clock = GameClock(timeControl: clock.timeControl)
                 emitClock(.reset, .game, at: time, into: &outputs)
-            case .syncChanged, .illegalMove, .orientationDetected, .missedMoves:
+            case .syncChanged, .illegalMove, .orientationDetected, .missedMoves, .resultClaim:
                 outputs.append(.tracker(output))
             }
         }

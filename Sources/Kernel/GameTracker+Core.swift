@@ -26,6 +26,8 @@ enum IllegalKey: Hashable, Sendable {
     /// A move a board shows (a castling's king half and its whole count as one).
     case move(Move)
     case report(BoardMove)
+    /// The kings placed on the centre squares to show a result.
+    case resultClaim(GameResult)
 }
 
 /// What an observation means for the sync state.

@@ -127,6 +127,13 @@ extension GameTracker {
             return .inProgress
         }
         if judgingGap { return .unexplained(difference) }
+        if !isGameOver, let claim = Self.resultClaim(in: frame, game: analysis.board) {
+            if alertedIllegal != .resultClaim(claim) {
+                alertedIllegal = .resultClaim(claim)
+                outputs.append(.resultClaim(claim))
+            }
+            return .outOfSync(difference)
+        }
         if let illegal = illegalCandidates().first(where: { $0.result == frame }) {
             let reason: IllegalMove.Reason = illegal.isCastling ? .castlingNotAllowed : .leavesKingInCheck
             alertIllegal(.move(illegal.move), move: illegal.move, reason: reason, into: &outputs)

@@ -203,4 +203,8 @@ public enum TrackerOutput: Hashable, Sendable {
     case orientationDetected(BoardOrientation)
     /// The board was set up in the starting position and a new game began.
     case newGame(fen: String)
+    /// Both kings were put on the centre squares, as arbiters show a result on DGT boards
+    /// (see ``GameTracker/resultClaim(in:game:)``): a claim for the arbiter to confirm,
+    /// not a move. The game does not advance or end; the board is out of sync.
+    case resultClaim(GameResult)
 }

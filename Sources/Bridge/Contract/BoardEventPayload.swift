@@ -39,11 +39,14 @@ public enum BoardEventPayload: Equatable, Sendable {
     case alert(reason: String, squares: [Square])
     /// The battery fell below the warning level.
     case batteryLow(percent: Int)
+    /// Both kings were put on the centre squares (the DGT result gesture): `result` is
+    /// claimed, for the arbiter to confirm with the `result` command. Nothing is moved.
+    case resultClaim(result: String)
 
     /// Every `event_type` value, for the Home Assistant `event` entity.
     public static let eventTypes = [
         "move", "out_of_sync", "in_sync", "illegal_move", "takeback", "game_start", "game_end", "button",
-        "alert", "battery_low",
+        "alert", "battery_low", "result_claim",
     ]
 
     /// The `event_type` value.
@@ -59,6 +62,7 @@ public enum BoardEventPayload: Equatable, Sendable {
         case .button: "button"
         case .alert: "alert"
         case .batteryLow: "battery_low"
+        case .resultClaim: "result_claim"
         }
     }
 
@@ -90,6 +94,8 @@ public enum BoardEventPayload: Equatable, Sendable {
             members += [("reason", .string(reason)), ("squares", .squares(squares))]
         case .batteryLow(let percent):
             members.append(("percent", JSONValue(percent)))
+        case .resultClaim(let result):
+            members.append(("result", .string(result)))
         }
         members.append(("timestamp", .string(ISO8601Timestamp.string(from: timestamp))))
         return .object(JSONObject(uniqueKeysWithValues: members))

@@ -340,6 +340,10 @@ public final class BoardSession {
         case .orientationDetected(let orientation):
             logger.info("orientation detected", [("orientation", orientation.rawValue)])
             return false
+        case .resultClaim(let result):
+            publishEvent(.resultClaim(result: result.rawValue))
+            logger.notice("result claimed with the kings", [("result", result.rawValue)])
+            return false
         case .newGame(let fen):
             lastMove = nil
             let control = core.clock.timeControl
@@ -700,6 +704,7 @@ extension SessionOutput {
         switch self {
         case .clock, .tracker(.move), .tracker(.takeback), .tracker(.gameEnded), .tracker(.newGame): true
         case .tracker(.syncChanged), .tracker(.illegalMove), .tracker(.orientationDetected), .tracker(.missedMoves),
+            .tracker(.resultClaim),
             .alert,
             .command:
             false

@@ -24,6 +24,11 @@ let package = Package(
             providers: [.apt(["libmosquitto-dev"])]
         ),
         .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
             name: "CYAML",
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
@@ -42,6 +47,7 @@ let package = Package(
         .target(name: "MainLoop", dependencies: ["CMainQueue"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop"]),
+        .target(name: "Curl", dependencies: ["CCurl"]),
         .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT"]),
 
         // MARK: Platform and product
@@ -92,6 +98,7 @@ let package = Package(
         .testTarget(name: "BoardKitTests", dependencies: ["BoardKit"]),
         .testTarget(name: "ChessTests", dependencies: ["Chess", "TestSupport"]),
         .testTarget(name: "BroadcastTests", dependencies: ["Broadcast", "Chess"]),
+        .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"], exclude: ["relay_stub.py"]),
         .testTarget(
             name: "KernelTests", dependencies: ["Kernel", "Chess", "BoardKit", "TestSupport"],
             // The fuzzer's seed files, read by path.

@@ -11,6 +11,7 @@ packages=(
     libdbus-1-dev      # CDBus: BlueZ over D-Bus
     libmosquitto-dev   # CMosquitto: MQTT client
     libyaml-dev        # CYAML: config.yaml
+    libcurl4-openssl-dev  # CCurl: HTTP client for broadcast pushes to a relay
     dbus-daemon        # private bus for tests and the demo
     mosquitto          # broker for tests and the demo
     mosquitto-clients  # mosquitto_sub / mosquitto_pub

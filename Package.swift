@@ -48,6 +48,7 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
+        .target(name: "BroadcastRelay", dependencies: ["Broadcast", "Curl"]),
         .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT"]),
 
         // MARK: Platform and product
@@ -98,7 +99,9 @@ let package = Package(
         .testTarget(name: "BoardKitTests", dependencies: ["BoardKit"]),
         .testTarget(name: "ChessTests", dependencies: ["Chess", "TestSupport"]),
         .testTarget(name: "BroadcastTests", dependencies: ["Broadcast", "Chess"]),
-        .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"], exclude: ["relay_stub.py"]),
+        .testTarget(
+            name: "CurlTests", dependencies: ["Curl", "BroadcastRelay", "Broadcast", "TestSupport"],
+            exclude: ["relay_stub.py"]),
         .testTarget(
             name: "KernelTests", dependencies: ["Kernel", "Chess", "BoardKit", "TestSupport"],
             // The fuzzer's seed files, read by path.

@@ -64,3 +64,55 @@ import Testing
         #expect(feed.orphans(at: 200, silence: 60).map(\.boardID) == ["board-a"])
     }
 }
+
+@Suite struct BroadcastRoundFileTests {
+    @Test func readsAPairingsJSONFile() throws {
+        let round = try BroadcastRound(
+            json: #"""
+                {"round":"5","event":"Club open","date":"2026.12.05","time_control":"5400+30",
+                 "pairings":[{"board":2,"board_id":"board-02","white":{"name":"Roe, R"},"black":{"name":"Poe, E"}},
+                  {"board":1,"board_id":"board-01","game_id":"g1",
+                   "white":{"name":"Doe, J","title":"GM","fide_id":1503014,"rating":2830,"federation":"ENG"},
+                   "black":{"name":"Moe, M"}}]}
+                """#)
+        #expect(round.round == "5")
+        #expect(round.timeControl == "5400+30")
+        #expect(round.pairings.map(\.gameID).first == "g1")
+        #expect(
+            round.pairings[0].white
+                == BroadcastPlayer(name: "Doe, J", title: "GM", fideID: 1_503_014, rating: 2830, federation: "ENG"))
+    }
+
+    @Test(arguments: [
+        (
+            #"{"round":"5","pairings":[{"board":1,"white":{"name":"A"},"black":{}}]}"#,
+            "pairings[0].black.name is missing"
+        ),
+        (
+            #"{"round":"5","pairings":[{"board":"one","white":{"name":"A"},"black":{"name":"B"}}]}"#,
+            "pairings[0].board:"
+        ),
+        (
+            #"{"round":"5","pairings":[{"board":0,"white":{"name":"A"},"black":{"name":"B"}}]}"#,
+            "pairings[0].board must be from 1"
+        ),
+        ("[1,2", "not JSON"),
+    ])
+    func refusesABrokenFileNamingThePlace(text: String, expected: String) {
+        do {
+            _ = try BroadcastRound(json: text)
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect(error.message.hasPrefix(expected), "\(error.message)")
+        }
+    }
+
+    @Test func theStartCommandCarriesThePlayersTagsAndTimeControl() throws {
+        let round = try BroadcastRoundFeedTests.round()
+        let command = round.startCommand(for: round.pairings[0])
+        #expect(
+            command
+                == #"{"new_game":{"black":"Moe, Max","board":1,"event":"Club open","round":"5","site":"Hall 1","tags":{"BlackFideId":"4100000","BlackTitle":"FM","GameId":"\#(round.pairings[0].gameID)","WhiteElo":"2830","WhiteFideId":"1503014","WhiteTitle":"GM"},"time_control":"5400+30","white":"Doe, John"},"transaction":"round-5-\#(round.pairings[0].gameID)"}"#
+        )
+    }
+}

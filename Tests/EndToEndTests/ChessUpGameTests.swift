@@ -128,3 +128,46 @@ extension PlayedGame {
     /// The FEN after the last move.
     var fen: String { game.position.fen }
 }
+
+extension EndToEndTests {
+    /// Issue #15 (8): at fifty moves a second (far beyond any player) every ChessUp
+    /// report is committed as the move it reports, never a stale one: whole random games
+    /// come out exact.
+    @Test func chessUpAtFiftyMovesASecondCommitsNoStaleReport() async throws {
+        let board = HallBoard(id: "cup-fast", family: "chessup", address: "AA:BB:CC:00:15:09")
+        let hall = try await Hall(boards: [board])
+        defer { hall.stop() }
+        for seed in UInt64(1)...3 {
+            let uci = Self.randomLegalGame(seed: 0xC0FFEE &+ seed, plies: 120)
+            let mark = hall.recorder.mark
+            let game = try PlayedGame(uci)
+            try await hall.play(board.id, uci, pace: 0.02)
+            let published = try await hall.waitForMoves(board.id, count: uci.count, since: mark)
+            game.expectPublished(published, board: board.id)
+            // The next game starts from the start position.
+            try hall.recorder.publish(hall.topic(board.id, "set"), #"{"new_game":{}}"#)
+            try await hall.ctl("reset", board.id)
+            try await Task.sleep(for: .milliseconds(500))
+        }
+    }
+
+    /// A random legal game of at most `plies` plies that does not end early.
+    static func randomLegalGame(seed: UInt64, plies: Int) -> [String] {
+        var state = seed
+        var game = Game()
+        var moves: [String] = []
+        while moves.count < plies, game.result == .ongoing {
+            let legal = game.position.legalMoves()
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let move = legal[Int(state >> 33) % legal.count]
+            try? game.play(move)
+            if game.result != .ongoing {
+                game.takeBack()
+                if legal.count == 1 { break }
+                continue
+            }
+            moves.append(move.uci)
+        }
+        return moves
+    }
+}

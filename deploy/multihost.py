@@ -1,0 +1,172 @@
+"""The recording subscriber and the checks of deploy/test-multihost.sh.
+
+  multihost.py record PORT LOG      subscribe on the central broker (persistent session,
+                                    QoS 1) and append every message to LOG, one JSON line
+  multihost.py wait LOG SECONDS CHECK ARG...   poll LOG until CHECK holds (exit 1 on timeout)
+  multihost.py moves LOG BOARD      print the number of distinct moves of BOARD
+  multihost.py verify LOG PLIES BOARD...       every board got plies 1..PLIES exactly once
+                                    in order (duplicates counted, then dropped); prints counts
+Needs paho-mqtt (pinned by the shell script, in a venv under ~/.cache/boardbridge).
+"""
+
+import json
+import sys
+import time
+
+BASE = "boardbridge"
+
+
+def record(port, path):
+    import paho.mqtt.client as mqtt
+
+    out = open(path, "a", buffering=1)
+
+    def on_connect(client, userdata, flags, reason, properties=None):
+        out.write(json.dumps({"t": time.time(), "event": "connected", "session": bool(flags.session_present)}) + "\n")
+        for topic in (f"{BASE}/+/move", f"{BASE}/+/availability", f"{BASE}/+/response",
+                      f"{BASE}/bridge/+/state", f"{BASE}/bridge/+/info", f"{BASE}/bridge/+/response/#",
+                      f"{BASE}-brokers/+/uplink", "homeassistant/sensor/+/+/config"):
+            client.subscribe(topic, qos=1)
+
+    def on_message(client, userdata, message):
+        out.write(json.dumps({"t": time.time(), "topic": message.topic, "retain": bool(message.retain),
+                              "payload": message.payload.decode("utf-8", "replace")}) + "\n")
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="hall-recorder", clean_session=False,
+                         protocol=mqtt.MQTTv311)
+    client.on_connect = on_connect
+    client.on_message = on_message
+    client.reconnect_delay_set(1, 2)
+    while True:
+        try:
+            client.connect("127.0.0.1", port, keepalive=10)
+            break
+        except OSError:
+            time.sleep(0.2)
+    client.loop_forever(retry_first_connection=True)
+
+
+def messages(path):
+    try:
+        f = open(path)
+    except FileNotFoundError:
+        return  # the recorder has not connected yet
+    with f:
+        for line in f:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue  # a line being written
+            if "topic" in item:
+                yield item
+
+
+def payload_json(item):
+    try:
+        return json.loads(item["payload"])
+    except ValueError:
+        return None
+
+
+def board_moves(path, board):
+    """(raw, distinct in arrival order) moves of board; a move is its (ply, uci)."""
+    raw, seen, distinct = 0, set(), []
+    for item in messages(path):
+        if item["topic"] == f"{BASE}/{board}/move":
+            move = payload_json(item) or {}
+            raw += 1
+            key = (move.get("ply"), move.get("uci"))
+            if key not in seen:
+                seen.add(key)
+                distinct.append(key)
+    return raw, distinct
+
+
+def last(path, topic):
+    found = None
+    for item in messages(path):
+        if item["topic"] == topic:
+            found = item
+    return found
+
+
+# Checks for `wait`: each returns True when it holds.
+def check_moves(path, board, count):
+    return len(board_moves(path, board)[1]) >= int(count)
+
+
+def check_state(path, topic, state):
+    item = last(path, topic)
+    return item is not None and (payload_json(item) or {}).get("state") == state
+
+
+def check_response(path, topic, transaction):
+    return any(item["topic"] == topic and str((payload_json(item) or {}).get("transaction")) == transaction
+               for item in messages(path))
+
+
+def check_problem(path, node, problem, detail):
+    """Some info of node lists the problem (detail: the other node or '-')."""
+    for item in messages(path):
+        if item["topic"] == f"{BASE}/bridge/{node}/info":
+            for entry in (payload_json(item) or {}).get("problems") or []:
+                if entry.get("problem") == problem and detail in ("-", entry.get("node")):
+                    return True
+    return False
+
+
+def check_no_problem(path, node, problem):
+    """The last info of node lists no such problem."""
+    item = last(path, f"{BASE}/bridge/{node}/info")
+    info = payload_json(item) if item else None
+    return info is not None and all(p.get("problem") != problem for p in info.get("problems") or [])
+
+
+CHECKS = {"moves": check_moves, "state": check_state, "response": check_response, "problem": check_problem,
+          "no-problem": check_no_problem}
+
+
+def wait(path, seconds, check, args):
+    deadline = time.time() + float(seconds)
+    while time.time() < deadline:
+        if CHECKS[check](path, *args):
+            return 0
+        time.sleep(0.3)
+    print(f"multihost: timed out after {seconds} s waiting for {check} {' '.join(args)}", file=sys.stderr)
+    return 1
+
+
+def verify(path, plies, boards):
+    plies, failed, total_raw, total_distinct = int(plies), False, 0, 0
+    for board in boards:
+        raw, distinct = board_moves(path, board)
+        total_raw += raw
+        total_distinct += len(distinct)
+        order = [ply for ply, _ in distinct]
+        ok = order == list(range(1, plies + 1))
+        failed |= not ok
+        print(f"multihost: {board}: {raw} move messages, {raw - len(distinct)} duplicates, "
+              f"{len(distinct)} distinct moves, plies {order[:1]}..{order[-1:]} "
+              f"{'in order, each once' if ok else 'WRONG: expected 1..' + str(plies) + ', got ' + str(order)}")
+    print(f"multihost: all boards: {total_raw} move messages, {total_distinct} distinct, "
+          f"{len(boards) * plies} expected")
+    return 1 if failed else 0
+
+
+def main(argv):
+    command = argv[1]
+    if command == "record":
+        return record(int(argv[2]), argv[3])
+    if command == "wait":
+        return wait(argv[2], argv[3], argv[4], argv[5:])
+    if command == "moves":
+        print(len(board_moves(argv[2], argv[3])[1]))
+        return 0
+    if command == "verify":
+        return verify(argv[2], argv[3], argv[4:])
+    print(__doc__, file=sys.stderr)
+    return 64
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

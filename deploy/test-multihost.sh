@@ -5,6 +5,7 @@
 #   ./deploy/test-multihost.sh --full           the issue's 60 s partition
 #   ./deploy/test-multihost.sh --partition 45   any length
 #   ./deploy/test-multihost.sh --keep           leave the work folder (logs) behind
+#   ./deploy/test-multihost.sh --load 20000     messages per room for the throughput figure (2000)
 #
 # Creates a "central" namespace and three "room" namespaces r1..r3, each room joined to the
 # central one by a veth pair (10.213.<room>.1 central side, .2 room side; addresses exist
@@ -25,12 +26,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 
-partition=20 keep=false
+partition=20 keep=false load=2000
 while [ $# -gt 0 ]; do
     case "$1" in
         --full) partition=60; shift ;;
         --partition) partition="${2:?--partition needs seconds}"; shift 2 ;;
         --keep) keep=true; shift ;;
+        --load) load="${2:?--load needs a message count}"; shift 2 ;;
         -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         *) echo "test-multihost.sh: unknown argument $1 (try --help)" >&2; exit 64 ;;
     esac
@@ -347,4 +349,31 @@ PY
 )"
 say "phase 8c, a second bridge as node r1: duplicate_node reported ($count_nodes instances of r1 seen centrally)"
 stop rogue-node
+# 9. Throughput of the chain: every room publishes $load QoS 1 move-sized messages at once.
+if [ "$load" -gt 0 ]; then
+    central_pid="${pid[central-broker]}"
+    cpu_ticks() { awk '{print $14 + $15}' "/proc/$central_pid/stat"; }
+    payload='{"uci":"e2e4","san":"e4","ply":%d,"move_number":1,"color":"white","fen":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","clock":{"white":null,"black":null},"timestamp":"2026-12-01T00:00:00.000Z"}'
+    ticks_before="$(cpu_ticks)"
+    for r in "${rooms[@]}"; do
+        for i in $(seq 1 "$load"); do printf "$payload\n" "$i"; done >"$work/load-r$r.txt"
+    done
+    publishers=()
+    load_started="$(date +%s.%N)"
+    for r in "${rooms[@]}"; do
+        ip netns exec "$(room_ns "$r")" mosquitto_pub -h 127.0.0.1 -q 1 -t "boardbridge/load-r$r/move" -l \
+            <"$work/load-r$r.txt" &
+        publishers+=($!)
+    done
+    for p in "${publishers[@]}"; do wait "$p"; done
+    for r in "${rooms[@]}"; do wait_for 120 moves "load-r$r" "$load"; done
+    load_ended="$(date +%s.%N)"
+    ticks="$(( $(cpu_ticks) - ticks_before ))"
+    rss="$(awk '/VmRSS/ {print $2}' "/proc/$central_pid/status")"
+    "$py" "$helper" verify "$work/central.jsonl" "$load" $(for r in "${rooms[@]}"; do echo "load-r$r"; done) | tail -1
+    awk -v n="$(( load * ${#rooms[@]} ))" -v rooms="${#rooms[@]}" -v s="$(awk -v a="$load_started" -v b="$load_ended" 'BEGIN {print b - a}')" \
+        -v cpu="$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN {print t / hz}')" -v rss="$rss" 'BEGIN {
+        printf "multihost: throughput: %d messages from %d rooms in %.1f s = %.0f messages/s room to central (QoS 1, recorded);", n, rooms, s, n / s
+        printf " central mosquitto %.2f s CPU (%.0f us per message), RSS %d kB\n", cpu, cpu * 1e6 / n, rss }' >&2
+fi
 say "PASSED: ${#rooms[@]} rooms, ${#boards[@]} boards, $played plies each, partition ${partition} s, in $SECONDS s"

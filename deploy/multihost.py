@@ -115,6 +115,17 @@ def check_problem(path, node, problem, detail):
     return False
 
 
+def check_reporters(path, node, problem, count):
+    """At least count distinct instances of node published an info listing the problem."""
+    instances = set()
+    for item in messages(path):
+        if item["topic"] == f"{BASE}/bridge/{node}/info":
+            info = payload_json(item) or {}
+            if any(p.get("problem") == problem for p in info.get("problems") or []):
+                instances.add(info.get("instance"))
+    return len(instances) >= int(count)
+
+
 def check_no_problem(path, node, problem):
     """The last info of node lists no such problem."""
     item = last(path, f"{BASE}/bridge/{node}/info")
@@ -123,6 +134,7 @@ def check_no_problem(path, node, problem):
 
 
 CHECKS = {"moves": check_moves, "state": check_state, "response": check_response, "problem": check_problem,
+          "reporters": check_reporters,
           "no-problem": check_no_problem}
 
 

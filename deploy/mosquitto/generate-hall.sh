@@ -43,13 +43,14 @@ mkdir -p "$out"
 render() {
     local template="$1" output="$2"; shift 2
     python3 - "$template" "$output" "$@" <<'PY'
-import sys
+import re, sys
 text = open(sys.argv[1]).read()
 for pair in sys.argv[3:]:
     key, _, value = pair.partition("=")
     text = text.replace("@" + key + "@", value)
-if "@" in "".join(l for l in text.splitlines() if not l.startswith("#")):
-    sys.exit(f"generate-hall.sh: unreplaced placeholder in {sys.argv[2]}")
+left = re.findall(r"@[A-Z_]+@", text)
+if left:
+    sys.exit(f"generate-hall.sh: unreplaced placeholder {left[0]} in {sys.argv[2]}")
 open(sys.argv[2], "w").write(text)
 PY
 }

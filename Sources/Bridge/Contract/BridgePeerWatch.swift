@@ -19,6 +19,7 @@ public enum BridgeConflict: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// One line for the log.
     public var description: String {
         switch self {
         case .sharedBoards(let node, let boards):
@@ -49,6 +50,9 @@ public struct BridgePeerWatch: Sendable {
     public let started: String
     private var ownBoards: Set<String>
     private let infoPrefix: String
+    /// `<base>-peers/bridge/`: where a room broker brings other rooms' info in (see
+    /// ``subscriptions``).
+    private let peersPrefix: String
     private static let infoSuffix = "/info"
     /// Other nodes' board ids, as their last info listed them.
     private var peerBoards: [String: Set<String>] = [:]
@@ -63,10 +67,16 @@ public struct BridgePeerWatch: Sendable {
         self.started = started
         ownBoards = Set(boards)
         infoPrefix = topics.base + "/" + Topics.bridgeLevel + "/"
+        peersPrefix = topics.base + "-peers/" + Topics.bridgeLevel + "/"
     }
 
-    /// The filter to subscribe to: every node's info.
-    public var subscription: String { infoPrefix + "+" + Self.infoSuffix }
+    /// The filters to subscribe to: every node's info on this broker, and as a room broker
+    /// bridged to a central one brings it in: remapped to `<base>-peers/bridge/<node>/info`,
+    /// outside the base topic, so that it never matches the room's `<base>/#` out pattern
+    /// and travels back (a retained info echoed that way can overwrite a newer one).
+    public var subscriptions: [String] {
+        [infoPrefix + "+" + Self.infoSuffix, peersPrefix + "+" + Self.infoSuffix]
+    }
 
     /// Every conflict now known, in a stable order (shared boards by node, then nodes).
     public var conflicts: [BridgeConflict] {
@@ -117,8 +127,9 @@ public struct BridgePeerWatch: Sendable {
     }
 
     private func peerNode(_ topic: String) -> String? {
-        guard topic.hasPrefix(infoPrefix), topic.hasSuffix(Self.infoSuffix) else { return nil }
-        let middle = topic.dropFirst(infoPrefix.count).dropLast(Self.infoSuffix.count)
+        guard let prefix = [infoPrefix, peersPrefix].first(where: topic.hasPrefix), topic.hasSuffix(Self.infoSuffix)
+        else { return nil }
+        let middle = topic.dropFirst(prefix.count).dropLast(Self.infoSuffix.count)
         guard !middle.isEmpty, !middle.contains("/") else { return nil }
         return String(middle)
     }

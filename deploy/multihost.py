@@ -4,8 +4,9 @@
                                     QoS 1) and append every message to LOG, one JSON line
   multihost.py wait LOG SECONDS CHECK ARG...   poll LOG until CHECK holds (exit 1 on timeout)
   multihost.py moves LOG BOARD      print the number of distinct moves of BOARD
-  multihost.py verify LOG PLIES BOARD...       every board got plies 1..PLIES exactly once
-                                    in order (duplicates counted, then dropped); prints counts
+  multihost.py verify LOG PLIES MOVES BOARD... every board got plies 1..PLIES exactly once
+                                    in order (duplicates counted, then dropped), with the UCI
+                                    moves MOVES (comma-separated, or - for any); prints counts
 Needs paho-mqtt (pinned by the shell script, in a venv under ~/.cache/boardbridge).
 """
 
@@ -148,18 +149,19 @@ def wait(path, seconds, check, args):
     return 1
 
 
-def verify(path, plies, boards):
+def verify(path, plies, moves, boards):
     plies, failed, total_raw, total_distinct = int(plies), False, 0, 0
+    expected = None if moves == "-" else [(i + 1, uci) for i, uci in enumerate(moves.split(","))][:plies]
     for board in boards:
         raw, distinct = board_moves(path, board)
         total_raw += raw
         total_distinct += len(distinct)
         order = [ply for ply, _ in distinct]
-        ok = order == list(range(1, plies + 1))
+        ok = order == list(range(1, plies + 1)) and (expected is None or distinct == expected)
         failed |= not ok
         print(f"multihost: {board}: {raw} move messages, {raw - len(distinct)} duplicates, "
               f"{len(distinct)} distinct moves, plies {order[:1]}..{order[-1:]} "
-              f"{'in order, each once' if ok else 'WRONG: expected 1..' + str(plies) + ', got ' + str(order)}")
+              f"{'in order, each once' + (', the moves played' if expected else '') if ok else 'WRONG: expected 1..' + str(plies) + ', got ' + str(distinct)}")
     print(f"multihost: all boards: {total_raw} move messages, {total_distinct} distinct, "
           f"{len(boards) * plies} expected")
     return 1 if failed else 0
@@ -175,7 +177,7 @@ def main(argv):
         print(len(board_moves(argv[2], argv[3])[1]))
         return 0
     if command == "verify":
-        return verify(argv[2], argv[3], argv[4:])
+        return verify(argv[2], argv[3], argv[4], argv[5:])
     print(__doc__, file=sys.stderr)
     return 64
 

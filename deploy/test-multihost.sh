@@ -307,7 +307,8 @@ print(f"multihost: commands sent centrally: {len(rooms)} leds commands and {len(
       f"each answered once, by the owning room", file=sys.stderr)
 PY
 # 7. Every move of every board, exactly once and in order.
-"$py" "$helper" verify "$work/central.jsonl" "$played" "${boards[@]}"
+played_moves="$(IFS=,; echo "${game[*]:0:$played}")"
+"$py" "$helper" verify "$work/central.jsonl" "$played" "$played_moves" "${boards[@]}"
 
 # 8. Misconfigured bridges are detected: r1's board id on node r2x, and node r1 twice.
 rogue() { # rogue NAME NODE BOARD ADDRESS
@@ -367,7 +368,7 @@ if [ "$load" -gt 0 ]; then
     load_ended="$(date +%s.%N)"
     ticks="$(( $(cpu_ticks) - ticks_before ))"
     rss="$(awk '/VmRSS/ {print $2}' "/proc/$central_pid/status")"
-    "$py" "$helper" verify "$work/central.jsonl" "$load" $(for r in "${rooms[@]}"; do echo "load-r$r"; done) | tail -1
+    "$py" "$helper" verify "$work/central.jsonl" "$load" - $(for r in "${rooms[@]}"; do echo "load-r$r"; done) | tail -1
     awk -v n="$(( load * ${#rooms[@]} ))" -v rooms="${#rooms[@]}" -v s="$(awk -v a="$load_started" -v b="$load_ended" 'BEGIN {print b - a}')" \
         -v cpu="$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN {print t / hz}')" -v rss="$rss" 'BEGIN {
         printf "multihost: throughput: %d messages from %d rooms in %.1f s = %.0f messages/s room to central (QoS 1, recorded);", n, rooms, s, n / s

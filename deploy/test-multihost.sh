@@ -174,6 +174,7 @@ bluetooth:
   adapters: [hci0]
 homeassistant:
   enabled: true
+  status_topic: homeassistant-central/status
 reconnect:
   max_attempts: 0
   delays: [1, 2]
@@ -287,6 +288,7 @@ for r in "${rooms[@]}"; do
     ip netns exec "$central_ns" mosquitto_pub -h 127.0.0.1 -q 1 -t "boardbridge/bridge/r$r/request/info" \
         -m "{\"transaction\":\"info-r$r\"}"
 done
+ip netns exec "$central_ns" mosquitto_pub -h 127.0.0.1 -q 1 -t homeassistant/status -m online
 for r in "${rooms[@]}"; do
     wait_for 30 response "boardbridge/r$r-b2/response" "leds-r$r"
     wait_for 30 response "boardbridge/bridge/r$r/response/info" "info-r$r"
@@ -306,6 +308,11 @@ for r in rooms:
 print(f"multihost: commands sent centrally: {len(rooms)} leds commands and {len(rooms)} info requests, "
       f"each answered once, by the owning room", file=sys.stderr)
 PY
+for r in "${rooms[@]}"; do
+    for _ in $(seq 1 50); do grep -q "Home Assistant is online" "$work/bridge-r$r.log" && break; sleep 0.2; done
+    grep -q "Home Assistant is online" "$work/bridge-r$r.log" || { say "r$r missed Home Assistant's status"; exit 1; }
+done
+say "Home Assistant's online status on the central broker reached every room's bridge"
 # 7. Every move of every board, exactly once and in order.
 played_moves="$(IFS=,; echo "${game[*]:0:$played}")"
 "$py" "$helper" verify "$work/central.jsonl" "$played" "$played_moves" "${boards[@]}"

@@ -343,7 +343,8 @@ say "phase 8a, board r1-b1 also on node r2x: both bridges report duplicate_board
 stop rogue-board
 ip netns exec "$central_ns" mosquitto_pub -h 127.0.0.1 -q 1 -r -n -t boardbridge/bridge/r2x/info
 wait_for 30 no-problem r1 duplicate_board
-say "phase 8b, r2x's info cleared: r1's info lists the problem no more"
+grep -q "conflict with another bridge resolved" "$work/bridge-r1.log" || { say "r1 logged no resolution"; exit 1; }
+say "phase 8b, r2x's info cleared: r1's info lists the problem no more (and r1 logged it resolved)"
 rogue rogue-node r1 r1-b9 C0:FF:EE:99:00:09
 wait_for 30 reporters r1 duplicate_node 2
 say "phase 8c, a second bridge as node r1 (in room r2): both instances of r1 report duplicate_node"

@@ -252,6 +252,9 @@ public final class BridgeApp {
     private func peerInfo(_ message: MQTTMessage) {
         let before = peers.conflicts
         reportConflicts(peers.receive(topic: message.topic, payload: message.payload))
+        for resolved in before where !peers.conflicts.contains(resolved) {
+            logger.notice("conflict with another bridge resolved", [("problem", resolved.description)])
+        }
         if peers.conflicts != before { publishInfo() }
     }
 

@@ -2,6 +2,9 @@
 
   multihost.py record PORT LOG      subscribe on the central broker (persistent session,
                                     QoS 1) and append every message to LOG, one JSON line
+  multihost.py publish PORT ROOM BOARDS PLIES   the load of BOARDS boards of ROOM: per ply and
+                                    board a move, the retained full state and the retained
+                                    PGN (QoS 1), boards interleaved; returns once all are acked
   multihost.py wait LOG SECONDS CHECK ARG...   poll LOG until CHECK holds (exit 1 on timeout)
   multihost.py moves LOG BOARD      print the number of distinct moves of BOARD
   multihost.py verify LOG PLIES MOVES BOARD... every board got plies 1..PLIES exactly once
@@ -45,6 +48,42 @@ def record(port, path):
         except OSError:
             time.sleep(0.2)
     client.loop_forever(retry_first_connection=True)
+
+
+def publish(port, room, boards, plies):
+    import paho.mqtt.client as mqtt
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"load-{room}", protocol=mqtt.MQTTv311)
+    client.max_inflight_messages_set(100)
+    client.max_queued_messages_set(0)
+    client.connect("127.0.0.1", port, keepalive=30)
+    client.loop_start()
+    files = "abcdefgh"
+    pending = []
+    pgn = {}
+    for ply in range(1, plies + 1):
+        for board in range(1, boards + 1):
+            name = f"{BASE}/load-{room}-b{board}"
+            uci = files[ply % 8] + "2" + files[ply % 8] + "4"
+            fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+            move = {"uci": uci, "san": uci[2:], "ply": ply, "move_number": (ply + 1) // 2,
+                    "color": "white" if ply % 2 else "black", "fen": fen,
+                    "clock": {"white": None, "black": None}, "timestamp": "2026-12-01T00:00:00.000Z"}
+            state = {"board": f"load-{room}-b{board}", "name": "Load", "family": "chessnut", "model": "Chessnut Air",
+                     "address": None, "adapter": "hci0", "connection": {"state": "ready"}, "fen": fen,
+                     "turn": "black", "ply": ply, "last_move": {"uci": uci, "san": uci[2:]},
+                     "sync": {"state": "in_sync", "squares": [], "reason": None},
+                     "game": {"event": "Load", "round": "1", "white": "A", "black": "B"}, "result": "*",
+                     "updated": "2026-12-01T00:00:00.000Z"}
+            pgn[board] = pgn.get(board, '[Event "Load"]\n\n') + f"{(ply + 1) // 2}. {uci[2:]} "
+            pending.append(client.publish(name + "/move", json.dumps(move), qos=1))
+            pending.append(client.publish(name, json.dumps(state), qos=1, retain=True))
+            pending.append(client.publish(name + "/pgn", pgn[board], qos=1, retain=True))
+    for info in pending:
+        info.wait_for_publish(60)
+    client.loop_stop()
+    client.disconnect()
+    return 0
 
 
 def messages(path):
@@ -96,6 +135,16 @@ def check_moves(path, board, count):
     return len(board_moves(path, board)[1]) >= int(count)
 
 
+def check_all_moves(path, count, *boards):
+    """Every board has count distinct moves (one pass over the log)."""
+    want, seen = set(f"{BASE}/{b}/move" for b in boards), {}
+    for item in messages(path):
+        if item["topic"] in want:
+            move = payload_json(item) or {}
+            seen.setdefault(item["topic"], set()).add((move.get("ply"), move.get("uci")))
+    return all(len(seen.get(topic, ())) >= int(count) for topic in want)
+
+
 def check_state(path, topic, state):
     item = last(path, topic)
     return item is not None and (payload_json(item) or {}).get("state") == state
@@ -134,7 +183,7 @@ def check_no_problem(path, node, problem):
     return info is not None and all(p.get("problem") != problem for p in info.get("problems") or [])
 
 
-CHECKS = {"moves": check_moves, "state": check_state, "response": check_response, "problem": check_problem,
+CHECKS = {"moves": check_moves, "all-moves": check_all_moves, "state": check_state, "response": check_response, "problem": check_problem,
           "reporters": check_reporters,
           "no-problem": check_no_problem}
 
@@ -171,6 +220,8 @@ def main(argv):
     command = argv[1]
     if command == "record":
         return record(int(argv[2]), argv[3])
+    if command == "publish":
+        return publish(int(argv[2]), argv[3], int(argv[4]), int(argv[5]))
     if command == "wait":
         return wait(argv[2], argv[3], argv[4], argv[5:])
     if command == "moves":

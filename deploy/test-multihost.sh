@@ -5,7 +5,9 @@
 #   ./deploy/test-multihost.sh --full           the issue's 60 s partition
 #   ./deploy/test-multihost.sh --partition 45   any length
 #   ./deploy/test-multihost.sh --keep           leave the work folder (logs) behind
-#   ./deploy/test-multihost.sh --load 20000     messages per room for the throughput figure (2000)
+#   ./deploy/test-multihost.sh --load-boards 512 --load-plies 10
+#                                               the load phase: simulated boards in all (0: none)
+#                                               and plies each (512 and 10)
 #
 # Creates a "central" namespace and three "room" namespaces r1..r3, each room joined to the
 # central one by a veth pair (10.213.<room>.1 central side, .2 room side; addresses exist
@@ -26,14 +28,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 
-partition=20 keep=false load=2000
+partition=20 keep=false load_boards=512 load_plies=10
 while [ $# -gt 0 ]; do
     case "$1" in
         --full) partition=60; shift ;;
         --partition) partition="${2:?--partition needs seconds}"; shift 2 ;;
         --keep) keep=true; shift ;;
-        --load) load="${2:?--load needs a message count}"; shift 2 ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        --load-boards) load_boards="${2:?--load-boards needs a number}"; shift 2 ;;
+        --load-plies) load_plies="${2:?--load-plies needs a number}"; shift 2 ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
         *) echo "test-multihost.sh: unknown argument $1 (try --help)" >&2; exit 64 ;;
     esac
 done
@@ -355,31 +358,31 @@ for r in 2 3; do
 done
 say "phase 8d, no false conflicts: r2 and r3 (restarted after a SIGKILL) reported none"
 stop rogue-node
-# 9. Throughput of the chain: every room publishes $load QoS 1 move-sized messages at once.
-if [ "$load" -gt 0 ]; then
+# 9. Load: $load_boards simulated boards in all (spread over the rooms), $load_plies plies each; per
+# ply a move, the retained state and the retained PGN, published straight to the room brokers.
+if [ "$load_boards" -gt 0 ]; then
     central_pid="${pid[central-broker]}"
     cpu_ticks() { awk '{print $14 + $15}' "/proc/$central_pid/stat"; }
-    payload='{"uci":"e2e4","san":"e4","ply":%d,"move_number":1,"color":"white","fen":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","clock":{"white":null,"black":null},"timestamp":"2026-12-01T00:00:00.000Z"}'
+    per_room=$(( (load_boards + ${#rooms[@]} - 1) / ${#rooms[@]} ))
     ticks_before="$(cpu_ticks)"
-    for r in "${rooms[@]}"; do
-        for i in $(seq 1 "$load"); do printf "$payload\n" "$i"; done >"$work/load-r$r.txt"
-    done
-    publishers=()
     load_started="$(date +%s.%N)"
+    publishers=()
     for r in "${rooms[@]}"; do
-        ip netns exec "$(room_ns "$r")" mosquitto_pub -h 127.0.0.1 -q 1 -t "boardbridge/load-r$r/move" -l \
-            <"$work/load-r$r.txt" &
+        ip netns exec "$(room_ns "$r")" "$py" "$helper" publish 1883 "r$r" "$per_room" "$load_plies" &
         publishers+=($!)
     done
-    for p in "${publishers[@]}"; do wait "$p"; done
-    for r in "${rooms[@]}"; do wait_for 120 moves "load-r$r" "$load"; done
+    for p in "${publishers[@]}"; do wait "$p" || { say "a load publisher failed"; exit 1; }; done
+    load_boards_all=()
+    for r in "${rooms[@]}"; do for b in $(seq 1 "$per_room"); do load_boards_all+=("load-r$r-b$b"); done; done
+    wait_for 180 all-moves "$load_plies" "${load_boards_all[@]}"
     load_ended="$(date +%s.%N)"
     ticks="$(( $(cpu_ticks) - ticks_before ))"
     rss="$(awk '/VmRSS/ {print $2}' "/proc/$central_pid/status")"
-    "$py" "$helper" verify "$work/central.jsonl" "$load" - $(for r in "${rooms[@]}"; do echo "load-r$r"; done) | tail -1
-    awk -v n="$(( load * ${#rooms[@]} ))" -v rooms="${#rooms[@]}" -v s="$(awk -v a="$load_started" -v b="$load_ended" 'BEGIN {print b - a}')" \
+    "$py" "$helper" verify "$work/central.jsonl" "$load_plies" - "${load_boards_all[@]}" | tail -1
+    n=$(( ${#load_boards_all[@]} * load_plies * 3 ))
+    awk -v n="$n" -v boards="${#load_boards_all[@]}" -v s="$(awk -v a="$load_started" -v b="$load_ended" 'BEGIN {print b - a}')" \
         -v cpu="$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN {print t / hz}')" -v rss="$rss" 'BEGIN {
-        printf "multihost: throughput: %d messages from %d rooms in %.1f s = %.0f messages/s room to central (QoS 1, recorded);", n, rooms, s, n / s
-        printf " central mosquitto %.2f s CPU (%.0f us per message), RSS %d kB\n", cpu, cpu * 1e6 / n, rss }' >&2
+        printf "multihost: load: %d boards, %d messages (move, retained state, retained PGN per ply) in %.1f s = %.0f messages/s rooms to central;", boards, n, s, n / s
+        printf " central mosquitto %.2f s CPU (%.0f us per message), RSS %d kB with their retained topics\n", cpu, cpu * 1e6 / n, rss }' >&2
 fi
 say "PASSED: ${#rooms[@]} rooms, ${#boards[@]} boards, $played plies each, partition ${partition} s, in $SECONDS s"

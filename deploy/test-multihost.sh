@@ -18,7 +18,8 @@
 # ~/.cache/boardbridge) sits on the central broker. Then, with moves played throughout:
 # a partition of r1's link, a restart of the central broker, a restart of r2's broker, a
 # SIGKILL of r3's bridge (last will centrally, then a restart), commands and requests sent
-# centrally, and two misconfigured bridges (a board id and a node used twice). It checks
+# centrally, and two misconfigured bridges (a board id and a node used twice), and finally a
+# load of 512 simulated boards published straight to the room brokers. It checks
 # that every move of every board arrived centrally exactly once (duplicates are counted,
 # then dropped) and in order, and prints the counts.
 #
@@ -36,7 +37,7 @@ while [ $# -gt 0 ]; do
         --keep) keep=true; shift ;;
         --load-boards) load_boards="${2:?--load-boards needs a number}"; shift 2 ;;
         --load-plies) load_plies="${2:?--load-plies needs a number}"; shift 2 ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         *) echo "test-multihost.sh: unknown argument $1 (try --help)" >&2; exit 64 ;;
     esac
 done

@@ -29,20 +29,29 @@ public struct MessageBuilder: Equatable, Sendable {
     /// `{"version","node","base_topic","boards":[{"id","name","family","model","address"}],"config"}`.
     /// `config` should arrive without secrets; as a second line of defence, values whose
     /// key contains `password`, `secret` or `token` are replaced with `"<redacted>"`.
-    public func bridgeInfo(bridge: BridgeDescriptor, boards: [BoardDescriptor], config: JSONValue) -> OutgoingMessage {
+    ///
+    /// `peers` adds this run's `instance` and `started` time and the `problems` its
+    /// ``BridgePeerWatch`` found (duplicate boards or nodes).
+    public func bridgeInfo(
+        bridge: BridgeDescriptor, boards: [BoardDescriptor], config: JSONValue, peers: BridgePeerWatch? = nil
+    ) -> OutgoingMessage {
         let boardList = boards.map { board -> JSONValue in
             [
                 "id": .string(board.id), "name": .string(board.name), "family": .string(board.family.rawValue),
                 "model": .string(board.modelName), "address": JSONValue(board.address),
             ]
         }
-        let info: JSONValue = [
-            "version": .string(bridge.version),
-            "node": .string(topics.node),
-            "base_topic": .string(topics.base),
-            "boards": .array(boardList),
-            "config": Self.redactingSecrets(config),
+        var members: [(String, JSONValue)] = [
+            ("version", .string(bridge.version)), ("node", .string(topics.node)), ("base_topic", .string(topics.base)),
         ]
+        if let peers {
+            members += [
+                ("instance", .string(peers.instance)), ("started", .string(peers.started)),
+                ("problems", .array(peers.conflicts.map(\.json))),
+            ]
+        }
+        members += [("boards", .array(boardList)), ("config", Self.redactingSecrets(config))]
+        let info = JSONValue.object(JSONObject(uniqueKeysWithValues: members))
         return OutgoingMessage(topic: topics.bridgeInfo, json: info, retain: true)
     }
 

@@ -51,6 +51,8 @@ public final class BridgeApp {
     private var announcedReady = false
     /// Rate-limits the answers to and log lines about refused commands, per board.
     private let refusals: RefusalReporter
+    /// Other bridges' info, compared with this one's (duplicate boards or node).
+    private var peers: BridgePeerWatch
 
     /// Prepares the bridge for `configuration` (nothing connects until ``start()``).
     public init(
@@ -82,6 +84,9 @@ public final class BridgeApp {
             })
         publisher = MQTTPublisher(client: client, logger: mqttLogger)
         refusals = RefusalReporter(logger: logger, publisher: publisher, builder: builder)
+        peers = BridgePeerWatch(
+            topics: topics, instance: BridgePeerWatch.newInstanceID(),
+            started: ISO8601Timestamp.string(from: Date()), boards: configuration.boards.map(\.id))
         let bluezLogger = logger.labelled("bluez")
         manager = BlueZManager(
             busAddress: busAddress,
@@ -144,7 +149,9 @@ public final class BridgeApp {
             self?.logger.warning("outgoing queue full: dropped messages", [("count", String(count))])
         }
         do {
-            for filter in topics.subscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
+            for filter in topics.subscriptions + peers.subscriptions {
+                try client.subscribe(filter, qos: .atLeastOnce)
+            }
             if discovery != nil {
                 try client.subscribe(configuration.homeAssistant.statusTopic, qos: .atLeastOnce)
             }
@@ -210,6 +217,7 @@ public final class BridgeApp {
                 try addSession(for: board)
                 logger.notice("bridging a discovered board", [("board", id), ("name", found.device.name)])
                 startSession(id)
+                reportConflicts(peers.setOwnBoards(boards.map(\.id)))
                 publishInfo()
                 if let discovery {
                     for message in discovery.discoveryMessages(for: descriptor(board), bridge: bridge) {
@@ -236,7 +244,24 @@ public final class BridgeApp {
     private func publishInfo() {
         let descriptors = boards.map(descriptor)
         let config = (try? JSONValue(parsing: configuration.redactedValue.jsonText)) ?? .null
-        publisher.publish(builder.bridgeInfo(bridge: bridge, boards: descriptors, config: config))
+        publisher.publish(builder.bridgeInfo(bridge: bridge, boards: descriptors, config: config, peers: peers))
+    }
+
+    /// Another node's (or this node's) retained info: a new or resolved conflict is
+    /// logged and published in this bridge's info.
+    private func peerInfo(_ message: MQTTMessage) {
+        let before = peers.conflicts
+        reportConflicts(peers.receive(topic: message.topic, payload: message.payload))
+        for resolved in before where !peers.conflicts.contains(resolved) {
+            logger.notice("conflict with another bridge resolved", [("problem", resolved.description)])
+        }
+        if peers.conflicts != before { publishInfo() }
+    }
+
+    private func reportConflicts(_ conflicts: [BridgeConflict]) {
+        for conflict in conflicts {
+            logger.error("conflict with another bridge", [("problem", conflict.description)])
+        }
     }
 
     private func descriptor(_ board: BoardConfiguration) -> BoardDescriptor {
@@ -307,6 +332,7 @@ public final class BridgeApp {
             if HomeAssistantDiscovery.isOnline(statusPayload: message.payload) { scheduleReannouncement() }
             return
         }
+        if peers.isInfoTopic(message.topic) { return peerInfo(message) }
         let target = ResponseTarget(
             responseTopic: message.properties.responseTopic, correlationData: message.properties.correlationData)
         switch topics.parse(message.topic) {

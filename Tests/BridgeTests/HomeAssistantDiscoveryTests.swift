@@ -162,7 +162,7 @@ import Testing
         #expect(battery["device_class"] == "battery")
         #expect(battery["unit_of_measurement"] == "%")
         #expect(try entity("turn")["options"] == ["white", "black"])
-        #expect(try entity("last_move")["value_template"] == "{{ value_json.last_move.san }}")
+        #expect(try entity("last_move")["value_template"] == "{{ value_json.last_move.san or '' }}")
         #expect(try entity("connectivity")["device_class"] == "connectivity")
         #expect(try entity("connectivity")["state_topic"] == "boardbridge/board-07/availability")
         #expect(try entity("out_of_sync")["device_class"] == "problem")

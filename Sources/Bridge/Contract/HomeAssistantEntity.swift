@@ -120,7 +120,7 @@ extension HomeAssistantEntity {
                     ("device_class", "problem"),
                 ],
                 availability: .bridgeAndBoard),
-            sensor("last_move", "Last move", "{{ value_json.last_move.san }}", [("icon", "mdi:chess-knight")]),
+            sensor("last_move", "Last move", "{{ value_json.last_move.san or '' }}", [("icon", "mdi:chess-knight")]),
             sensor("fen", "Position", "{{ value_json.fen }}", [("icon", "mdi:chess-pawn")]),
             sensor(
                 "turn", "Side to move", "{{ value_json.turn }}",

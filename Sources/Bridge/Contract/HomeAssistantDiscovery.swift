@@ -9,11 +9,12 @@
 /// Per-component topics (`<prefix>/<component>/<device_id>/<key>/config`) are the
 /// default because every Home Assistant version reads them; `.device` publishes one
 /// `<prefix>/device/<device_id>/config` message per device instead (Home Assistant
-/// 2024.11 and later). To switch modes, publish the old mode's `removalMessages` first.
+/// 2024.11 and later). To switch modes, publish the old mode's `removalMessages` first
+/// (``switched(to:)``; ``StartupCleanup`` does it when the configured mode changed).
 /// Device triggers use `value_template`, which needs a Home Assistant from 2022 or later.
 public struct HomeAssistantDiscovery: Equatable, Sendable {
     /// How the configuration is published.
-    public enum Mode: String, CaseIterable, Equatable, Sendable {
+    public enum Mode: String, CaseIterable, Codable, Equatable, Sendable {
         /// One retained message per entity (every Home Assistant version).
         case perComponent = "per_component"
         /// One retained message per device (Home Assistant 2024.11+).
@@ -38,6 +39,17 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
         guard prefix != topics.base else { throw .discoveryPrefixIsBase(prefix) }
         self.prefix = prefix
         self.mode = mode
+    }
+
+    private init(checkedPrefix prefix: String, mode: Mode) {
+        self.prefix = prefix
+        self.mode = mode
+    }
+
+    /// The same prefix published the other way: its ``removalMessages(for:bridge:)`` clear
+    /// what an earlier run in `mode` left on the broker.
+    public func switched(to mode: Mode) -> HomeAssistantDiscovery {
+        HomeAssistantDiscovery(checkedPrefix: prefix, mode: mode)
     }
 
     /// Home Assistant's birth and last-will topic: re-send discovery (after a random

@@ -1,10 +1,11 @@
 /// Home Assistant MQTT discovery for the bridge and its boards.
 ///
 /// One HA device per board, linked to one device per bridge host (`via_device`). Per
-/// board: connectivity, ready and out-of-sync binary sensors; connection state (enum),
-/// last move, position, side to move, move number, both clocks and battery sensors; an `event` entity for moves and
-/// alerts; request-state, new-game and clear-LEDs buttons; device triggers for clock
-/// paused, clock resumed and out of sync. All messages are retained at QoS 1.
+/// board (``HomeAssistantEntity/boardEntities(board:topics:)``): status binary sensors
+/// and an `event` entity; game sensors (position, moves, clocks, players, PGN); the
+/// commands as buttons and selects; diagnostics; device triggers for clock paused, clock
+/// resumed and out of sync. The bridge device: connectivity, version, number of boards.
+/// All messages are retained at QoS 1.
 ///
 /// Per-component topics (`<prefix>/<component>/<device_id>/<key>/config`) are the
 /// default because every Home Assistant version reads them; `.device` publishes one
@@ -113,7 +114,7 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
         "\(prefix)/\(entity.component)/\(deviceID)/\(entity.key)/config"
     }
 
-    /// The discovery messages of the bridge device (its connectivity sensor).
+    /// The discovery messages of the bridge device (connectivity, version, boards).
     public func bridgeDiscoveryMessages(_ bridge: BridgeDescriptor) -> [OutgoingMessage] {
         messages(
             deviceID: Self.bridgeDeviceID(bridge), device: bridgeDevice(bridge),
@@ -199,6 +200,8 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
             "via_device": .string(Self.bridgeDeviceID(bridge)),
         ]
         if let area = board.suggestedArea { device["suggested_area"] = .string(area) }
+        // The Bluetooth address, as Home Assistant's device registry spells a MAC.
+        if let address = board.address { device["connections"] = [["mac", .string(address.lowercased())]] }
         return .object(device)
     }
 

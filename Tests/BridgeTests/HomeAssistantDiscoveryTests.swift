@@ -27,13 +27,14 @@ import Testing
 
     @Test func boardMessagesAreRetainedPerComponentTopics() throws {
         let messages = discovery().discoveryMessages(for: board7, bridge: bridge)
-        #expect(messages.count == 18)
+        #expect(messages.count == 34)
         #expect(messages.allSatisfy { $0.retain && $0.qos == 1 && !$0.payload.isEmpty })
         let topicsByComponent = Dictionary(grouping: messages.map(\.topic), by: { String($0.split(separator: "/")[1]) })
         #expect(topicsByComponent["binary_sensor"]?.count == 3)
-        #expect(topicsByComponent["sensor"]?.count == 8)
+        #expect(topicsByComponent["sensor"]?.count == 17)
         #expect(topicsByComponent["event"]?.count == 1)
-        #expect(topicsByComponent["button"]?.count == 3)
+        #expect(topicsByComponent["button"]?.count == 8)
+        #expect(topicsByComponent["select"]?.count == 2)
         #expect(topicsByComponent["device_automation"]?.count == 3)
         #expect(messages.first?.topic == "homeassistant/binary_sensor/boardbridge_board_board-07/connectivity/config")
         #expect(Set(messages.map(\.topic)).count == messages.count)
@@ -50,6 +51,7 @@ import Testing
     @Test func requiredKeysPerComponent() throws {
         let required: [String: [String]] = [
             "binary_sensor": ["state_topic"], "sensor": ["state_topic"], "button": ["command_topic"],
+            "select": ["command_topic", "options"],
             "event": ["state_topic", "event_types"],
             "device_automation": ["automation_type", "topic", "type", "subtype", "payload"],
         ]
@@ -76,7 +78,7 @@ import Testing
             discovery().discoveryMessages(for: board7, bridge: bridge)
             + discovery().discoveryMessages(for: board8, bridge: bridge) + discovery().bridgeDiscoveryMessages(bridge)
         let ids = try messages.compactMap { try config($0)["unique_id"]?.stringValue }
-        #expect(ids.count == 15 + 15 + 1)
+        #expect(ids.count == 31 + 31 + 3)
         #expect(Set(ids).count == ids.count)
         #expect(Set(messages.map(\.topic)).count == messages.count)
     }
@@ -115,7 +117,7 @@ import Testing
         ]
         for message in discovery().discoveryMessages(for: board7, bridge: bridge) {
             let object = try config(message)
-            let bridgeOnly = ["connectivity", "ready", "connection_state"].contains {
+            let bridgeOnly = ["connectivity", "ready", "connection_state", "reconnect", "last_error"].contains {
                 message.topic.contains("/\($0)/")
             }
             switch (component(of: message), bridgeOnly) {
@@ -156,13 +158,17 @@ import Testing
         let clock = try entity("clock_white")
         #expect(clock["device_class"] == "duration")
         #expect(clock["unit_of_measurement"] == "s")
-        #expect(clock["value_template"] == "{{ value_json.clock.white }}")
-        #expect(try entity("clock_black")["value_template"] == "{{ value_json.clock.black }}")
+        #expect(
+            clock["value_template"]
+                == "{{ value_json.clock.white | int if value_json.clock.white is not none else 'None' }}")
+        #expect(
+            try entity("clock_black")["value_template"]?.stringValue?.hasPrefix("{{ value_json.clock.black | int")
+                == true)
         let battery = try entity("battery")
         #expect(battery["device_class"] == "battery")
         #expect(battery["unit_of_measurement"] == "%")
         #expect(try entity("turn")["options"] == ["white", "black"])
-        #expect(try entity("last_move")["value_template"] == "{{ value_json.last_move.san }}")
+        #expect(try entity("last_move")["value_template"] == "{{ value_json.last_move.san or '' }}")
         #expect(try entity("connectivity")["device_class"] == "connectivity")
         #expect(try entity("connectivity")["state_topic"] == "boardbridge/board-07/availability")
         #expect(try entity("out_of_sync")["device_class"] == "problem")
@@ -192,12 +198,12 @@ import Testing
         #expect(outOfSync["payload"] == "out_of_sync")
     }
 
-    /// What the buttons send must be a command this bridge accepts.
+    /// What the buttons on `<base>/<board>/set` send must be a command this bridge accepts.
     @Test func buttonPayloadsParseAsCommands() throws {
         let parser = CommandParser()
         var commands: [BridgeCommand] = []
         for message in discovery().discoveryMessages(for: board7, bridge: bridge)
-        where component(of: message) == "button" {
+        where component(of: message) == "button" && !message.topic.contains("/reconnect/") {
             let object = try config(message)
             #expect(object["command_topic"] == "boardbridge/board-07/set")
             #expect(
@@ -206,7 +212,11 @@ import Testing
             let press = try #require(object["payload_press"]?.stringValue)
             commands.append(try #require(parser.parse(Array(press.utf8)).command))
         }
-        #expect(commands == [.board(.requestState), .game(.newGame(.init())), .board(.clearIndications)])
+        #expect(
+            commands == [
+                .game(.newGame(.init())), .game(.takeback(plies: 1)), .game(.pauseClock), .game(.resumeClock),
+                .board(.clearIndications), .board(.requestState), .board(.requestBattery),
+            ])
     }
 
     /// The device triggers match what the publisher sends.
@@ -226,7 +236,7 @@ import Testing
 
     @Test func bridgeDevice() throws {
         let messages = discovery().bridgeDiscoveryMessages(bridge)
-        #expect(messages.count == 1)
+        #expect(messages.count == 3)
         let message = try #require(messages.first)
         #expect(message.topic == "homeassistant/binary_sensor/boardbridge_bridge_hall-a/connection_state/config")
         #expect(message.retain && message.qos == 1)
@@ -267,19 +277,20 @@ import Testing
         let messages = discovery().discoveryMessages(for: chessUp, bridge: bridge)
         let announced = messages.filter { !$0.payload.isEmpty }
         let withdrawn = messages.filter(\.payload.isEmpty)
-        #expect(announced.count == 16)
+        #expect(announced.count == 31)
         #expect(
             withdrawn.map(\.topic) == [
-                "homeassistant/sensor/boardbridge_board_board-09/battery/config",
                 "homeassistant/button/boardbridge_board_board-09/clear_leds/config",
+                "homeassistant/sensor/boardbridge_board_board-09/battery/config",
+                "homeassistant/button/boardbridge_board_board-09/request_battery/config",
             ])
         #expect(withdrawn.allSatisfy { $0.retain && $0.qos == 1 })
         // Removal still clears every topic; device discovery leaves the two out.
-        #expect(discovery().removalMessages(for: chessUp, bridge: bridge).count == 18)
+        #expect(discovery().removalMessages(for: chessUp, bridge: bridge).count == 34)
         let device = try config(try #require(discovery(.device).discoveryMessages(for: chessUp, bridge: bridge).first))
         let components = try #require(device["components"]?.objectValue)
-        #expect(components.count == 16)
-        #expect(components["battery"] == nil && components["clear_leds"] == nil)
+        #expect(components.count == 31)
+        #expect(components["battery"] == nil && components["clear_leds"] == nil && components["request_battery"] == nil)
         // A board that has both keeps them.
         let chessnut = BoardDescriptor(
             id: "board-10", family: .chessnut,
@@ -297,7 +308,7 @@ import Testing
         #expect(object["device"]?["identifiers"] == ["boardbridge_board_board-07"])
         #expect(object["origin"]?["name"] == "BoardBridge")
         let components = try #require(object["components"]?.objectValue)
-        #expect(components.count == 18)
+        #expect(components.count == 34)
         #expect(components["fen"]?["platform"] == "sensor")
         #expect(components["fen"]?["unique_id"] == "boardbridge_board_board-07_fen")
         #expect(components["clock_paused"]?["platform"] == "device_automation")

@@ -45,4 +45,51 @@ struct HomeAssistantTests {
         // The board's retained state is published again too, for Home Assistant to read.
         #expect(await eventually { !hall.recorder.messages(on: hall.topic("ha-1"), since: mark).isEmpty })
     }
+
+    /// Issue #18 item 3, as the process does it: a board left out of the configuration has
+    /// its discovery withdrawn first and its retained state cleared only afterwards (the
+    /// other order made Home Assistant's templates fail on the empty states); the bridge
+    /// then remembers the boards it announces now.
+    @Test func aRemovedBoardIsWithdrawnBeforeItsStateIsCleared() async throws {
+        var settings = HallSettings()
+        settings.homeAssistant = true
+        let kept = HallBoard(id: "ha-k", family: "chessnut", address: "AA:00:00:00:0E:02")
+        let gone = HallBoard(id: "ha-g", family: "squareoff", address: "AA:00:00:00:0E:03", orientation: "white")
+        let hall = try await Hall(boards: [kept, gone], settings: settings)
+        defer { hall.stop() }
+        try await waitUntil("discovery of ha-g", context: hall.report) {
+            hall.recorder.messages.contains { $0.topic.hasPrefix("homeassistant/") && $0.topic.contains("ha-g") }
+        }
+        _ = hall.bridge.stop()
+        let state = hall.directory.appendingPathComponent("state")
+        let file = hall.directory.appendingPathComponent("config-without-ha-g.yaml")
+        try Hall.configuration(
+            boards: [kept], adapters: ["hci0"], settings: settings, brokerURL: hall.broker.url,
+            stateDirectory: state.path
+        ).write(to: file, atomically: true, encoding: .utf8)
+        let mark = hall.recorder.mark
+        let second = try BridgeProcess(configFile: file, busAddress: hall.bus.address)
+        try second.start()
+        defer { _ = second.stop() }
+        func cleared(_ message: ReceivedMessage) -> Bool { message.text.isEmpty }
+        try await waitUntil("ha-g's state cleared", context: hall.report) {
+            hall.recorder.messages(on: hall.topic("ha-g"), since: mark).contains(where: cleared)
+        }
+        let since = Array(hall.recorder.messages.dropFirst(mark))
+        let withdrawals = since.filter {
+            $0.topic.hasPrefix("homeassistant/") && $0.topic.contains("ha-g") && cleared($0)
+        }
+        let clears = since.filter {
+            ($0.topic == hall.topic("ha-g") || $0.topic.hasPrefix(hall.topic("ha-g") + "/")) && cleared($0)
+        }
+        #expect(withdrawals.count >= 30, "every discovery topic of ha-g")
+        #expect(clears.count == 4)
+        #expect((withdrawals.map(\.index).max() ?? .max) < (clears.map(\.index).min() ?? .min))
+        #expect(!since.contains { $0.topic.hasPrefix("homeassistant/") && $0.topic.contains("ha-k") && cleared($0) })
+        struct Record: Decodable { var boards: [String] }
+        try await waitUntil("announced.json names ha-k only", context: hall.report) {
+            let data = try? Data(contentsOf: state.appendingPathComponent("announced.json"))
+            return data.flatMap { try? JSONDecoder().decode(Record.self, from: $0) }?.boards == ["ha-k"]
+        }
+    }
 }

@@ -28,6 +28,9 @@ import harness  # noqa: E402
 
 BIN = os.environ.get("BOARDBRIDGE_BIN_DIR", "")
 DEVICE_DISCOVERY = os.environ.get("BOARDBRIDGE_HA_DEVICE_DISCOVERY", "false") == "true"
+# The automation and dashboard examples shipped for Home Assistant users.
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "homeassistant")
+DASHBOARDS = ("board", "hall")
 
 
 def pytest_report_header(config):
@@ -177,9 +180,18 @@ class Stack:
                 f"http:\n  server_host: 127.0.0.1\n  server_port: {self.http_port}\n"
                 "api:\nwebsocket_api:\nconfig:\nonboarding:\ndevice_automation:\n"
                 "automation: !include automations.yaml\n"
+                # The shipped examples (deploy/homeassistant), loaded as they are.
+                "automation examples: !include boardbridge/automations.yaml\n"
+                "lovelace:\n  mode: storage\n  dashboards:\n"
+                + "".join(
+                    f"    boardbridge-{name}:\n      mode: yaml\n      title: {name}\n"
+                    f"      filename: boardbridge/dashboard-{name}.yaml\n"
+                    for name in DASHBOARDS
+                )
             )
         with open(os.path.join(self.ha_config, "automations.yaml"), "w") as f:
             f.write("[]\n")
+        shutil.copytree(EXAMPLES, os.path.join(self.ha_config, "boardbridge"))
         # MQTT is set up through a config entry (YAML broker settings are gone); an old
         # storage version, which every later release migrates.
         entries = {

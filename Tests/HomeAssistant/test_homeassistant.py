@@ -3,8 +3,8 @@ buttons, device triggers and the MQTT integration's log, read through Home Assis
 REST and websocket API. One Home Assistant for the whole module; the tests run in file
 order (later ones move pieces, drop links, kill and reconfigure the bridge).
 
-Tests of known defects (issue #18 items 1–8) assert the correct behaviour and are marked
-xfail(strict=True): once a defect is fixed the run turns red until its mark is removed.
+Tests of known defects (issue #18 items 1–8) assert the correct behaviour; while a defect was
+open its test was marked xfail(strict=True), and the mark went with the fix.
 """
 
 import json
@@ -15,6 +15,7 @@ import time
 import pytest
 
 import harness
+from conftest import DASHBOARDS
 from harness import BOARDS, BOARD, BRIDGE_DEVICE_ID, slugify
 
 HA_VERSION = tuple(int(part) for part in os.environ.get("BOARDBRIDGE_HA_VERSION", "0.0").split(".")[:2])
@@ -22,32 +23,53 @@ HA_VERSION = tuple(int(part) for part in os.environ.get("BOARDBRIDGE_HA_VERSION"
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 AFTER_E4_E5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2"
 
-# (component, object id, name, entity_category) of every board entity the bridge announces.
+# (component, object id, name, entity_category, enabled by default) of every board entity the
+# bridge announces.
 BOARD_ENTITIES = [
-    ("binary_sensor", "connectivity", "Connection", "diagnostic"),
-    ("binary_sensor", "ready", "Ready", None),
-    ("sensor", "connection_state", "Connection state", "diagnostic"),
-    ("binary_sensor", "out_of_sync", "Out of sync", None),
-    ("sensor", "last_move", "Last move", None),
-    ("sensor", "fen", "Position", None),
-    ("sensor", "turn", "Side to move", None),
-    ("sensor", "move_number", "Move number", None),
-    ("sensor", "clock_white", "White clock", None),
-    ("sensor", "clock_black", "Black clock", None),
-    ("sensor", "battery", "Battery", "diagnostic"),
-    ("event", "board_event", "Board event", None),
-    ("button", "request_state", "Request state", "diagnostic"),
-    ("button", "new_game", "New game", None),
-    ("button", "clear_leds", "Clear LEDs", None),
+    ("binary_sensor", "connectivity", "Connection", "diagnostic", True),
+    ("binary_sensor", "ready", "Ready", None, True),
+    ("sensor", "connection_state", "Connection state", "diagnostic", True),
+    ("binary_sensor", "out_of_sync", "Out of sync", None, True),
+    ("event", "board_event", "Board event", None, True),
+    ("sensor", "last_move", "Last move", None, True),
+    ("sensor", "fen", "Position", None, True),
+    ("sensor", "turn", "Side to move", None, True),
+    ("sensor", "move_number", "Move number", None, True),
+    ("sensor", "clock_white", "White clock", None, True),
+    ("sensor", "clock_black", "Black clock", None, True),
+    ("sensor", "clock_running", "Running clock", None, True),
+    ("sensor", "white", "White", None, True),
+    ("sensor", "black", "Black", None, True),
+    ("sensor", "event", "Event", None, True),
+    ("sensor", "round", "Round", None, True),
+    ("sensor", "pgn", "PGN", None, False),
+    ("button", "new_game", "New game", None, True),
+    ("button", "takeback", "Take back", None, True),
+    ("button", "clock_pause", "Pause clock", None, True),
+    ("button", "clock_resume", "Resume clock", None, True),
+    ("button", "clear_leds", "Clear LEDs", None, True),
+    ("select", "result", "Result", None, True),
+    ("select", "orientation", "Orientation", "config", True),
+    ("sensor", "battery", "Battery", "diagnostic", True),
+    ("button", "request_state", "Request state", "diagnostic", True),
+    ("button", "request_battery", "Request battery", "diagnostic", True),
+    ("button", "reconnect", "Reconnect", "diagnostic", True),
+    ("sensor", "last_seen", "Last seen", "diagnostic", False),
+    ("sensor", "adapter", "Bluetooth adapter", "diagnostic", False),
+    ("sensor", "last_error", "Last connection error", "diagnostic", False),
 ]
+# The entities that follow the bridge's availability only (not the board's).
+BRIDGE_ONLY = {"connectivity", "ready", "connection_state", "reconnect", "last_error"}
 
 
-def expected_entities(board):
+def expected_entities(board, enabled_only=False):
     keys = BOARD_ENTITIES
     if not board.has_battery:
-        keys = [e for e in keys if e[1] != "battery"]
+        keys = [e for e in keys if e[1] not in ("battery", "request_battery")]
     if not board.has_leds:
         keys = [e for e in keys if e[1] != "clear_leds"]
+    if enabled_only:
+        keys = [e for e in keys if e[4]]
     return keys
 
 
@@ -108,14 +130,14 @@ def wait_value(stack, board, key, wanted, timeout=60):
 
 
 def all_board_entity_ids(stack, board):
-    return [entity_id(stack, board, key) for _, key, _, _ in expected_entities(board)]
+    """The board's entities that have a state (those enabled by default)."""
+    return [entity_id(stack, board, e[1]) for e in expected_entities(board, enabled_only=True)]
 
 
 def board_availability_entities(stack, board):
-    """The entities that follow the board's availability topic (all but connectivity, ready and
-    connection_state, which follow the bridge only)."""
-    bridge_only = {"connectivity", "ready", "connection_state"}
-    return [entity_id(stack, board, key) for _, key, _, _ in expected_entities(board) if key not in bridge_only]
+    """The enabled entities that follow the board's availability topic (BRIDGE_ONLY follow the
+    bridge only)."""
+    return [entity_id(stack, board, e[1]) for e in expected_entities(board, enabled_only=True) if e[1] not in BRIDGE_ONLY]
 
 
 def mqtt_log_problems(stack, start=0):
@@ -164,8 +186,8 @@ def ha(stack):
             return False
         unique_ids = {e.get("unique_id") for e in entities if e["platform"] == "mqtt"}
         for board in BOARDS:
-            for _, key, _, _ in expected_entities(board):
-                if f"{board.device_id}_{key}" not in unique_ids:
+            for entity in expected_entities(board):
+                if f"{board.device_id}_{entity[1]}" not in unique_ids:
                     return False
         return True
 
@@ -195,6 +217,7 @@ def test_board_device_linked_via_the_bridge(ha, board):
     assert device["model"] == board.model
     assert device["via_device_id"] == bridge["id"]
     assert device["area_id"] == (slugify(board.area) if board.area else None)
+    assert ["mac", board.address.lower()] in device["connections"]
 
 
 def test_exactly_six_boardbridge_devices(ha):
@@ -210,21 +233,25 @@ def test_board_entities_ids_and_categories(ha, board):
     devices, entities = registries(ha)
     device = mqtt_device(devices, board.device_id)
     mine = {e["unique_id"]: e for e in entities if e["device_id"] == device["id"]}
-    expected = {f"{board.device_id}_{key}": (component, key, name, category) for component, key, name, category in expected_entities(board)}
+    expected = {f"{board.device_id}_{e[1]}": e for e in expected_entities(board)}
     assert sorted(mine) == sorted(expected), "the board's entities"
-    for unique_id, (component, key, name, category) in expected.items():
+    for unique_id, (component, key, name, category, enabled) in expected.items():
         entity = mine[unique_id]
         assert entity["entity_id"] == f"{component}.{board.slug}_{slugify(name)}", unique_id
         assert entity["entity_category"] == category, unique_id
+        assert (entity["disabled_by"] is None) == enabled, unique_id
 
 
 def test_bridge_connectivity_entity(ha):
     devices, entities = registries(ha)
     bridge = mqtt_device(devices, BRIDGE_DEVICE_ID)
-    mine = [e for e in entities if e["device_id"] == bridge["id"]]
-    assert [e["unique_id"] for e in mine] == [f"{BRIDGE_DEVICE_ID}_connection_state"]
-    assert mine[0]["entity_category"] == "diagnostic"
-    assert state(ha, mine[0]["entity_id"])["state"] == "on"
+    mine = {e["unique_id"]: e for e in entities if e["device_id"] == bridge["id"]}
+    assert sorted(mine) == sorted(f"{BRIDGE_DEVICE_ID}_{key}" for key in ("connection_state", "version", "boards"))
+    assert all(e["entity_category"] == "diagnostic" for e in mine.values())
+    assert state(ha, mine[f"{BRIDGE_DEVICE_ID}_connection_state"]["entity_id"])["state"] == "on"
+    assert state(ha, mine[f"{BRIDGE_DEVICE_ID}_boards"]["entity_id"])["state"] == str(len(BOARDS))
+    version = state(ha, mine[f"{BRIDGE_DEVICE_ID}_version"]["entity_id"])["state"]
+    assert version == bridge["sw_version"]
 
 
 @pytest.mark.parametrize("board", BOARDS, ids=ids(BOARDS))
@@ -238,9 +265,7 @@ def test_initial_states(ha, board):
     assert value(ha, board, "out_of_sync") == "off"
 
 
-@pytest.mark.xfail(
-    HA_VERSION < (2025, 1), strict=True, reason="issue #18 item 2: last move renders as 'None' before the first move"
-)
+# Issue #18 item 2 (fixed): a null last move renders empty, not "None" (2024.3).
 @pytest.mark.parametrize("board", [BOARD["millennium"]], ids=["millennium"])
 def test_last_move_before_the_first_move_is_unknown(ha, board):
     assert value(ha, board, "last_move") in ("unknown", "")
@@ -258,7 +283,7 @@ def test_battery_reported_pegasus(ha, board):
     wait_value(ha, board, "battery", str(board.battery), timeout=30)
 
 
-@pytest.mark.xfail(strict=True, reason="issue #18 item 7: the device model disagrees with the state payload")
+# Issue #18 item 7 (fixed): the state names the model the device card shows.
 def test_device_model_matches_the_state_payload(ha):
     board = BOARD["squareoff"]
     devices, _ = registries(ha)
@@ -323,13 +348,117 @@ def test_new_game_button(ha, board):
     assert value(ha, board, "move_number") == "1"
 
 
-@pytest.mark.xfail(strict=True, reason="issue #18 item 8: no orientation/result selects, takeback/clock buttons")
-def test_command_entities_of_item_8_exist(ha):
-    _, entities = registries(ha)
+# --- command entities (issue #18 item 8) ---------------------------------------------------
+
+
+def press(ha, board, key):
+    ha.rest("POST", "/api/services/button/press", {"entity_id": entity_id(ha, board, key)})
+
+
+def select(ha, board, key, option):
+    ha.rest("POST", "/api/services/select/select_option", {"entity_id": entity_id(ha, board, key), "option": option})
+
+
+def wait_command(ha, mark, topic, payload, what):
+    """Waits for `payload` (bytes) on `topic` since `mark`."""
+    harness.wait_for(lambda: any(m[2] == payload for m in ha.spy.since(mark, topic)), 30, what)
+
+
+def start_afresh(ha, board, **tags):
+    """A new game (with `tags`), the pieces set up again: the board at the start, in sync."""
+    ha.spy.publish(f"{harness.BASE}/{board.id}/set", json.dumps({"new_game": tags}))
+    ha.ctl("reset", board.address)
+    wait_value(ha, board, "fen", START_FEN)
+    wait_value(ha, board, "out_of_sync", "off")
+
+
+def test_game_sensors_clock_buttons_and_countdown(ha):
+    board = BOARD["chessnut"]  # 300+3
+    start_afresh(ha, board, white="Doe, J", black="Roe, R", event="Club ch", round=3)
+    wait_value(ha, board, "white", "Doe, J")
+    assert (value(ha, board, "black"), value(ha, board, "event"), value(ha, board, "round")) == ("Roe, R", "Club ch", "3")
+    assert value(ha, board, "last_move") in ("", "unknown")  # a fresh game: no "None"
+    ha.ctl("play", board.address, "e2e4", "--pace", "0.3")
+    wait_value(ha, board, "clock_running", "black")
+    black = state(ha, entity_id(ha, board, "clock_black"))["attributes"]
+    white = state(ha, entity_id(ha, board, "clock_white"))["attributes"]
+    assert black["running"] is True and white["running"] is False
+    assert white["flag_fall"] is None
+    assert black["flag_fall"] > time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()), black  # ISO 8601, ahead
+    clock = f"{harness.BASE}/{board.id}/clock"
+    mark = ha.spy.mark()
+    press(ha, board, "clock_pause")
+    wait_command(ha, mark, f"{harness.BASE}/{board.id}/set", b'{"clock":"pause"}', "the pause command")
+    harness.wait_for(lambda: any(json.loads(m[2])["action"] == "pause" for m in ha.spy.since(mark, clock)), 30, "paused")
+    mark = ha.spy.mark()
+    press(ha, board, "clock_resume")
+    wait_command(ha, mark, f"{harness.BASE}/{board.id}/set", b'{"clock":"resume"}', "the resume command")
+    harness.wait_for(lambda: any(json.loads(m[2])["action"] == "resume" for m in ha.spy.since(mark, clock)), 30, "resumed")
+    start_afresh(ha, board)
+    wait_value(ha, board, "white", lambda v: v in ("", "unknown"))  # the tags went with the game
+
+
+def test_takeback_button(ha):
+    board = BOARD["squareoff"]
+    ha.ctl("play", board.address, "e2e4", "--pace", "0.3")
+    wait_value(ha, board, "last_move", "e4")
+    mark = ha.spy.mark()
+    press(ha, board, "takeback")
+    wait_command(ha, mark, f"{harness.BASE}/{board.id}/set", b'{"takeback":1}', "the takeback command")
+    wait_value(ha, board, "move_number", "1")
+    wait_value(ha, board, "last_move", lambda v: v in ("", "unknown"))  # the only move taken back: no "None"
+    ha.ctl("reset", board.address)  # the pawn goes back
+    wait_value(ha, board, "out_of_sync", "off")
+
+
+def test_result_select(ha):
+    board = BOARD["squareoff"]
+    assert value(ha, board, "result") == "*"
+    mark = ha.spy.mark()
+    select(ha, board, "result", "1/2-1/2")
+    wait_command(ha, mark, f"{harness.BASE}/{board.id}/set/result", b"1/2-1/2", "the result command")
+    wait_value(ha, board, "result", "1/2-1/2")
+    start_afresh(ha, board)
+    wait_value(ha, board, "result", "*")
+
+
+def test_orientation_select(ha):
     board = BOARD["chessnut"]
+    mark = ha.spy.mark()
+    select(ha, board, "orientation", "white")
+    wait_command(ha, mark, f"{harness.BASE}/{board.id}/set/orientation", b"white", "the orientation command")
+    wait_value(ha, board, "orientation", "white")
+    time.sleep(1)
+    assert not [m for m in ha.spy.since(mark, f"{harness.BASE}/{board.id}/response") if b'"error"' in m[2]]
+
+
+def test_request_battery_button_writes_to_the_board(ha):
+    board = BOARD["chessnut"]
+    before = len(writes(ha, board))
+    mark = ha.spy.mark()
+    press(ha, board, "request_battery")
+    wait_command(ha, mark, f"{harness.BASE}/{board.id}/set", b'{"request":"battery"}', "the battery request")
+    harness.wait_for(lambda: len(writes(ha, board)) > before, 30, f"a write to {board.id}")
+
+
+def test_reconnect_button(ha):
+    board = BOARD["pegasus"]
+    mark = ha.spy.mark()
+    press(ha, board, "reconnect")
+    response = f"{harness.BASE}/bridge/{harness.NODE}/response/reconnect"
+    wait_command(ha, mark, f"{harness.BASE}/bridge/{harness.NODE}/request/reconnect",
+                 json.dumps({"board": board.id}, separators=(",", ":")).encode(), "the reconnect request")
+    harness.wait_for(
+        lambda: any(json.loads(m[2])["status"] == "ok" for m in ha.spy.since(mark, response)), 30, "its answer")
+    wait_value(ha, board, "ready", "on", 120)
+
+
+def test_command_entities_only_where_the_family_can(ha):
+    _, entities = registries(ha)
     unique_ids = {e.get("unique_id") for e in entities}
-    for key in ("orientation", "result", "takeback", "clock_pause", "clock_resume", "request_battery", "reconnect"):
-        assert any(u and u.startswith(board.device_id) and key in u for u in unique_ids), key
+    assert f"{BOARD['chessup'].device_id}_clear_leds" not in unique_ids  # no square LEDs
+    assert f"{BOARD['millennium'].device_id}_request_battery" not in unique_ids  # no battery
+    assert f"{BOARD['chessnut'].device_id}_request_battery" in unique_ids
 
 
 # --- device triggers --------------------------------------------------------------------
@@ -422,6 +551,57 @@ def test_no_clock_trigger_on_an_untimed_game(ha, automations):
     assert fired == {"paused": None, "resumed": None}
 
 
+# --- the shipped examples (deploy/homeassistant) -----------------------------------------
+
+ENTITY_ID = re.compile(r"^(sensor|binary_sensor|select|button|event)\.(board|boardbridge)_[a-z0-9_]+$")
+
+
+def referenced_entities(node, found=None):
+    """Every BoardBridge-style entity id in a YAML/JSON tree (strings and entity fields)."""
+    found = set() if found is None else found
+    if isinstance(node, dict):
+        for item in node.values():
+            referenced_entities(item, found)
+    elif isinstance(node, list):
+        for item in node:
+            referenced_entities(item, found)
+    elif isinstance(node, str) and ENTITY_ID.match(node):
+        found.add(node)
+    return found
+
+
+def registered_entity_ids(ha):
+    _, entities = registries(ha)
+    return {e["entity_id"] for e in entities}
+
+
+@pytest.mark.parametrize("name", DASHBOARDS)
+def test_dashboard_loads_and_uses_only_existing_entities(ha, name):
+    (config,) = ha.ws({"type": "lovelace/config", "url_path": f"boardbridge-{name}"})
+    assert config["views"], name
+    used = referenced_entities(config)
+    assert len(used) > 10
+    assert sorted(used - registered_entity_ids(ha)) == []
+
+
+def test_example_automations_are_valid_and_use_only_existing_entities(ha):
+    import yaml
+
+    with open(os.path.join(ha.ha_config, "boardbridge", "automations.yaml")) as f:
+        examples = yaml.safe_load(f)
+    by_id = {s["attributes"].get("id"): s for s in ha.rest("GET", "/api/states") if s["entity_id"].startswith("automation.")}
+    for example in examples:
+        assert example["id"] in by_id, f"automation {example['id']} not loaded"
+        assert by_id[example["id"]]["state"] == "on", by_id[example["id"]]
+        keys = ("triggers", "conditions", "actions") if HA_VERSION >= (2024, 10) else ("trigger", "condition", "action")
+        (checked,) = ha.ws({"type": "validate_config", keys[0]: example["trigger"],
+                            keys[1]: example.get("condition", []), keys[2]: example["action"]})
+        assert all(result["valid"] for result in checked.values()), (example["id"], checked)
+    used = referenced_entities(examples)
+    assert len(used) >= 5
+    assert sorted(used - registered_entity_ids(ha)) == []
+
+
 # --- availability -----------------------------------------------------------------------
 
 
@@ -499,7 +679,7 @@ def test_no_mqtt_errors_or_warnings_in_the_log(ha):
 # --- reconfiguration (last: they change the announced set) ------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue #18 item 3: removing a board logs template ERROR lines")
+# Issue #18 item 3 (fixed): discovery is withdrawn before the retained state is cleared.
 def test_removing_a_board_logs_no_error(ha):
     removed = BOARD["millennium"]
     start = log_size(ha)
@@ -513,19 +693,32 @@ def test_removing_a_board_logs_no_error(ha):
     harness.wait_for(gone, 60, "the removed board's device deleted")
     wait_all_ready(ha, [b for b in BOARDS if b is not removed])
     time.sleep(2)
-    assert mqtt_log_problems(ha, start) == []
+    problems = mqtt_log_problems(ha, start)
+    if ha.device_discovery:
+        # Home Assistant's own echo: removing a device-discovered device, it publishes empty
+        # payloads on the device topic itself (for its device triggers and disabled entities,
+        # "so the service is not rediscovered") and then warns that the topic has nothing left
+        # to clean up. Not sent by the bridge (its one empty payload removed the device).
+        echo = f"No device components to cleanup for {removed.device_id}, node_id 'None'"
+        problems = [line for line in problems if not (" WARNING " in line and line.endswith(echo))]
+    assert problems == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue #18 item 6: switching discovery mode leaves the old mode's configs")
+# Issue #18 item 6 (fixed): the old mode's topics are cleared at start.
 def test_switching_discovery_mode_leaves_no_stale_config(ha):
     boards = [b for b in BOARDS if b is not BOARD["millennium"]]
     ha.bridge.stop()
     ha.start_bridge(boards=boards, device_discovery=not ha.device_discovery)
-    wait_all_ready(ha, boards)
+    if ha.device_discovery or HA_VERSION >= (2024, 11):
+        wait_all_ready(ha, boards)  # Home Assistant reads the new mode
+    else:  # device discovery, which this Home Assistant does not read: only the broker is checked
+        harness.wait_for(lambda: ha.spy.retained_now(f"{harness.PREFIX}/device/#"), 60, "the device configs")
     time.sleep(2)
-    retained = ha.spy.retained_now(f"{harness.PREFIX}/#")
-    if ha.device_discovery:  # now per component: no device message may remain
-        stale = [t for t in retained if t.startswith(f"{harness.PREFIX}/device/")]
-    else:
-        stale = [t for t in retained if not t.startswith(f"{harness.PREFIX}/device/") and t != f"{harness.PREFIX}/status"]
-    assert stale == []
+
+    def stale():
+        retained = ha.spy.retained_now(f"{harness.PREFIX}/#")
+        if ha.device_discovery:  # now per component: no device message may remain
+            return [t for t in retained if t.startswith(f"{harness.PREFIX}/device/")]
+        return [t for t in retained if not t.startswith(f"{harness.PREFIX}/device/") and t != f"{harness.PREFIX}/status"]
+
+    assert stale() == []

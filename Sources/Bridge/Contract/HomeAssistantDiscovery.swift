@@ -1,19 +1,21 @@
 /// Home Assistant MQTT discovery for the bridge and its boards.
 ///
 /// One HA device per board, linked to one device per bridge host (`via_device`). Per
-/// board: connectivity, ready and out-of-sync binary sensors; connection state (enum),
-/// last move, position, side to move, move number, both clocks and battery sensors; an `event` entity for moves and
-/// alerts; request-state, new-game and clear-LEDs buttons; device triggers for clock
-/// paused, clock resumed and out of sync. All messages are retained at QoS 1.
+/// board (``HomeAssistantEntity/boardEntities(board:topics:)``): status binary sensors
+/// and an `event` entity; game sensors (position, moves, clocks, players, PGN); the
+/// commands as buttons and selects; diagnostics; device triggers for clock paused, clock
+/// resumed and out of sync. The bridge device: connectivity, version, number of boards.
+/// All messages are retained at QoS 1.
 ///
 /// Per-component topics (`<prefix>/<component>/<device_id>/<key>/config`) are the
 /// default because every Home Assistant version reads them; `.device` publishes one
 /// `<prefix>/device/<device_id>/config` message per device instead (Home Assistant
-/// 2024.11 and later). To switch modes, publish the old mode's `removalMessages` first.
+/// 2024.11 and later). To switch modes, publish the old mode's `removalMessages` first
+/// (``switched(to:)``; ``StartupCleanup`` does it when the configured mode changed).
 /// Device triggers use `value_template`, which needs a Home Assistant from 2022 or later.
 public struct HomeAssistantDiscovery: Equatable, Sendable {
     /// How the configuration is published.
-    public enum Mode: String, CaseIterable, Equatable, Sendable {
+    public enum Mode: String, CaseIterable, Codable, Equatable, Sendable {
         /// One retained message per entity (every Home Assistant version).
         case perComponent = "per_component"
         /// One retained message per device (Home Assistant 2024.11+).
@@ -38,6 +40,17 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
         guard prefix != topics.base else { throw .discoveryPrefixIsBase(prefix) }
         self.prefix = prefix
         self.mode = mode
+    }
+
+    private init(checkedPrefix prefix: String, mode: Mode) {
+        self.prefix = prefix
+        self.mode = mode
+    }
+
+    /// The same prefix published the other way: its ``removalMessages(for:bridge:)`` clear
+    /// what an earlier run in `mode` left on the broker.
+    public func switched(to mode: Mode) -> HomeAssistantDiscovery {
+        HomeAssistantDiscovery(checkedPrefix: prefix, mode: mode)
     }
 
     /// Home Assistant's birth and last-will topic: re-send discovery (after a random
@@ -101,7 +114,7 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
         "\(prefix)/\(entity.component)/\(deviceID)/\(entity.key)/config"
     }
 
-    /// The discovery messages of the bridge device (its connectivity sensor).
+    /// The discovery messages of the bridge device (connectivity, version, boards).
     public func bridgeDiscoveryMessages(_ bridge: BridgeDescriptor) -> [OutgoingMessage] {
         messages(
             deviceID: Self.bridgeDeviceID(bridge), device: bridgeDevice(bridge),
@@ -187,6 +200,8 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
             "via_device": .string(Self.bridgeDeviceID(bridge)),
         ]
         if let area = board.suggestedArea { device["suggested_area"] = .string(area) }
+        // The Bluetooth address, as Home Assistant's device registry spells a MAC.
+        if let address = board.address { device["connections"] = [["mac", .string(address.lowercased())]] }
         return .object(device)
     }
 

@@ -431,7 +431,7 @@ public final class BoardSession {
                 paused: !core.clock.isRunning)
         }
         return BoardStatePayload(
-            board: board.id, name: board.name, family: board.family, model: transport.connectedDeviceName,
+            board: board.id, name: board.name, family: board.family, model: publishedModel,
             address: connectionDetail.address ?? board.address, adapter: connectionDetail.adapter ?? board.adapter,
             connection: connectionState,
             reconnectAttempt: attempt, reconnectMaxAttempts: connectionDetail.maxAttempts, fen: position.fen,
@@ -439,6 +439,12 @@ public final class BoardSession {
             lastMove: lastMove, sync: sync, syncSquares: squares, syncReason: reason, clock: clockState,
             battery: battery.map { .init(percent: $0.percent, charging: $0.charging) },
             tags: Self.publishedTags(core.game.tags), result: core.game.result.rawValue, updated: date(now))
+    }
+
+    /// The model the state names: the configured model or the family's name, as the bridge
+    /// info and the Home Assistant device block name it (not the advertised Bluetooth name).
+    private var publishedModel: String {
+        BoardDescriptor(id: board.id, family: board.family, model: board.model).modelName
     }
 
     /// The six tags the state and `game_start` publish.

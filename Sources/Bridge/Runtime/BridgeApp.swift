@@ -49,6 +49,8 @@ public final class BridgeApp {
     private let stateWriter: StateWriter
     private var isStopping = false
     private var announcedReady = false
+    /// What an earlier run left on the broker, cleaned up on the first connection.
+    private var startupCleanup: StartupCleanup?
     /// Rate-limits the answers to and log lines about refused commands, per board.
     private let refusals: RefusalReporter
     /// Other bridges' info, compared with this one's (duplicate boards or node).
@@ -161,7 +163,7 @@ public final class BridgeApp {
         // The bridge state, info and every board's retained topics are published once the
         // broker accepts the connection (`brokerConnected`), ahead of the queue; published
         // here as well, they went out twice.
-        removeDepartedBoards()
+        prepareStartupCleanup()
         client.start()
         manager.start()
         for id in sessions.keys.sorted() { startSession(id, publishingRetained: false) }
@@ -238,6 +240,7 @@ public final class BridgeApp {
         publisher.publish(builder.bridgeState(online: true))
         publishInfo()
         for session in sessions.values { session.publishRetained() }
+        runStartupCleanup()
         publishDiscovery()
     }
 
@@ -280,27 +283,42 @@ public final class BridgeApp {
         }
     }
 
-    /// Clears the retained topics and discovery of boards announced by an earlier run
-    /// that are no longer configured, then remembers the boards announced now.
-    private func removeDepartedBoards() {
-        let fileName = "announced"
-        let current = configuration.boards.map(\.id)
-        var previous: [String] = []
-        if let data = try? store.read(fileName), let ids = try? JSONDecoder().decode([String].self, from: data) {
-            previous = ids
+    /// Reads what an earlier run announced and prepares its clean-up (``StartupCleanup``).
+    private func prepareStartupCleanup() {
+        let data: Data?
+        do {
+            data = try store.read(AnnouncedRecord.fileName)
+        } catch {
+            logger.warning("cannot read the announced boards", [("error", "\(error)")])
+            data = nil
         }
-        for id in previous where !current.contains(id) {
+        let cleanup = StartupCleanup(
+            previous: data.flatMap(AnnouncedRecord.decode), boards: configuration.boards.map(descriptor),
+            bridge: bridge, discovery: discovery, builder: builder)
+        for id in cleanup.departed {
             logger.notice("board left the configuration: clearing its topics", [("board", id)])
-            for message in builder.boardRemoval(board: id) { publisher.publish(message) }
-            if let discovery {
-                let gone = BoardDescriptor(id: id, family: .chessnut)
-                for message in discovery.removalMessages(for: gone, bridge: bridge) { publisher.publish(message) }
+        }
+        startupCleanup = cleanup
+    }
+
+    /// On the first connection: withdraws stale discovery at once, clears the departed
+    /// boards' retained topics a moment later, then remembers what this run announces.
+    private func runStartupCleanup() {
+        guard let cleanup = startupCleanup else { return }
+        startupCleanup = nil
+        for message in cleanup.withdrawals { publisher.publish(message) }
+        let finish = { [weak self] in
+            guard let self else { return }
+            for message in cleanup.clears { self.publisher.publish(message) }
+            do {
+                try self.store.write(try JSONEncoder().encode(cleanup.record), as: AnnouncedRecord.fileName)
+            } catch {
+                self.logger.warning("cannot remember the announced boards", [("error", "\(error)")])
             }
         }
-        do {
-            try store.write(try JSONEncoder().encode(current), as: fileName)
-        } catch {
-            logger.warning("cannot remember the announced boards", [("error", "\(error)")])
+        guard !cleanup.clears.isEmpty else { return finish() }
+        DispatchQueue.main.asyncAfter(deadline: .now() + StartupCleanup.delay) {
+            MainActor.assumeIsolated { finish() }
         }
     }
 

@@ -5,7 +5,7 @@ import Testing
 
 extension EndToEndTests {
     /// Issue #20 (health): a board that stays connected but sends nothing (`boardsim ctl
-    /// lose` of every notification: the adapter hang) is reported stalled — a `stalled`
+    /// lose 1000`, more than it sends meanwhile: the adapter hang) is reported stalled — a `stalled`
     /// event, `connection` reason `stalled`, `stalled: true` in the health report — and its
     /// link is recycled through the reconnect policy; an idle board beside it is asked for
     /// its battery half-way and answers, so it is never taken for a stalled one. The report
@@ -36,7 +36,7 @@ extension EndToEndTests {
 
         // The stall: connected, nothing arrives.
         let mark = hall.recorder.mark
-        try await hall.ctl("lose", stalling.id, "4294967295")
+        try await hall.ctl("lose", stalling.id, "1000")
         try await waitUntil("a stalled event", context: hall.report) {
             hall.eventTypes(stalling.id, since: mark).contains("stalled")
         }

@@ -105,9 +105,9 @@ public final class HealthMonitor {
         if first { publishReport() }
     }
 
-    /// Starts the report and stall timers and publishes the first report.
+    /// Starts the report and stall timers (the first report goes out when the broker
+    /// accepts the connection, with the other retained topics).
     public func start() {
-        publishReport()
         reportTimer = Self.timer(every: settings.interval) { [weak self] in self?.publishReport() }
         if settings.stallAfter > 0 {
             stallTimer = Self.timer(every: min(1, settings.stallAfter / 4)) { [weak self] in self?.checkStalls() }

@@ -35,7 +35,7 @@ public struct BoardHealth: Equatable, Sendable {
     /// Links that came up again after an earlier one (the first link is not a reconnect).
     public private(set) var reconnects = 0
     /// Times the adapter serving the board went away (powered off, removed, BlueZ gone)
-    /// while the board was linked or being linked.
+    /// after a link was up: once per outage, however often the reconnect waits for it.
     public private(set) var adapterResets = 0
     /// Writes the board never acknowledged (dropped after their retries), and handshakes
     /// left unanswered.
@@ -48,6 +48,7 @@ public struct BoardHealth: Equatable, Sendable {
     public private(set) var isStalled = false
     private var probed = false
     private var hasBeenUp = false
+    private var linkedSinceAdapterReset = false
     private var writesDroppedOnLink = 0
     private var rateMarkTime: Double?
     private var rateMarkFrames = 0
@@ -62,6 +63,7 @@ public struct BoardHealth: Equatable, Sendable {
         guard linkUpSince == nil else { return }
         if hasBeenUp { reconnects += 1 }
         hasBeenUp = true
+        linkedSinceAdapterReset = true
         linkUpSince = now
         probed = false
         isStalled = false
@@ -74,8 +76,10 @@ public struct BoardHealth: Equatable, Sendable {
         probed = false
     }
 
-    /// The adapter serving the board went away.
+    /// The adapter serving the board went away (counted once until a link is up again).
     public mutating func adapterReset() {
+        guard linkedSinceAdapterReset else { return }
+        linkedSinceAdapterReset = false
         adapterResets += 1
     }
 

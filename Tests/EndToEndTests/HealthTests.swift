@@ -66,6 +66,20 @@ extension EndToEndTests {
         #expect(reports(since: 0).allSatisfy { figures($0, idle.id)?["stalled"] == false })
         #expect(reports(since: 0).allSatisfy { figures($0, idle.id)?["stalls"] == 0 })
 
+        // The adapter goes away and comes back: an adapter reset for each of its boards.
+        let powered = hall.recorder.mark
+        try await hall.ctl("power", "hci0", "false")
+        try await waitUntil("both boards powered_off", context: hall.report) {
+            [stalling.id, idle.id].allSatisfy { hall.connectionStates($0, since: powered).contains("powered_off") }
+        }
+        try await hall.ctl("power", "hci0", "true")
+        for board in [stalling.id, idle.id] { try await hall.waitUntilReady(board, since: powered) }
+        try await waitUntil("adapter resets counted", context: hall.report) {
+            reports(since: powered).contains { report in
+                [stalling.id, idle.id].allSatisfy { figures(report, $0)?["adapter_resets"] == 1 }
+            }
+        }
+
         // On request: the response carries the report, and it is published retained.
         let asked = hall.recorder.mark
         try hall.recorder.publish("\(Hall.base)/bridge/\(Hall.node)/request/health", #"{"transaction":7}"#)

@@ -62,6 +62,8 @@ import Testing
         health.writesDropped(total: 3)
         health.missingAck()
         health.adapterReset()
+        // The same outage again (the reconnect waiting for power flips the state): once.
+        health.adapterReset()
         #expect(health.malformedFrames == 1)
         #expect(health.frames == 2)
         #expect(health.missingAcks == 4)
@@ -71,6 +73,8 @@ import Testing
         // The writer of the new link counts from zero again.
         health.writesDropped(total: 1)
         #expect(health.missingAcks == 5)
+        health.adapterReset()
+        #expect(health.adapterResets == 2)
     }
 
     @Test func frameRateCoversThePeriodSinceTheLastReport() {

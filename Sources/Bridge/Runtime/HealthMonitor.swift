@@ -89,7 +89,7 @@ public final class HealthMonitor {
         } else {
             entry.health.linkDown()
         }
-        if state == .poweredOff, entry.state != .poweredOff, entry.state != .idle { entry.health.adapterReset() }
+        if state == .poweredOff { entry.health.adapterReset() }
         entry.state = state
         entries[id] = entry
     }

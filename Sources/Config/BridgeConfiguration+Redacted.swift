@@ -36,6 +36,7 @@ extension BridgeConfiguration {
                 "resync_attempts": .int(game.resyncAttempts),
                 "battery_interval": .double(game.batteryInterval),
             ]),
+            "health": .object(["interval": .double(health.interval), "stall_after": .double(health.stallAfter)]),
             "boards": .array(boards.map(\.redactedValue)),
         ])
     }

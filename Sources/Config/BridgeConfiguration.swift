@@ -23,6 +23,8 @@ public struct BridgeConfiguration: Sendable, Equatable, CustomStringConvertible 
     public var logging: LoggingConfiguration
     /// Game kernel settings.
     public var game: GameConfiguration
+    /// The health report and stall detection.
+    public var health = HealthConfiguration()
     /// The boards to bridge.
     public var boards: [BoardConfiguration]
 

@@ -24,6 +24,10 @@ public final class BridgeProcess: @unchecked Sendable {
     public let busAddress: String
     /// The `boardbridge` binary.
     public let executable: String
+    /// A command the bridge is started through (`unshare -m … sh -c '…; exec "$@"' sh`),
+    /// given the bridge's command line as its last arguments; empty: started directly.
+    /// The wrapper must `exec` the bridge, so that signals reach it by the same PID.
+    public var launcher: [String] = []
     private let environment: [String: String]
     private let lock = NSLock()
     private var process: ManagedProcess?
@@ -45,9 +49,13 @@ public final class BridgeProcess: @unchecked Sendable {
     /// - Throws: ``SpawnError``; ``BridgeProcessError`` when it exits within `settle` seconds.
     public func start(settle: TimeInterval = 0.2) throws {
         guard !isRunning else { return }
-        let child = ManagedProcess(
-            executable: executable, arguments: ["run", "--config", configFile.path, "--bus", busAddress],
-            environment: environment)
+        let command = ["run", "--config", configFile.path, "--bus", busAddress]
+        let child =
+            launcher.isEmpty
+            ? ManagedProcess(executable: executable, arguments: command, environment: environment)
+            : ManagedProcess(
+                executable: launcher[0], arguments: launcher.dropFirst() + [executable] + command,
+                environment: environment)
         lock.withLock {
             if let process { earlierOutput += process.output }
             process = child

@@ -106,7 +106,7 @@ import Testing
         check(
             builder.connection(board: "b1", payload), topic: "boardbridge/b1/connection",
             payload: #"{"state":"reconnecting","attempt":3,"max_attempts":10,"next_delay":4.25,"#
-                + #""last_error":"le-connection-abort-by-local","timestamp":"\#(Self.stamp)"}"#,
+                + #""last_error":"le-connection-abort-by-local","reason":null,"timestamp":"\#(Self.stamp)"}"#,
             retain: true)
         #expect(ConnectionPayload.stateName(.poweredOff) == "powered_off")
         #expect(ConnectionPayload(transportState: .connected, timestamp: Self.time).attempt == nil)

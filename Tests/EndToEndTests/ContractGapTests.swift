@@ -79,7 +79,8 @@ extension EndToEndTests {
                 == #"bad FEN "8/8/8/4k3/8/8/8/4K3 w - - 0": FEN has 5 fields, expected 4 or 6"#)
         let request = hall.recorder.json(on: answers[2], since: mark)[0]
         #expect(request["status"]?.stringValue == "error")
-        #expect(request["error"]?.stringValue == #"unknown request "", expected one of info, boards, reconnect"#)
+        #expect(
+            request["error"]?.stringValue == #"unknown request "", expected one of info, boards, health, reconnect"#)
         #expect(request["transaction"]?.stringValue == "t3")
 
         // 7. The silent ChessUp: no answer to the handshake.

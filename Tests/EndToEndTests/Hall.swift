@@ -43,6 +43,12 @@ struct HallSettings {
     var brokerLines: [String] = []
     /// `game.battery_interval`, seconds (the bridge's default when `nil`).
     var batteryInterval: Double?
+    /// `health.interval` and `health.stall_after`, seconds (the bridge's defaults when `nil`).
+    var health: (interval: Double, stallAfter: Double)?
+    /// `tmpfs` mount options (`size=256k`): the bridge runs in a mount namespace of its own
+    /// (`unshare -m`) with a tmpfs of that size on its state directory, which the test then
+    /// fills or remounts read-only (``Hall/inBridgeNamespace(_:)``).
+    var stateDirectoryTmpfs: String?
 }
 
 /// A hall of boards, end to end, with real processes only: a private `dbus-daemon`,
@@ -88,6 +94,14 @@ final class Hall {
             stateDirectory: directory.appendingPathComponent("state").path
         ).write(to: configFile, atomically: true, encoding: .utf8)
         bridge = try BridgeProcess(configFile: configFile, busAddress: bus.address)
+        if let options = settings.stateDirectoryTmpfs {
+            let state = directory.appendingPathComponent("state").path
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            bridge.launcher = [
+                "/usr/bin/unshare", "-m", "--propagation", "private", "sh", "-c",
+                #"mount -t tmpfs -o "$0" tmpfs "$1" && shift && exec "$@""#, options, state,
+            ]
+        }
         recorder = try MessageRecorder(
             url: broker.url, base: Self.base, persistentSession: settings.brokerPersistence)
         try await recorder.connect(base: Self.base)
@@ -221,6 +235,18 @@ final class Hall {
         }
     }
 
+    /// Runs `sh -c script` in the bridge's mount namespace (`nsenter -m`; for
+    /// ``HallSettings/stateDirectoryTmpfs``), failing unless it succeeds.
+    func inBridgeNamespace(_ script: String) throws {
+        let process = ManagedProcess(
+            executable: "/usr/bin/nsenter", arguments: ["-t", String(bridge.pid), "-m", "sh", "-c", script])
+        try process.start()
+        let status = process.waitForExit(timeout: 20) ?? process.stop(grace: 1)
+        guard status == 0 else {
+            throw CtlFailure(command: "nsenter: \(script)", result: process.output, report: report())
+        }
+    }
+
     // MARK: Ending
 
     /// Stops every process by PID (the bridge gracefully) and removes the files. Idempotent.
@@ -285,6 +311,9 @@ final class Hall {
             "  desync_grace: \(settings.desyncGrace)",
         ].compactMap { $0 }
         if let interval = settings.batteryInterval { lines.append("  battery_interval: \(interval)") }
+        if let health = settings.health {
+            lines += ["health:", "  interval: \(health.interval)", "  stall_after: \(health.stallAfter)"]
+        }
         lines += [
             "boards:"
         ]

@@ -46,7 +46,7 @@ public enum BoardEventPayload: Equatable, Sendable {
     /// Every `event_type` value, for the Home Assistant `event` entity.
     public static let eventTypes = [
         "move", "out_of_sync", "in_sync", "illegal_move", "takeback", "game_start", "game_end", "button",
-        "alert", "battery_low", "result_claim",
+        "alert", "battery_low", "result_claim", "stalled",
     ]
 
     /// The `event_type` value.

@@ -19,6 +19,8 @@ public struct ConnectionPayload: Equatable, Sendable {
     public var nextDelay: Double?
     /// The last connection error, if any.
     public var lastError: String?
+    /// Why the bridge itself recycled the link (`stalled`), else `nil`.
+    public var reason: String?
     /// When this state began.
     public var timestamp: Date
 
@@ -89,6 +91,7 @@ public struct ConnectionPayload: Equatable, Sendable {
             "max_attempts": JSONValue(maxAttempts),
             "next_delay": .seconds(nextDelay),
             "last_error": JSONValue(lastError),
+            "reason": JSONValue(reason),
             "timestamp": .string(ISO8601Timestamp.string(from: timestamp)),
         ]
     }

@@ -29,6 +29,9 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
     public let prefix: String
     /// How the configuration is published.
     public let mode: Mode
+    /// Whether the health report's diagnostic entities are announced too
+    /// (`HomeAssistantEntity+Health.swift`).
+    public var includesHealth = false
 
     /// Checks the prefix (a valid topic, different from the bridge's base topic).
     public init(
@@ -92,7 +95,9 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
     /// payloads instead, so that an earlier announcement of them is withdrawn.
     public func discoveryMessages(for board: BoardDescriptor, bridge: BridgeDescriptor) -> [OutgoingMessage] {
         let deviceID = Self.deviceID(board: board, bridge: bridge)
-        let all = HomeAssistantEntity.boardEntities(board: board.id, topics: bridge.topics)
+        let all =
+            HomeAssistantEntity.boardEntities(board: board.id, topics: bridge.topics)
+            + (includesHealth ? HomeAssistantEntity.boardHealthEntities(board: board.id, topics: bridge.topics) : [])
         let announced = messages(
             deviceID: deviceID, device: boardDevice(board, bridge: bridge),
             entities: all.filter { $0.isUsable(by: board.capabilities) },
@@ -118,7 +123,8 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
     public func bridgeDiscoveryMessages(_ bridge: BridgeDescriptor) -> [OutgoingMessage] {
         messages(
             deviceID: Self.bridgeDeviceID(bridge), device: bridgeDevice(bridge),
-            entities: HomeAssistantEntity.bridgeEntities(topics: bridge.topics),
+            entities: HomeAssistantEntity.bridgeEntities(topics: bridge.topics)
+                + (includesHealth ? HomeAssistantEntity.bridgeHealthEntities(topics: bridge.topics) : []),
             availability: availability(board: nil, bridge: bridge), origin: origin(bridge))
     }
 

@@ -30,6 +30,10 @@ public final class BoardSession {
     public private(set) var battery: (percent: Int, charging: Bool?)?
     /// Reconnect details for the connection topic, set by the owner of the transport.
     public var connectionDetail = ConnectionDetail()
+    /// Why the link was last recycled (``HealthMonitor/stalledReason``), for the connection topic.
+    public var connectionReason: String?
+    /// Sees every board event first (``HealthMonitor`` counts frames with it).
+    public var eventObserver: (@MainActor (BoardEvent) -> Void)?
 
     /// What the board's family can do (its variant is only known once the board is seen).
     public let capabilities: BoardCapabilities
@@ -180,6 +184,7 @@ public final class BoardSession {
 
     /// Feeds one event from the board (normally called by the event loop of ``start()``).
     public func handle(_ event: BoardEvent) {
+        eventObserver?(event)
         let now = clock.now()
         switch event {
         case .connected, .disconnected:
@@ -400,6 +405,7 @@ public final class BoardSession {
             transportState: transport.state, isReady: isReady, maxAttempts: connectionDetail.maxAttempts,
             nextDelay: connectionDetail.nextDelay, lastError: connectionDetail.lastError ?? transport.lastError,
             timestamp: date(clock.now()))
+        payload.reason = connectionReason
         if let handshakeProblem, transport.state == .connected, !isReady {
             payload.state = ConnectionPayload.handshakeFailedState
             payload.lastError = handshakeProblem

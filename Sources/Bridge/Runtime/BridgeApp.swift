@@ -47,6 +47,8 @@ public final class BridgeApp {
     private var watchdog: DispatchSourceTimer?
     private let store: StateStore
     private let stateWriter: StateWriter
+    /// The health report and stall detection (`<base>/bridge/<node>/health`).
+    private let health: HealthMonitor
     private var isStopping = false
     private var announcedReady = false
     /// What an earlier run left on the broker, cleaned up on the first connection.
@@ -68,9 +70,11 @@ public final class BridgeApp {
         builder = MessageBuilder(topics: topics)
         bridge = BridgeDescriptor(topics: topics, version: BoardBridgeVersion.current, name: "BoardBridge \(node)")
         if configuration.homeAssistant.enabled {
-            discovery = try HomeAssistantDiscovery(
+            var announced = try HomeAssistantDiscovery(
                 prefix: configuration.homeAssistant.discoveryPrefix,
                 mode: configuration.homeAssistant.deviceDiscovery ? .device : .perComponent, topics: topics)
+            announced.includesHealth = true
+            discovery = announced
         } else {
             discovery = nil
         }
@@ -98,11 +102,18 @@ public final class BridgeApp {
                 adapters: configuration.bluetooth.adapters),
             logger: BlueZLogger { level, message in bluezLogger.log(level.bridgeLevel, message) })
         store = try StateStore(directory: configuration.stateDirectory)
+        let client = client
+        let health = HealthMonitor(
+            settings: configuration.health, topics: topics, publisher: publisher,
+            stateDirectory: configuration.stateDirectory, clock: SessionClock(now: { Date().timeIntervalSince1970 }),
+            logger: logger, broker: { client.healthFigures })
+        self.health = health
         let stateLogger = logger
         stateWriter = StateWriter(
             store: store,
             onError: { name, reason in
                 stateLogger.error("saved game: failed", [("board", name), ("error", reason)])
+                health.saveFailed(board: name, reason: reason)
             },
             onWarning: { name, reason in
                 stateLogger.warning("saved game: repaired", [("board", name), ("detail", reason)])
@@ -126,6 +137,7 @@ public final class BridgeApp {
         transport.resumesBoardSession = session.resumesBoardGame
         transports[board.id] = transport
         sessions[board.id] = session
+        health.add(session)
         boards.append(board)
         return session
     }
@@ -169,6 +181,7 @@ public final class BridgeApp {
         for id in sessions.keys.sorted() { startSession(id, publishingRetained: false) }
         if configuration.bluetooth.discovery { startDiscoveryMode() }
         startWatchdog()
+        health.start()
         logger.notice(
             "started",
             [("version", BoardBridgeVersion.current), ("boards", String(sessions.count)), ("node", topics.node)])
@@ -178,11 +191,12 @@ public final class BridgeApp {
 
     private func startSession(_ id: String, publishingRetained: Bool = true) {
         guard let session = sessions[id], let transport = transports[id] else { return }
-        transport.onStatusChange = { [weak session] status in
+        transport.onStatusChange = { [weak session, weak self] status in
             guard let session else { return }
             session.connectionDetail = .init(
                 maxAttempts: status.maxAttempts, nextDelay: status.nextDelay, lastError: status.lastError,
                 adapter: status.adapter, address: status.deviceAddress)
+            self?.health.transportChanged(board: id, to: status.state)
             session.transportStateChanged()
         }
         session.start()
@@ -241,6 +255,7 @@ public final class BridgeApp {
         publishInfo()
         for session in sessions.values { session.publishRetained() }
         runStartupCleanup()
+        health.publishReport()
         publishDiscovery()
     }
 
@@ -407,6 +422,8 @@ public final class BridgeApp {
         case (.success, "boards"):
             let boards = sessions.keys.sorted().compactMap { sessions[$0]?.statePayload.json }
             response = .ok(data: .array(boards), transaction: parsed.transaction)
+        case (.success, "health"):
+            response = .ok(data: health.publishReport().json, transaction: parsed.transaction)
         case (.success(let members), "reconnect"):
             guard let id = members["board"]?.stringValue, let transport = transports[id] else {
                 response = .error(message: "reconnect needs an existing \"board\"", transaction: parsed.transaction)
@@ -417,7 +434,7 @@ public final class BridgeApp {
             response = .ok(data: ["board": .string(id)], transaction: parsed.transaction)
         case (.success, _):
             response = .error(
-                message: "unknown request \"\(op)\", expected one of info, boards, reconnect",
+                message: "unknown request \"\(op)\", expected one of info, boards, health, reconnect",
                 transaction: parsed.transaction)
         }
         if response.status == .error,
@@ -481,6 +498,7 @@ public final class BridgeApp {
         }
         publisher.publish(builder.bridgeState(online: false))
         discoveryTimer?.cancel()
+        health.stop()
         reannounceTimer?.cancel()
         reannounceTimer = nil
         discoveryScan?.stop()

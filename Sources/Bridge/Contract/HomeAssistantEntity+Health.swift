@@ -1,0 +1,81 @@
+/// The health report's figures as Home Assistant diagnostic entities (issue #20): they
+/// read `<base>/bridge/<node>/health`, so they follow the bridge's availability only (a
+/// stalled or dropped board still shows its figures).
+extension HomeAssistantEntity {
+    /// The health entities of one board: stalled (problem), RSSI, notification rate,
+    /// seconds since the last frame, reconnects, missing acknowledgements, malformed frames.
+    static func boardHealthEntities(board: String, topics: Topics) -> [HomeAssistantEntity] {
+        let figure = "value_json.boards['\(board)']"
+        return [
+            healthSensor(
+                "health_stalled", "Stalled", component: "binary_sensor",
+                template: "{{ 'ON' if \(figure).stalled else 'OFF' }}", [("device_class", "problem")], topics: topics),
+            healthSensor(
+                "health_rssi", "Signal strength", template: "{{ \(figure).rssi }}",
+                [("device_class", "signal_strength"), ("unit_of_measurement", "dBm"), ("state_class", "measurement")],
+                topics: topics),
+            healthSensor(
+                "health_notification_rate", "Notifications per second",
+                template: "{{ \(figure).notifications_per_second }}",
+                [("unit_of_measurement", "1/s"), ("state_class", "measurement"), ("icon", "mdi:bluetooth-transfer")],
+                topics: topics),
+            healthSensor(
+                "health_last_frame", "Since last frame", template: "{{ \(figure).seconds_since_last_frame }}",
+                [("device_class", "duration"), ("unit_of_measurement", "s")], topics: topics),
+            healthSensor(
+                "health_reconnects", "Reconnects", template: "{{ \(figure).reconnects }}",
+                [("state_class", "total_increasing"), ("icon", "mdi:bluetooth-off")], topics: topics),
+            healthSensor(
+                "health_missing_acks", "Missing acknowledgements",
+                template: "{{ \(figure).protocol_violations.missing_acks }}",
+                [("state_class", "total_increasing"), ("icon", "mdi:alert-circle-outline")], topics: topics),
+            healthSensor(
+                "health_malformed_frames", "Malformed frames",
+                template: "{{ \(figure).protocol_violations.malformed_frames }}",
+                [("state_class", "total_increasing"), ("icon", "mdi:alert-circle-outline")], topics: topics),
+        ]
+    }
+
+    /// The health entities of the bridge device: state directory problem, uptime, CPU,
+    /// memory, MQTT queue and drops, free space.
+    static func bridgeHealthEntities(topics: Topics) -> [HomeAssistantEntity] {
+        [
+            healthSensor(
+                "health_state_directory", "State directory", component: "binary_sensor",
+                template: "{{ 'ON' if value_json.state_directory.problem else 'OFF' }}", [("device_class", "problem")],
+                topics: topics),
+            healthSensor(
+                "health_uptime", "Uptime", template: "{{ value_json.process.uptime }}",
+                [("device_class", "duration"), ("unit_of_measurement", "s")], topics: topics),
+            healthSensor(
+                "health_cpu", "CPU", template: "{{ value_json.process.cpu_percent }}",
+                [("unit_of_measurement", "%"), ("state_class", "measurement"), ("icon", "mdi:cpu-64-bit")],
+                topics: topics),
+            healthSensor(
+                "health_memory", "Memory", template: "{{ value_json.process.rss_bytes }}",
+                [("device_class", "data_size"), ("unit_of_measurement", "B"), ("state_class", "measurement")],
+                topics: topics),
+            healthSensor(
+                "health_mqtt_queued", "MQTT queued", template: "{{ value_json.mqtt.queued }}",
+                [("state_class", "measurement"), ("icon", "mdi:tray-full")], topics: topics),
+            healthSensor(
+                "health_mqtt_dropped", "MQTT dropped", template: "{{ value_json.mqtt.dropped }}",
+                [("state_class", "total_increasing"), ("icon", "mdi:tray-remove")], topics: topics),
+            healthSensor(
+                "health_free_space", "State directory free", template: "{{ value_json.state_directory.free_bytes }}",
+                [("device_class", "data_size"), ("unit_of_measurement", "B"), ("state_class", "measurement")],
+                topics: topics),
+        ]
+    }
+
+    private static func healthSensor(
+        _ key: String, _ name: String, component: String = "sensor", template: String,
+        _ extra: [(String, JSONValue)], topics: Topics
+    ) -> HomeAssistantEntity {
+        HomeAssistantEntity(
+            component: component, key: key, name: name,
+            options: [("state_topic", .string(topics.bridgeHealth)), ("value_template", .string(template))] + extra
+                + [("entity_category", "diagnostic")],
+            availability: .bridgeOnly)
+    }
+}

@@ -86,7 +86,8 @@ import Testing
         #expect(try JSONValue(parsing: rssi.payload)["unit_of_measurement"] == "dBm")
 
         let bridgeMessages = discovery.bridgeDiscoveryMessages(bridge)
-        #expect(bridgeMessages.count == 8)
+        // The connection state, version and board count, and the seven health entities.
+        #expect(bridgeMessages.count == 10)
         let directory = try #require(
             bridgeMessages.first {
                 $0.topic == "homeassistant/binary_sensor/boardbridge_bridge_hall-a/health_state_directory/config"

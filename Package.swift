@@ -39,6 +39,7 @@ let package = Package(
         // MARK: C wrappers
         .target(name: "CMainQueue"),
         .target(name: "MainLoop", dependencies: ["CMainQueue"]),
+        .target(name: "Serial"),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop"]),
         .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT"]),
@@ -100,6 +101,7 @@ let package = Package(
             dependencies: ["Emulation", "Adapters", "Kernel", "Chess", "BoardKit", "TestSupport"]
         ),
         .testTarget(name: "MainLoopTests", dependencies: ["MainLoop"]),
+        .testTarget(name: "SerialTests", dependencies: ["Serial"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
             name: "BlueZTests",

@@ -40,6 +40,7 @@ let package = Package(
         .target(name: "CMainQueue"),
         .target(name: "MainLoop", dependencies: ["CMainQueue"]),
         .target(name: "Serial"),
+        .target(name: "SerialTransport", dependencies: ["Serial", "BoardKit", "MainLoop"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop"]),
         .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT"]),
@@ -102,6 +103,9 @@ let package = Package(
         ),
         .testTarget(name: "MainLoopTests", dependencies: ["MainLoop"]),
         .testTarget(name: "SerialTests", dependencies: ["Serial"]),
+        .testTarget(
+            name: "SerialTransportTests",
+            dependencies: ["SerialTransport", "Serial", "Adapters", "Emulation", "BoardKit", "MainLoop", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
             name: "BlueZTests",

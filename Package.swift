@@ -45,6 +45,8 @@ let package = Package(
         // MARK: C wrappers
         .target(name: "CMainQueue"),
         .target(name: "MainLoop", dependencies: ["CMainQueue"]),
+        .target(name: "Serial"),
+        .target(name: "SerialTransport", dependencies: ["Serial", "BoardKit", "MainLoop"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
@@ -112,6 +114,10 @@ let package = Package(
             dependencies: ["Emulation", "Adapters", "Kernel", "Chess", "BoardKit", "TestSupport"]
         ),
         .testTarget(name: "MainLoopTests", dependencies: ["MainLoop"]),
+        .testTarget(name: "SerialTests", dependencies: ["Serial"]),
+        .testTarget(
+            name: "SerialTransportTests",
+            dependencies: ["SerialTransport", "Serial", "Adapters", "Emulation", "BoardKit", "MainLoop", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
             name: "BlueZTests",

@@ -12,11 +12,14 @@ public struct AdapterOptions: Hashable, Sendable {
     public var advertisedName: String?
     /// The DGT Pegasus developer key (6 bytes); `nil` uses ``PegasusAdapter/defaultDeveloperKey``.
     public var developerKey: Data?
+    /// The DGT e-Board model (LEDs, battery); `nil` is ``DGTAdapter/Model/classic``.
+    public var dgtModel: DGTAdapter.Model?
 
     /// Options for a board advertising `advertisedName`.
-    public init(advertisedName: String? = nil, developerKey: Data? = nil) {
+    public init(advertisedName: String? = nil, developerKey: Data? = nil, dgtModel: DGTAdapter.Model? = nil) {
         self.advertisedName = advertisedName
         self.developerKey = developerKey
+        self.dgtModel = dgtModel
     }
 }
 
@@ -46,6 +49,7 @@ public enum AdapterFactory {
             SquareOffAdapter.profile(for: advertisedName.map(SquareOffAdapter.variant(forAdvertisedName:)) ?? .pro)
         case .dgtPegasus: PegasusAdapter.profile
         case .millennium: MillenniumAdapter.profile
+        case .dgt: DGTAdapter.profile
         }
     }
 
@@ -71,6 +75,8 @@ public enum AdapterFactory {
             }
         case .millennium:
             return MillenniumAdapter()
+        case .dgt:
+            return DGTAdapter(model: options.dgtModel ?? .classic)
         }
     }
 

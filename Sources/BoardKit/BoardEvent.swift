@@ -34,7 +34,7 @@ public enum BoardEvent: Hashable, Sendable {
     case handshakeFailed(reason: String)
     /// The link dropped (`error` says why) or was closed by the user (`error` is `nil`).
     case disconnected(error: String?)
-    /// A full piece-identity snapshot (Chessnut, Millennium, DGT classic).
+    /// A full piece-identity snapshot (Chessnut, Millennium, DGT e-Board).
     case pieces(BoardSnapshot)
     /// A full occupancy snapshot (Square Off, Pegasus, ChessUp bitmaps).
     case occupancy(OccupancyMap)
@@ -52,6 +52,11 @@ public enum BoardEvent: Hashable, Sendable {
     case button(BoardButton)
     /// The board told its firmware or hardware version.
     case version(String)
+    /// The board told its serial number (DGT e-Boards).
+    case serialNumber(String)
+    /// The clock attached to the board showed these times (DGT 3000 on a DGT e-Board);
+    /// `nil` when the board says no clock is attached.
+    case clock(BoardClockReading?)
     /// Bytes the adapter could not (or need not) interpret: logged, never a move.
     case raw(Data)
 }

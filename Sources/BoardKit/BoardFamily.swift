@@ -8,8 +8,17 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
     case squareOff = "squareoff"
     /// DGT Pegasus.
     case dgtPegasus = "pegasus"
+    /// DGT e-Boards (USB, serial, Bluetooth Classic; Revelation II), the classic protocol.
+    case dgt
     /// Millennium ChessLink, eONE, Exclusive, Supreme.
     case millennium
+
+    /// The families reached over Bluetooth LE (every family but the DGT e-Board, which
+    /// talks over a serial line or Bluetooth Classic).
+    public static let bluetoothLE: [BoardFamily] = allCases.filter(\.isBluetoothLE)
+
+    /// Whether boards of this family are Bluetooth LE peripherals.
+    public var isBluetoothLE: Bool { self != .dgt }
 
     /// The manufacturer, for Home Assistant device blocks and published info.
     public var manufacturer: String {
@@ -17,7 +26,7 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
         case .chessnut: "Chessnut"
         case .chessUp: "Bryght Labs"
         case .squareOff: "Square Off"
-        case .dgtPegasus: "DGT"
+        case .dgtPegasus, .dgt: "DGT"
         case .millennium: "Millennium"
         }
     }
@@ -29,6 +38,7 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
         case .chessUp: "ChessUp"
         case .squareOff: "Square Off"
         case .dgtPegasus: "DGT Pegasus"
+        case .dgt: "DGT e-Board"
         case .millennium: "Millennium ChessLink"
         }
     }

@@ -129,7 +129,7 @@ public enum BoardBridgeCLI {
                           and column, and exit. Prints "configuration OK: N boards" when
                           there are none.
           decode          Decode captured notifications of a board family (chessnut,
-                          chessup, squareoff, pegasus, millennium): one hex string per
+                          chessup, squareoff, pegasus, dgt, millennium): one hex string per
                           argument, or one per line on stdin. Prints one JSON line per event.
 
         Options:

@@ -48,6 +48,13 @@ public struct EventDecoder {
             ["event": "battery", "percent": JSONValue(percent), "charging": JSONValue(charging)]
         case .button(let button): ["event": "button", "name": .string(button.name)]
         case .version(let version): ["event": "version", "version": .string(version)]
+        case .serialNumber(let serial): ["event": "serial_number", "serial": .string(serial)]
+        case .clock(let reading?):
+            [
+                "event": "clock", "left": JSONValue(reading.left), "right": JSONValue(reading.right),
+                "running": JSONValue(reading.running?.rawValue),
+            ]
+        case .clock(nil): ["event": "clock", "attached": false]
         case .raw(let data):
             ["event": "raw", "hex": .string(HexBytes.string(data))]
         }

@@ -36,6 +36,8 @@ public enum PersonalityFactory {
                 options: .init(acceptedDeveloperKeys: [developerKey ?? PegasusAdapter.defaultDeveloperKey]))
         case .millennium:
             MillenniumPersonality(name: name, board: board, isFlipped: isFlipped)
+        case .dgt:
+            DGTPersonality(name: name, board: board, isFlipped: isFlipped)
         }
     }
 

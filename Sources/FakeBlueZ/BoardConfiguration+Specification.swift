@@ -21,7 +21,8 @@ extension BoardConfiguration {
         guard let familyName = fields.removeValue(forKey: "family") else {
             throw .invalidConfiguration("board specification without family: \(specification)")
         }
-        guard let family = BoardFamily(rawValue: familyName.lowercased()) else {
+        // A DGT e-Board is no Bluetooth LE board: the fake BlueZ cannot offer one.
+        guard let family = BoardFamily(rawValue: familyName.lowercased()), family.isBluetoothLE else {
             throw .invalidValue(key: "family", value: familyName)
         }
         guard let address = fields.removeValue(forKey: "address") else {

@@ -128,6 +128,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         case .chessUp: "ChessUp"
         case .squareOff: "Square Off Pro"
         case .dgtPegasus: "DGT_Pegasus_SIM"
+        case .dgt: "DGT e-Board"
         case .millennium: "MILLENNIUM CHESS"
         }
     }
@@ -138,7 +139,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         switch family {
         case .chessnut: 185
         case .millennium: 160
-        case .chessUp, .squareOff, .dgtPegasus: 247
+        case .chessUp, .squareOff, .dgtPegasus, .dgt: 247
         }
     }
 

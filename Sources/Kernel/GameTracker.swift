@@ -154,7 +154,7 @@ public struct GameTracker: Sendable {
         case .disconnected:
             touched = 0
             lastPlaced = nil
-        case .ready, .handshakeFailed, .battery, .button, .version, .raw:
+        case .ready, .handshakeFailed, .battery, .button, .version, .serialNumber, .clock, .raw:
             break
         }
         return outputs

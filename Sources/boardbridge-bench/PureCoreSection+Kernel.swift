@@ -113,7 +113,9 @@ extension PureCoreSection {
         case .piecePlaced: "place"
         case .moveReported: "move"
         case .promotionPicked: "pick"
-        case .connected, .ready, .handshakeFailed, .disconnected, .battery, .button, .version, .raw: nil
+        case .connected, .ready, .handshakeFailed, .disconnected, .battery, .button, .version, .serialNumber, .clock,
+            .raw:
+            nil
         }
     }
 }

@@ -23,6 +23,7 @@ enum SimulatedBoards {
         case .squareOff: squareOff
         case .dgtPegasus: pegasus
         case .millennium: millennium
+        case .dgt: preconditionFailure("a DGT e-Board is no Bluetooth LE board")
         }
     }
 
@@ -62,11 +63,11 @@ struct BlueZTransportTests {
         defer { fixture.stop() }
         fixture.manager.start()
         #expect(await fixture.manager.waitUntilReady(timeout: 20))
-        let transports = try BoardFamily.allCases.map { try fixture.transport($0) }
+        let transports = try BoardFamily.bluetoothLE.map { try fixture.transport($0) }
         for transport in transports { transport.startScan() }
         let found = await eventually { transports.allSatisfy { $0.discovered.count == 1 } }
         #expect(found, "discovered: \(transports.map(\.discovered))\n\(fixture.log.text)")
-        for (family, transport) in zip(BoardFamily.allCases, transports) {
+        for (family, transport) in zip(BoardFamily.bluetoothLE, transports) {
             let device = try #require(transport.discovered.first)
             #expect(device.name == SimulatedBoards.name(family))
             #expect(device.id == BlueZDeviceID.uuid(adapter: "hci0", address: SimulatedBoards.address(family)))
@@ -76,7 +77,7 @@ struct BlueZTransportTests {
         }
         let families = Dictionary(
             uniqueKeysWithValues: fixture.manager.discoveredBoards.map { ($0.address, $0.family) })
-        for family in BoardFamily.allCases {
+        for family in BoardFamily.bluetoothLE {
             #expect(families[SimulatedBoards.address(family)] == family)
         }
         for transport in transports { transport.stopScan() }
@@ -131,7 +132,7 @@ struct BlueZTransportTests {
         #expect(discovering == ["hci0": false, "hci1": true])
     }
 
-    @Test(arguments: BoardFamily.allCases)
+    @Test(arguments: BoardFamily.bluetoothLE)
     func handshakeReachesTheBoardInOrderWithItsDelays(family: BoardFamily) async throws {
         let fixture = try await SimulatorFixture(boards: [SimulatedBoards.specification(family)])
         defer { fixture.stop() }

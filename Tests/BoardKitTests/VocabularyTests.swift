@@ -60,6 +60,8 @@ import Testing
     @Test func familiesParseFromConfigNames() {
         #expect(BoardFamily(rawValue: "chessup") == .chessUp)
         #expect(BoardFamily(rawValue: "pegasus") == .dgtPegasus)
-        #expect(BoardFamily.allCases.count == 5)
+        #expect(BoardFamily.allCases.count == 6)
+        #expect(BoardFamily(rawValue: "dgt") == .dgt)
+        #expect(BoardFamily.bluetoothLE.count == 5)
     }
 }

@@ -40,7 +40,7 @@ struct GattTests {
             [.bytes(bytes), .propertyDictionary(["type": .string(type)])])
     }
 
-    @Test(arguments: BoardFamily.allCases)
+    @Test(arguments: BoardFamily.bluetoothLE)
     func everyFamilyExposesItsProfile(_ family: BoardFamily) async throws {
         let board = BoardConfiguration(family: family, address: Self.chessnut, id: "board")
         let fixture = try await SimFixture(boards: [board])

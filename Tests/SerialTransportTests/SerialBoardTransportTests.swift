@@ -1,0 +1,99 @@
+import Adapters
+import BoardKit
+import Emulation
+import Foundation
+import SerialTransport
+import TestSupport
+import Testing
+
+/// Records a transport's events.
+@MainActor
+final class Recorder {
+    var events: [BoardEvent] = []
+    var task: Task<Void, Never>?
+
+    init(_ stream: AsyncStream<BoardEvent>) {
+        task = Task { @MainActor [weak self] in
+            for await event in stream { self?.events.append(event) }
+        }
+    }
+}
+
+/// The serial transport against an emulated DGT e-Board behind a real pseudo-terminal.
+@MainActor
+@Suite(.serialized) struct SerialBoardTransportTests {
+    static func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("serial-board-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func afterE4() -> BoardSnapshot {
+        var board = BoardSnapshot.startingPosition
+        board[.e2] = nil
+        board[.e4] = Piece(.white, .pawn)
+        return board
+    }
+
+    @Test func handshakeReadsTheBoardAndMovesArrive() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let board = SimulatedSerialBoard(DGTPersonality(), folder: folder)
+        try board.plug()
+        defer { board.unplug() }
+        let transport = SerialBoardTransport(path: board.linkPath) { DGTAdapter() }
+        let recorder = Recorder(transport.events)
+        transport.startScan()
+        #expect(transport.discovered.map(\.name) == [board.linkPath])
+        transport.connect(transport.device)
+        #expect(await eventually { recorder.events.contains(.pieces(.startingPosition)) }, "\(recorder.events)")
+        #expect(recorder.events.first == .connected)
+        #expect(recorder.events.contains(.ready))
+        #expect(recorder.events.contains(.serialNumber("12345")))
+        #expect(recorder.events.contains(.version("1.2")))
+        board.perform(.lift(.e2))
+        board.perform(.place(Piece(.white, .pawn), on: .e4))
+        #expect(await eventually { recorder.events.last == .pieces(Self.afterE4()) })
+        #expect(board.personality.violations.total == 0)
+        transport.disconnect()
+        #expect(transport.state == .disconnected)
+        #expect(await eventually { recorder.events.last == .disconnected(error: nil) })
+    }
+
+    @Test func unplugAndReplugMidGameLosesNoMove() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let board = SimulatedSerialBoard(DGTPersonality(), folder: folder)
+        try board.plug()
+        let transport = SerialBoardTransport(
+            path: board.linkPath, policy: BoardReconnectPolicy(maxAttempts: 50, delays: [0.1])
+        ) { DGTAdapter() }
+        let recorder = Recorder(transport.events)
+        transport.connect(transport.device)
+        #expect(await eventually { recorder.events.contains(.pieces(.startingPosition)) })
+        board.unplug()
+        #expect(
+            await eventually { recorder.events.contains { if case .disconnected(.some) = $0 { true } else { false } } })
+        #expect(await eventually { if case .reconnecting = transport.state { true } else { false } })
+        // The move is made while the board is unplugged: the dump after the replug shows it.
+        board.perform(.lift(.e2))
+        board.perform(.place(Piece(.white, .pawn), on: .e4))
+        try board.plug()
+        defer { board.unplug() }
+        #expect(await eventually { recorder.events.last == .pieces(Self.afterE4()) }, "\(recorder.events.suffix(5))")
+        #expect(transport.state == .connected)
+        #expect(recorder.events.filter { $0 == .connected }.count == 2)
+        transport.disconnect()
+    }
+
+    @Test func aMissingDeviceIsRetriedThenGivenUp() async throws {
+        let transport = SerialBoardTransport(
+            path: "/dev/serial/by-id/no-such-board", policy: BoardReconnectPolicy(maxAttempts: 2, delays: [0.05])
+        ) { DGTAdapter() }
+        transport.startScan()
+        #expect(transport.discovered.isEmpty)
+        transport.connect(transport.device)
+        #expect(await eventually { transport.state == .disconnected })
+        #expect(transport.lastError?.hasPrefix("open /dev/serial/by-id/no-such-board: ") == true)
+    }
+}

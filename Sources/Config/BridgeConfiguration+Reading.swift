@@ -4,7 +4,7 @@ import MQTT
 extension BridgeConfiguration {
     static let topLevelKeys = [
         "mqtt", "base_topic", "node", "bluetooth", "reconnect", "homeassistant", "state_directory", "logging",
-        "game", "boards",
+        "game", "boards", "hall",
     ]
 
     /// Reads the whole configuration from the root node; problems go to `reader`.
@@ -65,6 +65,9 @@ extension BridgeConfiguration {
                 resyncAfter: section.double("resync_after", in: 0.5...600, default: 3),
                 resyncAttempts: section.int("resync_attempts", in: 0...20, default: 4),
                 batteryInterval: section.double("battery_interval", in: 1...86400, default: 300))
+        }
+        if let section = top.mapping("hall", keys: HallConfiguration.keys) {
+            config.hall = HallConfiguration.read(section, reader: reader)
         }
         if let items = top.list("boards") {
             config.boards = BoardConfiguration.readAll(

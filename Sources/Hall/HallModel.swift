@@ -129,7 +129,8 @@ public struct HallModel: Sendable {
         case .event:
             guard let object, let type = object["event_type"]?.stringValue else { return nil }
             applyEvent(&board, type, object)
-            appendEvent(&board, .object(object), type: nil)
+            // A move comes on `…/move` as well; the history keeps it once.
+            if type != "move" { appendEvent(&board, .object(object), type: nil) }
         case .clock:
             guard let object else { return nil }
             applyClock(&board, object, now: now)
@@ -169,8 +170,11 @@ public struct HallModel: Sendable {
 
     private func applyEvent(_ board: inout HallBoard, _ type: String, _ event: JSONObject) {
         switch type {
-        case "illegal_move", "alert":
+        case "illegal_move":
             board.alert = Self.bound(.object(event))
+        case "alert":
+            // An illegal move waiting for the arbiter is not replaced by the alert that follows it.
+            if board.alert?["event_type"]?.stringValue != "illegal_move" { board.alert = Self.bound(.object(event)) }
         case "game_start", "takeback":
             board.alert = nil
         case "out_of_sync":

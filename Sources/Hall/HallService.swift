@@ -107,7 +107,7 @@ public final class HallService {
             rejectionsLogged += 1
             if rejectionsLogged <= 20 || rejectionsLogged % 100 == 0 {
                 logger.warning(
-                    "hall: message ignored",
+                    "message ignored",
                     [("topic", rejection.topic), ("reason", rejection.reason), ("ignored", "\(model.rejectedCount)")])
             }
         }
@@ -170,7 +170,7 @@ public final class HallService {
         case .acknowledge(let id):
             guard model.boards[id] != nil else { return .response(.plain(404, "no board \"\(id)\"")) }
             broadcast(model.acknowledge(board: id))
-            logger.notice("hall: alert acknowledged", [("board", id), ("client", request.clientAddress)])
+            logger.notice("alert acknowledged", [("board", id), ("client", request.clientAddress)])
             return .response(json(["status": "ok"]))
         case .command(let id, let command):
             guard model.boards[id] != nil else { return .response(.plain(404, "no board \"\(id)\"")) }
@@ -187,7 +187,7 @@ public final class HallService {
                 return .response(.plain(503, "cannot send: \(error)"))
             }
             logger.notice(
-                "hall: arbiter command", [("board", id), ("command", JSONValue.object(command).encodedString())])
+                "arbiter command", [("board", id), ("command", JSONValue.object(command).encodedString())])
             broadcast(
                 model.note(
                     board: id,

@@ -76,8 +76,13 @@ struct HTTPServerTests {
         let recorder = Recorder()
         let server = try makeServer(HTTPServerSettings(headerLimit: 8 * 1024), recorder: recorder)
         defer { server.stop() }
+        // Not HTTP at all: closed without an answer.
         let garbage = try await RawHTTPClient.exchange(port: server.port, "GARBAGE\r\n\r\n")
-        #expect(statusCode(garbage) == 400)
+        #expect(garbage.isEmpty)
+        let noColon = try await RawHTTPClient.exchange(port: server.port, "GET /hello HTTP/1.1\r\nNoColon\r\n\r\n")
+        #expect(statusCode(noColon) == 400)
+        let version = try await RawHTTPClient.exchange(port: server.port, "GET /hello HTTP/7.1\r\nHost: a\r\n\r\n")
+        #expect(statusCode(version) == 505)
         let huge = "GET /hello HTTP/1.1\r\nHost: a\r\nX-Big: \(String(repeating: "x", count: 64 * 1024))\r\n\r\n"
         let answer = try await RawHTTPClient.exchange(port: server.port, huge)
         #expect([413, 414, 431].contains(statusCode(answer) ?? 0), "\(answer.prefix(80))")

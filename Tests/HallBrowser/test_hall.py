@@ -231,30 +231,31 @@ def main():
         driver.save_screenshot(os.path.join(IMAGES, "hall-grid.png"))
 
         # A knock: out of sync, on the page within 1 s of the event on the broker.
-        sub = subprocess.Popen(["mosquitto_sub", "-p", str(stack.mqtt_port), "-t", "boardbridge/b2/event",
+        sub = subprocess.Popen(["mosquitto_sub", "-p", str(stack.mqtt_port), "-t", "boardbridge/b3/event",
                                 "-F", "%U %p", "-C", "1"], stdout=subprocess.PIPE, text=True)
         time.sleep(0.5)
-        stack.ctl("knock", NAME["b2"], "d2")
-        wait_for(lambda: "out_of_sync" in status(driver, "b2"), 10, "b2 out of sync after a knock")
+        stack.ctl("knock", NAME["b3"], "e2")
+        wait_for(lambda: "out_of_sync" in status(driver, "b3"), 10, "b3 out of sync after a knock")
         seen = time.time()
         line = sub.communicate(timeout=10)[0]
         event_time = float(line.split(" ", 1)[0])
         assert "out_of_sync" in line, line
         latency = seen - event_time
         assert latency < 1.0, f"out of sync shown {latency:.2f} s after the event"
-        assert "d2" in tile(driver, "b2").text
+        assert "e2" in tile(driver, "b3").text
         passed.append(f"a knock shows out of sync within 1 s ({latency * 1000:.0f} ms after the event)")
 
-        # An illegal move (Bf1-f4 on b1, Black to move... White's bishop: a move out of turn or not a move).
-        stack.ctl("lift", NAME["b1"], "f1")
-        stack.ctl("place", NAME["b1"], "f4", "B")
+        # An illegal move on b1 (Black to move after 2. Nf3): the d-pawn three squares, d7-d4.
+        stack.ctl("lift", NAME["b1"], "d7")
+        stack.ctl("place", NAME["b1"], "d4", "p")
         wait_for(lambda: "illegal" in status(driver, "b1"), 10, "b1 flashing an illegal move")
         driver.save_screenshot(os.path.join(IMAGES, "hall-trouble.png"))
-        stack.ctl("lift", NAME["b1"], "f4")
-        stack.ctl("place", NAME["b1"], "f1", "B")
+        stack.ctl("lift", NAME["b1"], "d4")
+        stack.ctl("place", NAME["b1"], "d7", "p")
         wait_for(lambda: "out_of_sync" not in status(driver, "b1"), 10, "b1 back in sync")
         time.sleep(1)
-        assert "illegal" in status(driver, "b1"), "the alert went away without an acknowledgement"
+        assert "illegal" in status(driver, "b1"), \
+            f"the alert went away without an acknowledgement: {stack.api('/api/boards/b1')[1][-3000:]}"
         assert "illegal" in tile(driver, "b1").get_attribute("class")
         # Without the password nothing gets through.
         assert stack.api("/api/boards/b1/acknowledge", "POST", {})[0] in (401, 403)
@@ -305,7 +306,6 @@ def main():
         wait_for(lambda: driver.find_element(By.ID, "live").text == "live", 30, "the page live again")
         wait_for(lambda: fen(driver, "b1").startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w"), 15,
                  "b1 resynchronised (after the takeback)")
-        stack.ctl("play", NAME["b2"], "d2d4")  # b2 was knocked at d2: put back by playing is not possible;
         passed.append("the page recovers after the hall service restarts")
     finally:
         if driver is not None:

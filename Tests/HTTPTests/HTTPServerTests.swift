@@ -178,6 +178,54 @@ struct HTTPServerTests {
         #expect(streams[0].pendingCount <= 256 * 1024)
     }
 
+    @Test("HTTPS with a PEM certificate and key (GnuTLS): curl gets the page; plain HTTP gets nothing")
+    func tls() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("http-tls-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let key = folder.appendingPathComponent("key.pem").path
+        let certificate = folder.appendingPathComponent("cert.pem").path
+        let made = try await Self.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1", "-keyout",
+                key, "-out", certificate,
+            ])
+        #expect(made.status == 0)
+        let recorder = Recorder()
+        let server = try makeServer(
+            HTTPServerSettings(
+                tls: .init(
+                    certificatePEM: try String(contentsOfFile: certificate, encoding: .utf8),
+                    keyPEM: try String(contentsOfFile: key, encoding: .utf8))),
+            recorder: recorder)
+        defer { server.stop() }
+        let answer = try await Self.run(
+            "/usr/bin/curl", ["-sS", "--max-time", "10", "--cacert", certificate, "https://127.0.0.1:\(server.port)/hello?name=tls"])
+        #expect(answer.status == 0, "\(answer.output)")
+        #expect(answer.output == "hi tls")
+        let plain = try await RawHTTPClient.exchange(
+            port: server.port, "GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        #expect(statusCode(plain) != 200)
+        #expect(recorder.requests.count == 1)
+    }
+
+    /// Runs a tool off the main actor; its exit status and standard output.
+    static func run(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await Task.detached {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }.value
+    }
+
     @Test("an address that is not an IP address is refused with a clear error")
     func badAddress() {
         #expect(throws: HTTPServerError.cannotListen(address: "example", port: 0)) {

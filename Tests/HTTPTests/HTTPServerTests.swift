@@ -201,7 +201,8 @@ struct HTTPServerTests {
             recorder: recorder)
         defer { server.stop() }
         let answer = try await Self.run(
-            "/usr/bin/curl", ["-sS", "--max-time", "10", "--cacert", certificate, "https://127.0.0.1:\(server.port)/hello?name=tls"])
+            "/usr/bin/curl",
+            ["-sS", "--max-time", "10", "--cacert", certificate, "https://127.0.0.1:\(server.port)/hello?name=tls"])
         #expect(answer.status == 0, "\(answer.output)")
         #expect(answer.output == "hi tls")
         let plain = try await RawHTTPClient.exchange(

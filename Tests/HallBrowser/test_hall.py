@@ -172,6 +172,59 @@ class Stack:
             return error.code, error.read()
 
 
+def mqtt_publish_many(port, messages):
+    """Publishes (topic, payload) pairs, retained, QoS 0, over one MQTT 3.1.1 connection."""
+    def packet(kind, body):
+        length, encoded = len(body), b""
+        while True:
+            byte, length = length % 128, length // 128
+            encoded += bytes([byte | (0x80 if length else 0)])
+            if not length:
+                return bytes([kind]) + encoded + body
+    def text(value):
+        raw = value.encode()
+        return len(raw).to_bytes(2, "big") + raw
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(packet(0x10, text("MQTT") + bytes([4, 2, 0, 30]) + text("hall-first-paint")))
+        assert s.recv(4)[:2] == b"\x20\x02"
+        for topic, payload in messages:
+            s.sendall(packet(0x31, text(topic) + payload.encode()))
+        s.sendall(packet(0xE0, b""))
+
+
+def first_paint(stack, driver, count=512):
+    """Time from navigation to `count` tiles on the grid (reported, not asserted)."""
+    port = free_port()
+    path = os.path.join(stack.work, "hall-512.yaml")
+    with open(path, "w") as f:
+        f.write(f"mqtt:\n  url: mqtt://127.0.0.1:{stack.mqtt_port}\nbase_topic: bench512\n"
+                f"hall:\n  port: {port}\n")
+    messages = [("bench512/bridge/node-%d/info" % n,
+                 json.dumps({"node": f"node-{n}", "boards": [{"id": f"t{i:03d}"} for i in range(n, count, 8)]}))
+                for n in range(8)]
+    fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+    for i in range(count):
+        messages.append((f"bench512/t{i:03d}", json.dumps({
+            "board": f"t{i:03d}", "fen": fen, "turn": "black", "ply": 3, "move_number": 2,
+            "last_move": {"uci": "g1f3", "san": "Nf3"}, "sync": {"state": "in_sync", "squares": [], "reason": None},
+            "clock": {"white": 5400, "black": 5390, "running": "black", "paused": False},
+            "game": {"round": "1", "board": str(i + 1), "white": f"White {i}", "black": f"Black {i}"},
+            "result": "*", "connection": {"state": "ready"}})))
+    mqtt_publish_many(stack.mqtt_port, messages)
+    stack.start("hall-512", [os.path.join(BIN, "boardbridge"), "hall", "--config", path])
+    wait_for(lambda: port_open(port), 15, "the 512-board hall")
+    wait_for(lambda: json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/boards").read())["boards"]
+             .__len__() == count, 30, "512 boards in the model")
+    started = time.monotonic()
+    driver.get(f"http://127.0.0.1:{port}/")
+    wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, ".tile")) == count, 60, f"{count} tiles", interval=0.02)
+    elapsed = time.monotonic() - started
+    paint = driver.execute_script(
+        "const p = performance.getEntriesByName('first-contentful-paint')[0]; return p ? p.startTime : null;")
+    stack.stop("hall-512")
+    return elapsed, paint
+
+
 def tile(driver, board):
     return driver.find_element(By.CSS_SELECTOR, f'.tile[data-board="{board}"]')
 
@@ -307,6 +360,10 @@ def main():
         wait_for(lambda: fen(driver, "b1").startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w"), 15,
                  "b1 resynchronised (after the takeback)")
         passed.append("the page recovers after the hall service restarts")
+
+        elapsed, paint = first_paint(stack, driver)
+        passed.append(f"(reported) 512 boards: all tiles on the page {elapsed * 1000:.0f} ms after navigation"
+                      f" (first contentful paint {paint if paint is None else round(paint)} ms)")
     finally:
         if driver is not None:
             driver.quit()

@@ -32,7 +32,7 @@ import Testing
         ("hall: {arbiter_password: short}\n", "hall.arbiter_password"),
         ("hall: {arbiter_password: abcdefghij, arbiter_password_env: X}\n", "hall.arbiter_password_env"),
         ("hall: {tls: {cert_file: /nonexistent/cert.pem, key_file: /nonexistent/key.pem}}\n", "hall.tls.cert_file"),
-        ("hall: {tls: {cert_file: /etc/hostname}}\n", "hall.tls.key_file"),
+        ("hall: {tls: {cert_file: /etc/passwd}}\n", "hall.tls.key_file"),
         ("hall: {prot: 80}\n", #"unknown key "prot""#),
     ])
     func refusesWithPosition(_ yaml: String, _ path: String) {

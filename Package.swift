@@ -29,6 +29,11 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
             name: "CYAML",
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
@@ -52,6 +57,7 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl"]),
         .target(name: "BroadcastRelay", dependencies: ["Broadcast", "Curl"]),
         .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT"]),
+        .target(name: "HTTP", dependencies: ["CMicroHTTPD", "MainLoop"]),
 
         // MARK: Platform and product
         .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "MainLoop"]),
@@ -60,7 +66,11 @@ let package = Package(
             name: "Bridge",
             dependencies: ["BoardKit", "Chess", "Kernel", "Adapters", "BlueZ", "MQTT", "Config"]
         ),
-        .target(name: "BridgeCLI", dependencies: ["BoardKit", "Adapters", "Config", "Bridge"]),
+        .target(
+            name: "Hall", dependencies: ["Bridge", "HTTP", "MQTT", "Config", "MainLoop"],
+            // The page: one HTML document with its CSS and JavaScript, compiled into the binary.
+            resources: [.embedInCode("Resources/hall.html")]),
+        .target(name: "BridgeCLI", dependencies: ["BoardKit", "Adapters", "Config", "Bridge", "Hall"]),
         // Release builds of the daemon (memory goal: under 20 MB resident, issue #8):
         // - `-static-stdlib`: the Swift runtime, Dispatch and FoundationEssentials are linked
         //   in, so none of the ten Swift shared libraries is loaded, relocated and
@@ -128,6 +138,8 @@ let package = Package(
             dependencies: ["FakeBlueZ", "DBus", "Emulation", "Adapters", "BoardKit", "Chess", "TestSupport"]
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
+        .testTarget(name: "HallTests", dependencies: ["Hall", "Bridge", "TestSupport"]),
         .testTarget(
             name: "ConfigTests", dependencies: ["Config", "BoardKit", "Kernel", "TestSupport"],
             exclude: ["Corpus"]),

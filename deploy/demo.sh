@@ -8,7 +8,7 @@
 #   - a private dbus-daemon (never the system bus),
 #   - boardsim owning org.bluez on it, with four boards of four families on two adapters,
 #   - a private mosquitto on a free loopback port,
-#   - boardbridge with a demo config,
+#   - boardbridge with a demo config, and the hall view (boardbridge hall) of it,
 # then has the boards play real games at a human pace and shows the live topics.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -85,6 +85,7 @@ pids+=($!)
 
 # 3. A private mosquitto on a free loopback port.
 port="$(free_port)"
+hall_port="$(free_port)"
 printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' "$port" >"$work/mosquitto.conf"
 [ "$(id -u)" -eq 0 ] && echo "user root" >>"$work/mosquitto.conf"
 mosquitto -c "$work/mosquitto.conf" >"$work/mosquitto.log" 2>&1 &
@@ -101,6 +102,8 @@ bluetooth:
   adapters: [hci0, hci1]
 homeassistant:
   enabled: true
+hall:
+  port: $hall_port
 reconnect:
   max_attempts: 10
   delays: [1, 2, 4]
@@ -132,6 +135,9 @@ CONF
 "$bin/boardbridge" check-config --config "$work/config.yaml" >&2
 "$bin/boardbridge" run --config "$work/config.yaml" >"$work/boardbridge.log" 2>&1 &
 pids+=($!)
+# The arbiter's hall view of the same broker (docs/hall.md).
+"$bin/boardbridge" hall --config "$work/config.yaml" >"$work/hall.log" 2>&1 &
+pids+=($!)
 
 # 5. Once every board is online, the players start their games (real games, human pace).
 echo "demo: waiting for the boards to connect…" >&2
@@ -152,6 +158,7 @@ for address in C0:FF:EE:00:00:01 C0:FF:EE:00:00:02 C0:FF:EE:00:00:03 C0:FF:EE:00
     "$bin/boardsim" ctl --bus "$DBUS_SYSTEM_BUS_ADDRESS" autoplay "$address" "$pace" >/dev/null
 done
 
+echo "demo: the hall view: http://127.0.0.1:$hall_port/ (open it in a browser)" >&2
 echo "demo: live topics (mosquitto_sub -v -t 'boardbridge/#' on port $port); Ctrl-C to stop" >&2
 echo "demo: try, in another shell:  mosquitto_pub -p $port -t boardbridge/board-1/set -m '{\"leds\":{\"squares\":[\"e2\",\"e4\"]}}'" >&2
 if [ "$seconds" -gt 0 ]; then

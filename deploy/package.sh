@@ -44,8 +44,9 @@ mkdir -p "$source/files"
 cp -r deploy/debian "$source/debian"
 # The unit as the package installs it (dh_installsystemd takes debian/<package>.service).
 cp deploy/systemd/boardbridge.service "$source/debian/boardbridge.service"
+cp deploy/systemd/boardbridge-hall.service "$source/debian/boardbridge.boardbridge-hall.service"
 install -m 0755 "$binary" "$source/files/boardbridge"
-cp config.yaml README.md docs/mqtt-contract.md "$source/files/"
+cp config.yaml README.md docs/mqtt-contract.md docs/hall.md "$source/files/"
 cp -r deploy/mosquitto deploy/homeassistant "$source/files/"
 help2man --no-info --section 8 --name "smart chess boards (Bluetooth LE, through BlueZ) to MQTT" \
     --version-string "$version" "$source/files/boardbridge" >"$source/files/boardbridge.8"

@@ -1,6 +1,7 @@
 import BoardKit
 import Bridge
 import Config
+import Hall
 
 /// The `boardbridge` command line: parse, run one command, return the exit code.
 public enum BoardBridgeCLI {
@@ -32,6 +33,9 @@ public enum BoardBridgeCLI {
             return status
         case .success(.decode(let family, let hex)):
             return decode(family: family, hex: hex, output: output, readLine: { Swift.readLine() })
+        case .success(.hall):
+            output.writeError("boardbridge: hall must be started by the executable\n")
+            return ExitCode.software
         case .success(.run):
             output.writeError("boardbridge: run must be started through BoardBridgeCLI.startBridge\n")
             return ExitCode.software
@@ -88,6 +92,41 @@ public enum BoardBridgeCLI {
         }
     }
 
+    /// `hall`: loads the configuration and starts the hall view on the main actor; like
+    /// ``startBridge(configPath:busAddress:environment:output:fileExists:)``, `nil` means
+    /// "now run the main loop".
+    @MainActor
+    public static func startHall(
+        configPath: String?, environment: [String: String], output: some CLIOutput,
+        fileExists: (String) -> Bool = StandardStreams.fileExists
+    ) -> Int32? {
+        let path = ConfigLocation.resolve(configPath, fileExists: fileExists)
+        let configuration: BridgeConfiguration
+        do {
+            configuration = try ConfigLoader.load(path: path, environment: environment)
+        } catch {
+            var text = error.errors.map { "\($0)\n" }.joined()
+            text += "boardbridge: \(error.errors.count) configuration error(s) in \(path)\n"
+            output.writeError(text)
+            return ExitCode.config
+        }
+        do {
+            let logger = Logger(
+                label: "hall", level: configuration.logging.level, format: configuration.logging.format)
+            let service = try HallService(configuration: configuration, logger: logger)
+            service.start()
+            runningHall = service
+            HallSignals.install { service.stop() }
+            return nil
+        } catch {
+            output.writeError("boardbridge: cannot start the hall: \(error)\n")
+            return ExitCode.config
+        }
+    }
+
+    /// The running hall view.
+    @MainActor private static var runningHall: HallService?
+
     /// The running bridge (kept alive for the life of the process).
     @MainActor private static var runningApp: BridgeApp?
 
@@ -118,6 +157,7 @@ public enum BoardBridgeCLI {
           boardbridge run [--config PATH] [--bus ADDRESS]
           boardbridge check-config [--config PATH]
           boardbridge decode --family NAME [HEX...]
+          boardbridge hall [--config PATH]
           boardbridge --help | -h
           boardbridge --version
 
@@ -131,6 +171,8 @@ public enum BoardBridgeCLI {
           decode          Decode captured notifications of a board family (chessnut,
                           chessup, squareoff, pegasus, dgt, millennium): one hex string per
                           argument, or one per line on stdin. Prints one JSON line per event.
+          hall            Serve the arbiter's hall view: every board of every bridge host on
+                          the broker, live in a browser (hall: section; docs/hall.md).
 
         Options:
           --config PATH   The configuration file. Default: \(ConfigLocation.local) in the working

@@ -16,6 +16,9 @@ public enum CLICommand: Sendable, Equatable {
     /// `decode --family NAME [HEX...]`: decode captured notifications (one per argument,
     /// or one per stdin line when none is given) and print events as JSON lines.
     case decode(family: BoardFamily, hex: [String])
+    /// `hall [--config PATH]`: the arbiter's hall view, a web server showing every board of
+    /// every bridge host on the broker, until SIGTERM/SIGINT.
+    case hall(configPath: String?)
 }
 
 /// A command line that cannot be understood. Exits with ``ExitCode/usage`` (64).

@@ -3,7 +3,7 @@ import BoardKit
 /// Turns `boardbridge`'s arguments into a ``CLICommand``: a pure function, no I/O.
 public enum CommandLineParser {
     /// The subcommands offered (only those that work in this build).
-    public static let commands = ["run", "check-config", "decode"]
+    public static let commands = ["run", "check-config", "decode", "hall"]
 
     /// Parses `arguments` (without the program name).
     ///
@@ -31,6 +31,8 @@ public enum CommandLineParser {
             }
         case "decode":
             return parseDecode(rest)
+        case "hall":
+            return parseOptions(rest, command: first, allowed: ["--config"]).map { .hall(configPath: $0["--config"]) }
         default:
             if first.hasPrefix("-") { return .failure(UsageError("unknown option \(quote(first))")) }
             return .failure(

@@ -4,7 +4,7 @@ import MQTT
 extension BridgeConfiguration {
     static let topLevelKeys = [
         "mqtt", "base_topic", "node", "bluetooth", "reconnect", "homeassistant", "state_directory", "logging",
-        "game", "health", "boards",
+        "game", "health", "boards", "hall",
     ]
 
     /// Reads the whole configuration from the root node; problems go to `reader`.
@@ -68,6 +68,9 @@ extension BridgeConfiguration {
         }
         if let section = top.mapping("health", keys: HealthConfiguration.keys) {
             config.health = HealthConfiguration.read(section, reader: reader)
+        }
+        if let section = top.mapping("hall", keys: HallConfiguration.keys) {
+            config.hall = HallConfiguration.read(section, reader: reader)
         }
         if let items = top.list("boards") {
             config.boards = BoardConfiguration.readAll(

@@ -27,6 +27,8 @@ public struct BridgeConfiguration: Sendable, Equatable, CustomStringConvertible 
     public var health = HealthConfiguration()
     /// The boards to bridge.
     public var boards: [BoardConfiguration]
+    /// The hall view (`boardbridge hall`); not used by `run`.
+    public var hall = HallConfiguration()
 
     /// The defaults, or the given values.
     public init(

@@ -6,9 +6,9 @@ import Foundation
 /// that needs something not built yet is simply not listed (no stubs).
 protocol BenchSection: Sendable {
     /// The position in the run and in the table (1 = pure core, 2 = MQTT floor, 3 = end
-    /// to end, 4 = start-up).
+    /// to end, 4 = start-up, 5 = the hall view).
     var number: Int { get }
-    /// The short name used by `--only` and in the JSON (`core`, `floor`, `e2e`, `startup`).
+    /// The short name used by `--only` and in the JSON (`core`, `floor`, `e2e`, `startup`, `hall`).
     var id: String { get }
     /// A one-line title for the table.
     var title: String { get }
@@ -22,10 +22,11 @@ protocol BenchSection: Sendable {
 
 /// The registry of the sections that can run, in order.
 enum BenchSections {
-    /// Every runnable section. Sections 3 (end to end) and 4 (start-up) join here when the
-    /// bridge exists; their harness is ready in `BenchProcess`, `ProcessSampler` and
-    /// `Percentiles`.
-    static let all: [any BenchSection] = [PureCoreSection(), FloorSection(), EndToEndSection(), StartupSection()]
+    /// Every runnable section: the pure core, the MQTT floor, end to end, start-up and the
+    /// hall view (`boardbridge hall`).
+    static let all: [any BenchSection] = [
+        PureCoreSection(), FloorSection(), EndToEndSection(), StartupSection(), HallSection(),
+    ]
 
     /// The sections `selectors` name (an id such as `core` or a number such as `1`), in
     /// run order, or an error naming the unknown selector.

@@ -22,4 +22,13 @@ if case .success(.run(let configPath, let busAddress)) = CommandLineParser.parse
     }
     MainLoop.run()
 }
+if case .success(.hall(let configPath)) = CommandLineParser.parse(arguments) {
+    MainLoop.activate()
+    if let status = BoardBridgeCLI.startHall(
+        configPath: configPath, environment: environment, output: StandardStreams())
+    {
+        exit(status)
+    }
+    MainLoop.run()
+}
 exit(BoardBridgeCLI.run(arguments, environment: environment, output: StandardStreams()))

@@ -26,8 +26,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ([], "no command given (commands: run, check-config, decode)"),
-        (["frobnicate"], #"unknown command "frobnicate" (commands: run, check-config, decode)"#),
+        ([], "no command given (commands: run, check-config, decode, hall)"),
+        (["frobnicate"], #"unknown command "frobnicate" (commands: run, check-config, decode, hall)"#),
         (["run", "--bus"], "--bus needs a value"),
         (["run", "--verbose"], #"unknown option "--verbose" for run"#),
         (["decode", "01"], "decode needs --family NAME"),

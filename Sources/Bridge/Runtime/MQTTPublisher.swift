@@ -35,8 +35,9 @@ extension Config.MQTTConfiguration {
     static var packetOverheadAllowance: Int { 65_536 }
 
     /// The client configuration for this section: the broker, credentials, TLS, the
-    /// queue bounds, the incoming packet limit, the reconnect backoff and the bridge's last will.
-    func clientConfiguration(clientID: String, will: OutgoingMessage) -> MQTT.MQTTConfiguration {
+    /// queue bounds, the incoming packet limit, the reconnect backoff and the last will (the
+    /// bridge's; none for the hall view).
+    public func clientConfiguration(clientID: String, will: OutgoingMessage?) -> MQTT.MQTTConfiguration {
         var tlsSettings: MQTT.MQTTTLSConfiguration?
         if endpoint.usesTLS {
             tlsSettings = MQTT.MQTTTLSConfiguration(
@@ -48,8 +49,10 @@ extension Config.MQTTConfiguration {
         configuration.protocolVersion = protocolVersion == .v5 ? .v5 : .v311
         configuration.username = username
         configuration.password = password.map { MQTTPassword($0.reveal()) }
-        configuration.lastWill = MQTTLastWill(
-            message: MQTTMessage(topic: will.topic, payload: will.payload, qos: .atLeastOnce, retain: will.retain))
+        configuration.lastWill = will.map {
+            MQTTLastWill(
+                message: MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .atLeastOnce, retain: $0.retain))
+        }
         configuration.reconnect = MQTTReconnectPolicy(
             minimumDelay: .milliseconds(Int(reconnect.minDelay * 1000)),
             maximumDelay: .milliseconds(Int(reconnect.maxDelay * 1000)))

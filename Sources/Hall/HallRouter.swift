@@ -1,0 +1,127 @@
+import Bridge
+import HTTP
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Maps requests to what the hall does, and guards the arbiter actions. Pure: tested
+/// without a socket.
+///
+/// Actions (`POST /api/boards/<id>/acknowledge`, `POST /api/boards/<id>/command`) are off
+/// (403) unless an arbiter password is configured; then they need HTTP Basic credentials
+/// with that password and the header `X-BoardBridge-Hall: 1`. A cross-site form or image
+/// cannot set a custom header, and a cross-site script that tries needs a CORS preflight,
+/// which this server never grants: that is the CSRF guard. A request whose `Origin` names
+/// another host is refused as well.
+public struct HallRouter: Sendable {
+    /// What a request asks for.
+    public enum Route: Equatable, Sendable {
+        /// `GET /`: the page.
+        case page
+        /// `GET /api/boards`: the whole model.
+        case boards
+        /// `GET /api/boards/<id>`: one board with its PGN and events.
+        case board(String)
+        /// `GET /api/events`: the event stream.
+        case events
+        /// `POST /api/boards/<id>/acknowledge`, authorized.
+        case acknowledge(String)
+        /// `POST /api/boards/<id>/command`, authorized, with one allowed command.
+        case command(String, JSONObject)
+        /// Answered at once with this response (404, 405, 401, 403, 400).
+        case refused(HTTPResponse)
+    }
+
+    /// The commands an arbiter may send (docs/mqtt-contract.md, Commands).
+    public static let commands: Set<String> = ["position", "takeback", "result", "clock", "new_game"]
+    /// The header every action must carry.
+    public static let actionHeader = "x-boardbridge-hall"
+
+    private let password: String?
+
+    /// A router; `password` `nil` keeps the hall read-only.
+    public init(password: String?) {
+        self.password = password
+    }
+
+    /// Whether arbiter actions are on.
+    public var actionsEnabled: Bool { password != nil }
+
+    /// Where `request` goes.
+    public func route(_ request: HTTPRequest) -> Route {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        switch (request.method, request.path) {
+        case ("GET", "/"), ("HEAD", "/"): return .page
+        case ("GET", "/api/boards"): return .boards
+        case ("GET", "/api/events"): return .events
+        default: break
+        }
+        guard parts.count >= 4, parts[0].isEmpty, parts[1] == "api", parts[2] == "boards" else {
+            return .refused(.plain(404, "not found"))
+        }
+        let id = parts[3]
+        guard (try? Topics.validateBoardID(id)) != nil else { return .refused(.plain(404, "no such board")) }
+        switch (request.method, parts.count, parts.count > 4 ? parts[4] : "") {
+        case ("GET", 4, _): return .board(id)
+        case ("POST", 5, "acknowledge"):
+            if let refusal = authorize(request) { return .refused(refusal) }
+            return .acknowledge(id)
+        case ("POST", 5, "command"):
+            if let refusal = authorize(request) { return .refused(refusal) }
+            guard let command = parseCommand(request.body) else {
+                let names = Self.commands.sorted().joined(separator: ", ")
+                return .refused(.plain(400, "expected a JSON object with one of: \(names)"))
+            }
+            return .command(id, command)
+        case (_, 4, _), (_, 5, "acknowledge"), (_, 5, "command"):
+            return .refused(HTTPResponse.plain(405, "method not allowed"))
+        default:
+            return .refused(.plain(404, "not found"))
+        }
+    }
+
+    /// `nil` when the request may act; else the refusal.
+    func authorize(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let password else { return .plain(403, "arbiter actions are off (no hall.arbiter_password)") }
+        guard request.header(Self.actionHeader) == "1" else { return .plain(403, "missing X-BoardBridge-Hall header") }
+        if let origin = request.header("origin"), let host = request.header("host") {
+            let stripped = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first
+            guard stripped.map(String.init) == host else { return .plain(403, "cross-origin request refused") }
+        }
+        guard let given = Self.basicPassword(request.header("authorization")), Self.equal(given, password) else {
+            return .plain(401, "arbiter password required")
+        }
+        return nil
+    }
+
+    /// The password of `Basic base64(user:password)`.
+    static func basicPassword(_ header: String?) -> String? {
+        guard let header, header.hasPrefix("Basic "), header.count < 1024,
+            let data = Data(base64Encoded: String(header.dropFirst(6))),
+            case let text = String(decoding: data, as: UTF8.self), let colon = text.firstIndex(of: ":")
+        else { return nil }
+        return String(text[text.index(after: colon)...])
+    }
+
+    /// Compares in time independent of where the first difference is.
+    static func equal(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
+        var difference = x.count ^ y.count
+        for index in 0..<max(x.count, y.count) {
+            difference |= Int((index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0))
+        }
+        return difference == 0
+    }
+
+    /// One allowed command as a JSON object (`{"takeback":1}`), else nil.
+    func parseCommand(_ body: [UInt8]) -> JSONObject? {
+        guard let value = try? JSONValue(parsing: body, maximumDepth: 8), let object = value.objectValue,
+            object.count == 1, let key = object.keys.first, Self.commands.contains(key)
+        else { return nil }
+        return object
+    }
+}

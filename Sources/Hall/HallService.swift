@@ -1,0 +1,215 @@
+import Bridge
+import Config
+import Dispatch
+import HTTP
+import MQTT
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `boardbridge hall`: subscribes to the whole base topic, keeps the ``HallModel`` and serves
+/// the page, `/api/boards`, `/api/boards/<id>` and the `/api/events` stream (docs/hall.md).
+@MainActor
+public final class HallService {
+    /// The web server (its ``HTTPServer/port`` is the one listened on).
+    public let server: HTTPServer
+    private let client: MQTTClient
+    private let logger: Logger
+    private let topics: Topics
+    private var model: HallModel
+    private var streams: [ObjectIdentifier: HTTPEventStream] = [:]
+    private var heartbeat: (any DispatchSourceTimer)?
+    private var brokerState = "connecting"
+    private let router: HallRouter
+    private var transactions = 0
+    private var rejectionsLogged = 0
+    /// SSE clients at most (each costs a connection and a bounded buffer).
+    static let streamLimit = 128
+
+    /// Connects to the broker and starts listening. Throws when the port or TLS files are unusable.
+    public init(configuration: BridgeConfiguration, logger: Logger) throws {
+        self.logger = logger
+        topics = try Topics(base: configuration.baseTopic, node: "hall")
+        model = HallModel(base: configuration.baseTopic)
+        router = HallRouter(password: configuration.hall.arbiterPassword?.reveal())
+        let hall = configuration.hall
+        var tls: HTTPServerSettings.TLS?
+        if let files = hall.tls {
+            tls = HTTPServerSettings.TLS(
+                certificatePEM: try String(contentsOfFile: files.certificateFile, encoding: .utf8),
+                keyPEM: try String(contentsOfFile: files.keyFile, encoding: .utf8))
+        }
+        let settings = HTTPServerSettings(
+            address: hall.address, port: UInt16(hall.port), connectionLimit: hall.connectionLimit,
+            perClientLimit: max(4, hall.connectionLimit / 4), tls: tls)
+        let mqttLogger = logger.labelled("mqtt")
+        let id =
+            configuration.mqtt.clientID.map { $0 + "-hall" }
+            ?? "boardbridge-hall-\(ProcessInfo.processInfo.processIdentifier)"
+        var mqtt = configuration.mqtt.clientConfiguration(clientID: id, will: nil)
+        mqtt.maximumIncomingPacketSize = HallModel.payloadLimit + 65_536
+        client = try MQTTClient(
+            configuration: mqtt,
+            logHandler: { level, message in
+                mqttLogger.log(
+                    level == .debug ? .debug : level == .info ? .info : level == .warning ? .warning : .error, message)
+            })
+        var handle: (@MainActor (HTTPRequest) -> HTTPReply)?
+        server = try HTTPServer(settings: settings) { request in handle?(request) ?? .response(.plain(503, "starting"))
+        }
+        handle = { [weak self] request in self?.answer(request) ?? .response(.plain(503, "stopping")) }
+    }
+
+    /// Subscribes, connects and starts the heartbeat.
+    public func start() {
+        client.onMessage = { [weak self] message in self?.received(message) }
+        client.onStateChange = { [weak self] state in
+            switch state {
+            case .connected: self?.brokerChanged("connected")
+            case .connecting: self?.brokerChanged("connecting")
+            case .disconnected: self?.brokerChanged("disconnected")
+            case .stopped: self?.brokerChanged("stopped")
+            }
+        }
+        do {
+            try client.subscribe(topics.base + "/#", qos: .atLeastOnce)
+        } catch {
+            logger.error("cannot subscribe", [("error", "\(error)")])
+        }
+        client.start()
+        let timer = DispatchSource.makeTimerSource(queue: .main)
+        timer.schedule(deadline: .now() + .seconds(15), repeating: .seconds(15))
+        timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.beat() } }
+        timer.resume()
+        heartbeat = timer
+        logger.info("hall listening", [("address", server.settings.address), ("port", "\(server.port)")])
+    }
+
+    /// Closes the streams, the server and the broker connection.
+    public func stop() {
+        heartbeat?.cancel()
+        for stream in streams.values { stream.close() }
+        streams = [:]
+        server.stop()
+        client.stop()
+    }
+
+    // MARK: MQTT
+
+    private func received(_ message: MQTTMessage) {
+        switch model.apply(topic: message.topic, payload: message.payload, now: Self.now()) {
+        case .success(let changes):
+            broadcast(changes)
+        case .failure(let rejection):
+            rejectionsLogged += 1
+            if rejectionsLogged <= 20 || rejectionsLogged % 100 == 0 {
+                logger.warning(
+                    "message ignored",
+                    [("topic", rejection.topic), ("reason", rejection.reason), ("ignored", "\(model.rejectedCount)")])
+            }
+        }
+    }
+
+    private func brokerChanged(_ state: String) {
+        brokerState = state
+        let data = JSONValue.object(["broker": .string(state)]).encodedString()
+        for stream in streams.values { stream.send(event: "hall", data: data) }
+    }
+
+    private func broadcast(_ changes: [HallChange]) {
+        guard !changes.isEmpty, !streams.isEmpty else { return }
+        for change in changes {
+            let event: String
+            let data: JSONValue
+            switch change {
+            case .board(let id):
+                guard let board = model.boards[id] else { continue }
+                (event, data) = ("board", HallJSON.board(board, model: model))
+            case .removed(let id):
+                (event, data) = ("removed", ["id": .string(id)])
+            case .node(let name):
+                guard let node = model.nodes[name] else { continue }
+                (event, data) = ("node", HallJSON.node(node))
+            }
+            let text = data.encodedString()
+            for stream in streams.values { stream.send(event: event, id: "\(model.sequence)", data: text) }
+        }
+    }
+
+    private func beat() {
+        for stream in streams.values { stream.sendComment("\(model.sequence)") }
+    }
+
+    // MARK: HTTP
+
+    private func answer(_ request: HTTPRequest) -> HTTPReply {
+        switch router.route(request) {
+        case .page:
+            return .response(HallPage.response)
+        case .boards:
+            return .response(
+                json(HallJSON.snapshot(model, now: Self.now(), broker: brokerState, actions: router.actionsEnabled)))
+        case .board(let id):
+            guard let board = model.boards[id] else { return .response(.plain(404, "no board \"\(id)\"")) }
+            return .response(json(HallJSON.detail(board, model: model)))
+        case .events:
+            guard streams.count < Self.streamLimit else { return .response(.plain(503, "too many event streams")) }
+            let stream = HTTPEventStream(pendingLimit: 4 << 20)
+            let key = ObjectIdentifier(stream)
+            stream.onClose = { [weak self] in self?.streams[key] = nil }
+            streams[key] = stream
+            // A (re)connecting client always starts from the whole model: a full resync.
+            stream.write(Array("retry: 2000\n\n".utf8))
+            let snapshot = HallJSON.snapshot(
+                model, now: Self.now(), broker: brokerState, actions: router.actionsEnabled)
+            stream.send(event: "snapshot", id: "\(model.sequence)", data: snapshot.encodedString())
+            return .eventStream(stream)
+        case .acknowledge(let id):
+            guard model.boards[id] != nil else { return .response(.plain(404, "no board \"\(id)\"")) }
+            broadcast(model.acknowledge(board: id))
+            logger.notice("alert acknowledged", [("board", id), ("client", request.clientAddress)])
+            return .response(json(["status": "ok"]))
+        case .command(let id, let command):
+            guard model.boards[id] != nil else { return .response(.plain(404, "no board \"\(id)\"")) }
+            transactions += 1
+            let transaction = "hall-\(transactions)"
+            var object = command
+            object["transaction"] = .string(transaction)
+            do {
+                try client.publish(
+                    MQTTMessage(
+                        topic: topics.set(id), payload: JSONValue.object(object).encoded(), qos: .atLeastOnce,
+                        retain: false))
+            } catch {
+                return .response(.plain(503, "cannot send: \(error)"))
+            }
+            logger.notice(
+                "arbiter command", [("board", id), ("command", JSONValue.object(command).encodedString())])
+            broadcast(
+                model.note(
+                    board: id,
+                    [
+                        "event_type": "arbiter_command", "command": .object(command),
+                        "transaction": .string(transaction),
+                        "timestamp": .string(ISO8601Timestamp.string(from: Date())),
+                    ]))
+            return .response(json(["status": "sent", "transaction": .string(transaction)], status: 202))
+        case .refused(let response):
+            return .response(response)
+        }
+    }
+
+    private func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(
+            status: status,
+            headers: [
+                ("Content-Type", "application/json"), ("Cache-Control", "no-store"),
+                ("X-Content-Type-Options", "nosniff"),
+            ], body: value.encoded())
+    }
+
+    static func now() -> Double { Date().timeIntervalSince1970 * 1000 }
+}

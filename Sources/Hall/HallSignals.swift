@@ -1,0 +1,28 @@
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// SIGTERM / SIGINT for `boardbridge hall`: stop the service (close the streams, the server
+/// and the broker connection) and exit 0.
+@MainActor
+public enum HallSignals {
+    private static var sources: [any DispatchSourceSignal] = []
+
+    /// Installs the handlers; `stop` runs once, then the process exits.
+    public static func install(_ stop: @escaping @MainActor () -> Void) {
+        for number in [SIGTERM, SIGINT] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+            source.setEventHandler {
+                MainActor.assumeIsolated {
+                    stop()
+                    exit(0)
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+}

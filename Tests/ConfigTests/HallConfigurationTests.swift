@@ -1,0 +1,54 @@
+import Config
+import Foundation
+import Testing
+
+/// Issue #21: the `hall:` section of `boardbridge hall`.
+@Suite struct HallConfigurationTests {
+    @Test func defaultsToLoopbackAndReadOnly() throws {
+        let hall = try ConfigLoader.parse(yamlText: "hall: {}\n").hall
+        #expect(hall.address == "127.0.0.1")
+        #expect(hall.port == 8080)
+        #expect(hall.tls == nil)
+        #expect(hall.arbiterPassword == nil)
+        #expect(hall == HallConfiguration())
+    }
+
+    @Test func readsEveryKey() throws {
+        let hall = try ConfigLoader.parse(
+            yamlText: "hall:\n  address: '::1'\n  port: 9000\n  connection_limit: 64\n  arbiter_password_env: ARB\n",
+            environment: ["ARB": "long enough secret"]
+        ).hall
+        #expect(hall.address == "::1")
+        #expect(hall.port == 9000)
+        #expect(hall.connectionLimit == 64)
+        #expect(hall.arbiterPassword?.reveal() == "long enough secret")
+    }
+
+    @Test(arguments: [
+        ("hall: {port: 0}\n", "hall.port"),
+        ("hall: {port: 70000}\n", "hall.port"),
+        ("hall: {address: example.org}\n", "hall.address"),
+        ("hall: {address: 1.2.3.400}\n", "hall.address"),
+        ("hall: {arbiter_password: short}\n", "hall.arbiter_password"),
+        ("hall: {arbiter_password: abcdefghij, arbiter_password_env: X}\n", "hall.arbiter_password_env"),
+        ("hall: {tls: {cert_file: /nonexistent/cert.pem, key_file: /nonexistent/key.pem}}\n", "hall.tls.cert_file"),
+        ("hall: {tls: {cert_file: /etc/passwd}}\n", "hall.tls.key_file"),
+        ("hall: {prot: 80}\n", #"unknown key "prot""#),
+    ])
+    func refusesWithPosition(_ yaml: String, _ path: String) {
+        do {
+            _ = try ConfigLoader.parse(yamlText: yaml, environment: ["X": "abcdefghij"])
+            Issue.record("accepted \(yaml)")
+        } catch {
+            let text = error.description
+            #expect(text.contains(path), "\(text)")
+            #expect(text.contains(":1:") || text.contains(":2:"), "no line and column: \(text)")
+        }
+    }
+
+    @Test func thePasswordIsNeverPrinted() throws {
+        let config = try ConfigLoader.parse(yamlText: "hall: {arbiter_password: 'very secret words'}\n")
+        #expect(!"\(config)".contains("very secret"))
+        #expect(!"\(config.hall)".contains("very secret"))
+    }
+}

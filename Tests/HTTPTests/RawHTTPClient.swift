@@ -1,0 +1,100 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A blocking loopback TCP client that sends exactly the bytes given, so tests can send
+/// what no HTTP library would (malformed, huge, trickled requests).
+final class RawHTTPClient: @unchecked Sendable {
+    let descriptor: Int32
+
+    init(port: UInt16, receiveTimeout seconds: Int = 20) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends all of `text`; false when the peer has closed.
+    @discardableResult
+    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if n <= 0 { return false }
+            sent += n
+        }
+        return true
+    }
+
+    /// Reads until the peer closes (or the receive timeout); returns what came.
+    func readAll() -> String {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let n = recv(descriptor, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            data.append(contentsOf: buffer[..<n])
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Reads until `marker` has arrived (or the peer closes / times out).
+    func read(until marker: String) -> String {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: data, as: UTF8.self).contains(marker) {
+            let n = recv(descriptor, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            data.append(contentsOf: buffer[..<n])
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Whether the server has closed the connection (a read returns end of file).
+    func isClosedByPeer() -> Bool {
+        var byte: UInt8 = 0
+        while true {
+            let n = recv(descriptor, &byte, 1, 0)
+            if n == 0 { return true }
+            if n < 0 { return errno == ECONNRESET }
+        }
+    }
+
+    /// One request, the whole answer.
+    static func exchange(port: UInt16, _ request: String) async throws -> String {
+        try await Task.detached {
+            let client = try RawHTTPClient(port: port)
+            client.send(request)
+            return client.readAll()
+        }.value
+    }
+}
+
+/// The status code of a raw HTTP answer (`HTTP/1.1 404 Not Found` → 404), or nil.
+func statusCode(_ answer: String) -> Int? {
+    let parts = answer.split(separator: " ", maxSplits: 2)
+    guard parts.count >= 2, parts[0].hasPrefix("HTTP/") else { return nil }
+    return Int(parts[1])
+}

@@ -1,0 +1,380 @@
+"""The hall view in a real browser: headless Debian chromium driven by chromedriver through
+Selenium, against the real `boardbridge hall` fed by two bridge processes (nodes hall-a and
+hall-b) whose boards boardsim simulates on a private dbus-daemon, through a real mosquitto.
+
+Run by deploy/test-hall.sh (which makes the venv); environment:
+  BOARDBRIDGE_BIN_DIR   folder with boardbridge and boardsim
+  BOARDBRIDGE_IMAGES    where the screenshots go (default docs/images)
+Every process is started here and stopped by its PID.
+"""
+import base64
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+BIN = os.environ["BOARDBRIDGE_BIN_DIR"]
+IMAGES = os.environ.get("BOARDBRIDGE_IMAGES", "docs/images")
+PASSWORD = "arbiter-secret-1"
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+# id, family, address, advertised name, node, time control
+BOARDS = [
+    ("b1", "chessnut", "C0:FF:EE:00:01:01", "Chessnut Air", "hall-a", None),
+    ("b2", "millennium", "C0:FF:EE:00:01:02", "MILLENNIUM CHESS", "hall-a", None),
+    ("b3", "chessnut", "C0:FF:EE:00:01:03", "Chessnut Air 3", "hall-b", None),
+    ("b4", "chessnut", "C0:FF:EE:00:01:04", "Chessnut Air 4", "hall-b", "300+2"),
+]
+NAME = {b[0]: b[3] for b in BOARDS}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_open(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def wait_for(predicate, timeout, what, interval=0.05):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = predicate()
+        except Exception as error:  # a page being rebuilt, a restarting service
+            last = error
+        if last and not isinstance(last, Exception):
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
+
+
+class Stack:
+    def __init__(self):
+        self.work = tempfile.mkdtemp(prefix="boardbridge-hall.")
+        self.bus = f"unix:path={self.work}/bus"
+        self.mqtt_port = free_port()
+        self.http_port = free_port()
+        self.processes = {}
+
+    def start(self, name, argv):
+        log = open(os.path.join(self.work, name + ".log"), "ab")
+        popen = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.processes[name] = (popen, log)
+        return popen
+
+    def stop(self, name, sig=signal.SIGTERM):
+        popen, log = self.processes.pop(name)
+        if popen.poll() is None:
+            os.kill(popen.pid, sig)
+            try:
+                popen.wait(20)
+            except subprocess.TimeoutExpired:
+                os.kill(popen.pid, signal.SIGKILL)
+                popen.wait()
+        log.close()
+
+    def stop_all(self):
+        for name in reversed(list(self.processes)):
+            self.stop(name)
+
+    def log(self, name):
+        with open(os.path.join(self.work, name + ".log"), errors="replace") as f:
+            return f.read()
+
+    def ctl(self, *args):
+        out = subprocess.run([os.path.join(BIN, "boardsim"), "ctl", "--bus", self.bus, *args],
+                             capture_output=True, text=True, timeout=120)
+        if out.returncode != 0:
+            raise AssertionError(f"boardsim ctl {' '.join(args)}: {out.stderr.strip()}")
+        return out.stdout
+
+    def start_world(self):
+        with open(os.path.join(self.work, "bus.conf"), "w") as f:
+            f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"\n'
+                    ' "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
+                    f"<busconfig><type>session</type><listen>{self.bus}</listen><auth>EXTERNAL</auth>"
+                    '<policy context="default"><allow own="*"/><allow send_destination="*"/>'
+                    '<allow receive_sender="*"/></policy></busconfig>\n')
+        self.start("dbus-daemon", ["dbus-daemon", f"--config-file={self.work}/bus.conf", "--nofork"])
+        wait_for(lambda: os.path.exists(f"{self.work}/bus"), 10, "the private bus")
+        argv = [os.path.join(BIN, "boardsim"), "--bus", self.bus, "--quiet"]
+        for _, family, address, name, _, _ in BOARDS:
+            argv += ["--board", f"family={family},address={address},name={name}"]
+        self.start("boardsim", argv)
+        wait_for(lambda: self.ctl("list") is not None, 15, "boardsim owning org.bluez", interval=0.3)
+        conf = os.path.join(self.work, "mosquitto.conf")
+        with open(conf, "w") as f:
+            f.write(f"listener {self.mqtt_port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+            if os.getuid() == 0:
+                f.write("user root\n")
+        self.start("mosquitto", ["mosquitto", "-c", conf])
+        wait_for(lambda: port_open(self.mqtt_port), 10, "mosquitto")
+        for node in ("hall-a", "hall-b"):
+            self.start_bridge(node)
+        self.start_hall()
+
+    def start_bridge(self, node):
+        lines = ["mqtt:", f"  url: mqtt://127.0.0.1:{self.mqtt_port}", f"node: {node}",
+                 f"state_directory: {self.work}/state-{node}", "game:", "  desync_grace: 0.3",
+                 "reconnect:", "  max_attempts: 10", "  delays: [1.5]", "boards:"]
+        for board_id, family, address, name, board_node, time_control in BOARDS:
+            if board_node != node:
+                continue
+            lines += [f"  - id: {board_id}", f"    name: Board {board_id[1:]}", f"    address: {address}",
+                      f"    family: {family}"]
+            if time_control:
+                lines.append(f'    time_control: "{time_control}"')
+        os.makedirs(f"{self.work}/state-{node}", exist_ok=True)
+        path = os.path.join(self.work, f"bridge-{node}.yaml")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.start(f"bridge-{node}", [os.path.join(BIN, "boardbridge"), "run", "--config", path, "--bus", self.bus])
+
+    def start_hall(self):
+        path = os.path.join(self.work, "hall.yaml")
+        with open(path, "w") as f:
+            f.write(f"mqtt:\n  url: mqtt://127.0.0.1:{self.mqtt_port}\nhall:\n  address: 127.0.0.1\n"
+                    f"  port: {self.http_port}\n  arbiter_password: {PASSWORD}\n")
+        self.start("hall", [os.path.join(BIN, "boardbridge"), "hall", "--config", path])
+        wait_for(lambda: port_open(self.http_port), 15, "the hall listening")
+
+    def publish(self, topic, payload, retain=True):
+        subprocess.run(["mosquitto_pub", "-p", str(self.mqtt_port), "-q", "1", *(["-r"] if retain else []),
+                        "-t", topic, "-m", payload], check=True, timeout=10)
+
+    def api(self, path, method="GET", body=None, password=None):
+        request = urllib.request.Request(f"http://127.0.0.1:{self.http_port}{path}", method=method,
+                                         data=None if body is None else json.dumps(body).encode())
+        if password:
+            request.add_header("Authorization", "Basic " + base64.b64encode(f"a:{password}".encode()).decode())
+            request.add_header("X-BoardBridge-Hall", "1")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+
+def mqtt_publish_many(port, messages):
+    """Publishes (topic, payload) pairs, retained, QoS 0, over one MQTT 3.1.1 connection."""
+    def packet(kind, body):
+        length, encoded = len(body), b""
+        while True:
+            byte, length = length % 128, length // 128
+            encoded += bytes([byte | (0x80 if length else 0)])
+            if not length:
+                return bytes([kind]) + encoded + body
+    def text(value):
+        raw = value.encode()
+        return len(raw).to_bytes(2, "big") + raw
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(packet(0x10, text("MQTT") + bytes([4, 2, 0, 30]) + text("hall-first-paint")))
+        assert s.recv(4)[:2] == b"\x20\x02"
+        for topic, payload in messages:
+            s.sendall(packet(0x31, text(topic) + payload.encode()))
+        s.sendall(packet(0xE0, b""))
+
+
+def first_paint(stack, driver, count=512):
+    """Time from navigation to `count` tiles on the grid (reported, not asserted)."""
+    port = free_port()
+    path = os.path.join(stack.work, "hall-512.yaml")
+    with open(path, "w") as f:
+        f.write(f"mqtt:\n  url: mqtt://127.0.0.1:{stack.mqtt_port}\nbase_topic: bench512\n"
+                f"hall:\n  port: {port}\n")
+    messages = [("bench512/bridge/node-%d/info" % n,
+                 json.dumps({"node": f"node-{n}", "boards": [{"id": f"t{i:03d}"} for i in range(n, count, 8)]}))
+                for n in range(8)]
+    fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+    for i in range(count):
+        messages.append((f"bench512/t{i:03d}", json.dumps({
+            "board": f"t{i:03d}", "fen": fen, "turn": "black", "ply": 3, "move_number": 2,
+            "last_move": {"uci": "g1f3", "san": "Nf3"}, "sync": {"state": "in_sync", "squares": [], "reason": None},
+            "clock": {"white": 5400, "black": 5390, "running": "black", "paused": False},
+            "game": {"round": "1", "board": str(i + 1), "white": f"White {i}", "black": f"Black {i}"},
+            "result": "*", "connection": {"state": "ready"}})))
+    mqtt_publish_many(stack.mqtt_port, messages)
+    stack.start("hall-512", [os.path.join(BIN, "boardbridge"), "hall", "--config", path])
+    wait_for(lambda: port_open(port), 15, "the 512-board hall")
+    wait_for(lambda: json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/boards").read())["boards"]
+             .__len__() == count, 30, "512 boards in the model")
+    started = time.monotonic()
+    driver.get(f"http://127.0.0.1:{port}/")
+    wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, ".tile")) == count, 60, f"{count} tiles", interval=0.02)
+    elapsed = time.monotonic() - started
+    paint = driver.execute_script(
+        "const p = performance.getEntriesByName('first-contentful-paint')[0]; return p ? p.startTime : null;")
+    stack.stop("hall-512")
+    return elapsed, paint
+
+
+def tile(driver, board):
+    return driver.find_element(By.CSS_SELECTOR, f'.tile[data-board="{board}"]')
+
+
+def status(driver, board):
+    return (tile(driver, board).get_attribute("data-status") or "").split()
+
+
+def fen(driver, board):
+    return tile(driver, board).get_attribute("data-fen") or ""
+
+
+def main():
+    for tool in ("dbus-daemon", "mosquitto", "mosquitto_pub", "chromium", "chromedriver"):
+        if shutil.which(tool) is None:
+            sys.exit(f"test-hall: {tool} missing (./deploy/install-deps.sh)")
+    os.makedirs(IMAGES, exist_ok=True)
+    stack = Stack()
+    driver = None
+    passed = []
+    try:
+        stack.start_world()
+        options = webdriver.ChromeOptions()
+        options.binary_location = shutil.which("chromium")
+        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1920,1080",
+                         "--disable-dev-shm-usage", f"--user-data-dir={stack.work}/chromium"):
+            options.add_argument(argument)
+        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+        driver.get(f"http://127.0.0.1:{stack.http_port}/")
+
+        def ready(board):
+            return "link_lost" not in status(driver, board) and fen(driver, board).startswith(START)
+
+        wait_for(lambda: all(ready(b[0]) for b in BOARDS), 90, "every board on the grid, linked, in the start position")
+        passed.append("grid shows every board of both nodes")
+
+        stack.ctl("play", NAME["b1"], "e2e4", "e7e5", "g1f3")
+        stack.ctl("play", NAME["b3"], "d2d4")
+        wait_for(lambda: fen(driver, "b1").startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b"), 15,
+                 "b1's FEN after 1. e4 e5 2. Nf3")
+        wait_for(lambda: fen(driver, "b3").startswith("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b"), 15,
+                 "b3's FEN after 1. d4")
+        for board in ("b2", "b4"):
+            assert fen(driver, board).startswith(START), (board, fen(driver, board))
+        passed.append("the right FEN on every tile after moves")
+
+        # A running clock: b4 is timed (300+2); after 1. e4 Black's clock runs.
+        stack.ctl("play", NAME["b4"], "e2e4")
+        black = lambda: tile(driver, "b4").find_elements(By.CSS_SELECTOR, ".clock")[1].get_attribute("data-seconds")
+        first = float(wait_for(lambda: black() if "running" in
+                               tile(driver, "b4").find_elements(By.CSS_SELECTOR, ".clock")[1].get_attribute("class")
+                               else None, 15, "b4's black clock running"))
+        time.sleep(2.5)
+        second = float(black())
+        assert second < first - 1, (first, second)
+        passed.append(f"a running clock counts down ({first:.1f} s -> {second:.1f} s)")
+        driver.save_screenshot(os.path.join(IMAGES, "hall-grid.png"))
+
+        # A knock: out of sync, on the page within 1 s of the event on the broker.
+        sub = subprocess.Popen(["mosquitto_sub", "-p", str(stack.mqtt_port), "-t", "boardbridge/b3/event",
+                                "-F", "%U %p", "-C", "1"], stdout=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        stack.ctl("knock", NAME["b3"], "e2")
+        wait_for(lambda: "out_of_sync" in status(driver, "b3"), 10, "b3 out of sync after a knock")
+        seen = time.time()
+        line = sub.communicate(timeout=10)[0]
+        event_time = float(line.split(" ", 1)[0])
+        assert "out_of_sync" in line, line
+        latency = seen - event_time
+        assert latency < 1.0, f"out of sync shown {latency:.2f} s after the event"
+        assert "e2" in tile(driver, "b3").text
+        passed.append(f"a knock shows out of sync within 1 s ({latency * 1000:.0f} ms after the event)")
+
+        # An illegal move on b1 (Black to move after 2. Nf3): the d-pawn three squares, d7-d4.
+        stack.ctl("lift", NAME["b1"], "d7")
+        stack.ctl("place", NAME["b1"], "d4", "p")
+        wait_for(lambda: "illegal" in status(driver, "b1"), 10, "b1 flashing an illegal move")
+        driver.save_screenshot(os.path.join(IMAGES, "hall-trouble.png"))
+        stack.ctl("lift", NAME["b1"], "d4")
+        stack.ctl("place", NAME["b1"], "d7", "p")
+        wait_for(lambda: "out_of_sync" not in status(driver, "b1"), 10, "b1 back in sync")
+        time.sleep(1)
+        assert "illegal" in status(driver, "b1"), \
+            f"the alert went away without an acknowledgement: {stack.api('/api/boards/b1')[1][-3000:]}"
+        assert "illegal" in tile(driver, "b1").get_attribute("class")
+        # Without the password nothing gets through.
+        assert stack.api("/api/boards/b1/acknowledge", "POST", {})[0] in (401, 403)
+        assert stack.api("/api/boards/b1/acknowledge", "POST", {}, password="wrong-password")[0] == 401
+        assert "illegal" in status(driver, "b1")
+        tile(driver, "b1").click()
+        driver.find_element(By.ID, "a-ack").click()
+        wait_for(lambda: driver.switch_to.alert, 5, "the password prompt").send_keys(PASSWORD)
+        driver.switch_to.alert.accept()
+        wait_for(lambda: "illegal" not in status(driver, "b1"), 10, "b1's alert acknowledged")
+        # An arbiter command and its answer: take back 2. Nf3.
+        driver.find_element(By.ID, "a-plies").clear()
+        driver.find_element(By.ID, "a-plies").send_keys("1")
+        driver.find_element(By.ID, "a-takeback").click()
+        wait_for(lambda: "202" in driver.find_element(By.ID, "a-answer").text, 10, "the command sent")
+        wait_for(lambda: '"status":"ok"' in driver.find_element(By.ID, "events").text, 10, "the bridge's answer")
+        driver.find_element(By.ID, "close").click()
+        passed.append("an illegal move flashes until acknowledged; actions need the password; takeback answered")
+
+        # Hostile retained payloads: markup in an id, broken JSON; the page and service go on.
+        stack.publish("boardbridge/<img src=x onerror=alert(1)>", '{"fen":"x"}')
+        stack.publish("boardbridge/b9", "{broken")
+        stack.publish("boardbridge/b1/pgn", "<script>alert(2)</script>")
+        time.sleep(1)
+        assert len(driver.find_elements(By.TAG_NAME, "script")) == 1
+        assert len(driver.find_elements(By.TAG_NAME, "img")) == 0
+        assert not driver.find_elements(By.CSS_SELECTOR, '.tile[data-board="b9"]')
+        assert stack.api("/api/boards")[0] == 200
+        passed.append("hostile payloads are ignored or shown as text")
+
+        # A dropped link shows reconnecting (the next attempts fail, so it lasts).
+        stack.ctl("fail-connects", NAME["b3"], "3")
+        stack.ctl("drop", NAME["b3"])
+        wait_for(lambda: "RECONNECTING" in tile(driver, "b3").text, 15, "b3 reconnecting")
+        passed.append(f"a dropped link shows {tile(driver, 'b3').find_element(By.CSS_SELECTOR, '.b-link').text}")
+
+        # A SIGKILLed bridge: its boards' host offline (the last will).
+        stack.stop("bridge-hall-b", signal.SIGKILL)
+        wait_for(lambda: "host_offline" in status(driver, "b3") and "host_offline" in status(driver, "b4"), 15,
+                 "hall-b's boards host offline")
+        assert "host_offline" not in status(driver, "b1")
+        passed.append("a SIGKILLed bridge shows its boards' host offline")
+
+        # The hall service restarts: the page reconnects and resynchronises.
+        stack.stop("hall")
+        wait_for(lambda: "reconnecting" in driver.find_element(By.ID, "live").text, 15, "the page noticing")
+        stack.start_hall()
+        wait_for(lambda: driver.find_element(By.ID, "live").text == "live", 30, "the page live again")
+        wait_for(lambda: fen(driver, "b1").startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w"), 15,
+                 "b1 resynchronised (after the takeback)")
+        passed.append("the page recovers after the hall service restarts")
+
+        elapsed, paint = first_paint(stack, driver)
+        passed.append(f"(reported) 512 boards: all tiles on the page {elapsed * 1000:.0f} ms after navigation"
+                      f" (first contentful paint {paint if paint is None else round(paint)} ms)")
+    finally:
+        if driver is not None:
+            driver.quit()
+        stack.stop_all()
+        if os.environ.get("BOARDBRIDGE_HALL_KEEP"):
+            print(f"kept {stack.work}", file=sys.stderr)
+        else:
+            shutil.rmtree(stack.work, ignore_errors=True)
+        for line in passed:
+            print(f"test-hall: ok: {line}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

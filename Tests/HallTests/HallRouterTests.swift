@@ -1,0 +1,99 @@
+import Bridge
+import Foundation
+import HTTP
+import Testing
+
+@testable import Hall
+
+@Suite("HallRouter: routes, and no arbiter action without the password")
+struct HallRouterTests {
+    static func post(_ path: String, body: String = "", headers: [String: String] = [:]) -> HTTPRequest {
+        HTTPRequest(method: "POST", path: path, headers: headers, body: Array(body.utf8))
+    }
+
+    static func basic(_ password: String) -> String {
+        "Basic " + Data("arbiter:\(password)".utf8).base64EncodedString()
+    }
+
+    static let good = ["x-boardbridge-hall": "1", "authorization": basic("correct horse"), "host": "hall:8080"]
+
+    @Test("the page, the model, one board and the stream are routed; the rest is 404 or 405")
+    func routes() {
+        let router = HallRouter(password: nil)
+        #expect(router.route(HTTPRequest(method: "GET", path: "/")) == .page)
+        #expect(router.route(HTTPRequest(method: "GET", path: "/api/boards")) == .boards)
+        #expect(router.route(HTTPRequest(method: "GET", path: "/api/events")) == .events)
+        #expect(router.route(HTTPRequest(method: "GET", path: "/api/boards/b-1")) == .board("b-1"))
+        guard case .refused(let missing) = router.route(HTTPRequest(method: "GET", path: "/etc/passwd")) else {
+            Issue.record("routed")
+            return
+        }
+        #expect(missing.status == 404)
+        guard case .refused(let markup) = router.route(HTTPRequest(method: "GET", path: "/api/boards/<b>")) else {
+            Issue.record("routed")
+            return
+        }
+        #expect(markup.status == 404)
+        guard case .refused(let method) = router.route(HTTPRequest(method: "DELETE", path: "/api/boards/b1")) else {
+            Issue.record("routed")
+            return
+        }
+        #expect(method.status == 405)
+    }
+
+    @Test("without a configured password every action is refused, whatever the request carries")
+    func readOnly() {
+        let router = HallRouter(password: nil)
+        #expect(!router.actionsEnabled)
+        for path in ["/api/boards/b1/acknowledge", "/api/boards/b1/command"] {
+            for headers in [[:], Self.good] {
+                let route = router.route(Self.post(path, body: #"{"takeback":1}"#, headers: headers))
+                guard case .refused(let response) = route else {
+                    Issue.record("\(path) got through: \(route)")
+                    continue
+                }
+                #expect(response.status == 403)
+            }
+        }
+    }
+
+    @Test("with a password: the header, the password and the origin are all needed")
+    func guarded() {
+        let router = HallRouter(password: "correct horse")
+        #expect(router.actionsEnabled)
+        #expect(router.route(Self.post("/api/boards/b1/acknowledge", headers: Self.good)) == .acknowledge("b1"))
+        #expect(
+            router.route(Self.post("/api/boards/b1/command", body: #"{"takeback":2}"#, headers: Self.good))
+                == .command("b1", ["takeback": 2]))
+        var noHeader = Self.good
+        noHeader["x-boardbridge-hall"] = nil
+        var wrong = Self.good
+        wrong["authorization"] = Self.basic("correct horsf")
+        var none = Self.good
+        none["authorization"] = nil
+        var crossSite = Self.good
+        crossSite["origin"] = "https://evil.example"
+        var sameSite = Self.good
+        sameSite["origin"] = "http://hall:8080"
+        let expected = [(noHeader, 403), (wrong, 401), (none, 401), (crossSite, 403)]
+        for (headers, status) in expected {
+            guard case .refused(let response) = router.route(Self.post("/api/boards/b1/acknowledge", headers: headers))
+            else {
+                Issue.record("got through with \(headers)")
+                continue
+            }
+            #expect(response.status == status)
+        }
+        #expect(router.route(Self.post("/api/boards/b1/acknowledge", headers: sameSite)) == .acknowledge("b1"))
+        for body in [#"{"raw":"00"}"#, #"{"takeback":1,"result":"1-0"}"#, "[]", "nonsense", #"{"leds":"clear"}"#] {
+            guard
+                case .refused(let response) = router.route(
+                    Self.post("/api/boards/b1/command", body: body, headers: Self.good))
+            else {
+                Issue.record("sent \(body)")
+                continue
+            }
+            #expect(response.status == 400)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The hall view in a real browser: Debian's headless chromium and chromium-driver, driven by
+# Selenium from PyPI (pinned: Tests/HallBrowser/requirements.txt) in a venv under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/hall-browser-py<x.y>, against the release
+# `boardbridge hall` fed by two bridges (two nodes) with boardsim boards on a private
+# dbus-daemon and a private mosquitto (Tests/HallBrowser/test_hall.py). Writes the README's
+# screenshots into docs/images/.
+#
+#   ./deploy/test-hall.sh
+# Binaries: $BOARDBRIDGE_BIN_DIR, else `swift build -c release --show-bin-path` (built if
+# missing). Under CI=true a missing tool fails the run (it always does: nothing is skipped).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for tool in chromium chromedriver dbus-daemon mosquitto mosquitto_pub mosquitto_sub python3; do
+    command -v "$tool" >/dev/null || { echo "test-hall: $tool missing (./deploy/install-deps.sh)" >&2; exit 1; }
+done
+if [ -n "${BOARDBRIDGE_BIN_DIR:-}" ]; then
+    bin="$BOARDBRIDGE_BIN_DIR"
+else
+    . deploy/swift-toolchain.sh
+    require_swift test-hall.sh
+    bin="$(swift build -c release --show-bin-path)"
+    if [ ! -x "$bin/boardbridge" ] || [ ! -x "$bin/boardsim" ]; then
+        echo "test-hall: building boardbridge and boardsim (release)" >&2
+        swift build -c release --product boardbridge >&2
+        swift build -c release --product boardsim >&2
+    fi
+fi
+lock=Tests/HallBrowser/requirements.txt
+minor="$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
+venv="${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/hall-browser-py$minor"
+stamp="$venv/.boardbridge-requirements"
+wanted="$(sha256sum <"$lock" | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
+    echo "test-hall: installing Selenium into $venv" >&2
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$lock" >&2
+    echo "$wanted" >"$stamp"
+fi
+BOARDBRIDGE_BIN_DIR="$bin" BOARDBRIDGE_IMAGES="${BOARDBRIDGE_IMAGES:-docs/images}" \
+    timeout 600 "$venv/bin/python" Tests/HallBrowser/test_hall.py

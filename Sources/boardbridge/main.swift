@@ -10,9 +10,10 @@ import MainLoop
     import Glibc
 #endif
 
-let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = ProcessInfo.processInfo.environment
-if case .success(.run(let configPath, let busAddress)) = CommandLineParser.parse(arguments) {
+// Parsed once: `run` needs the main loop started here; every other command runs and exits.
+switch CommandLineParser.parse(Array(CommandLine.arguments.dropFirst())) {
+case .success(.run(let configPath, let busAddress)):
     // The bridge's descriptors are watched by its own main-thread loop (see MainLoop).
     MainLoop.activate()
     if let status = BoardBridgeCLI.startBridge(
@@ -21,5 +22,6 @@ if case .success(.run(let configPath, let busAddress)) = CommandLineParser.parse
         exit(status)
     }
     MainLoop.run()
+case let parsed:
+    exit(BoardBridgeCLI.run(parsed, environment: environment, output: StandardStreams()))
 }
-exit(BoardBridgeCLI.run(arguments, environment: environment, output: StandardStreams()))

@@ -192,7 +192,7 @@ extension GameTracker {
         guard alertedIllegal != key else { return }
         alertedIllegal = key
         let record = IllegalMove(
-            move: move.boardMove, reason: reason, color: game.position.sideToMove, fen: game.position.fen)
+            move: move, reason: reason, color: game.position.sideToMove, fen: game.position.fen)
         outputs.append(.illegalMove(record))
     }
 }

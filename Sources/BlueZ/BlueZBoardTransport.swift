@@ -239,19 +239,24 @@ public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecki
     /// Encodes `command` with the link's adapter and queues it on the paced writer; dropped
     /// (logged) without a link, skipped when the board does not support it.
     public func send(_ command: BoardCommand) {
-        guard let link, link.isUp, let adapter = link.adapter, let writer = link.writer else {
+        guard let link, link.isUp, link.adapter != nil, link.writer != nil else {
             logger.debug("not connected; \(command) dropped")
             return
         }
-        guard let bytes = adapter.encode(command) else {
-            if readAuxiliary(for: command, on: link) { return }
-            logger.debug("\(command) is not supported by this board; skipped")
-            return
-        }
-        writer.enqueue(bytes)
+        if !sendIfSupported(command) { logger.debug("\(command) is not supported by this board; skipped") }
     }
 
-    /// Whether the linked board's adapter encodes `command` (``BoardKit/BoardCommandChecking``).
+    /// Encodes `command` once and queues it, or reads the auxiliary characteristic it asks
+    /// for (``BoardKit/BoardCommandChecking``); `false` when the board cannot do it.
+    public func sendIfSupported(_ command: BoardCommand) -> Bool {
+        guard let link, link.isUp, let adapter = link.adapter, let writer = link.writer else { return false }
+        guard let bytes = adapter.encode(command) else { return readAuxiliary(for: command, on: link) }
+        writer.enqueue(bytes)
+        return true
+    }
+
+    /// Whether the linked board's adapter encodes `command` (a query only: senders use
+    /// ``sendIfSupported(_:)``, which encodes once).
     public func canSend(_ command: BoardCommand) -> Bool {
         guard let link else { return false }
         return link.adapter?.encode(command) != nil || canReadAuxiliary(for: command, on: link)

@@ -94,11 +94,13 @@ public protocol BoardEventDelivering: BoardTransport {
     func deliverEvents(to handler: (@MainActor (BoardEvent) -> Void)?)
 }
 
-/// A transport that can tell whether the board it is connected to can carry out a command,
-/// before ``BoardTransport/send(_:)`` skips one it cannot (its adapter encodes no bytes for
-/// it): so that whoever asked can be told.
+/// A transport that tells whoever sends a command whether the board it is connected to
+/// can carry it out: the command is encoded once, and sent or refused on that encoding
+/// (``BoardTransport/send(_:)`` skips one silently).
 @MainActor
 public protocol BoardCommandChecking: BoardTransport {
-    /// Whether the connected board's adapter encodes `command`; `false` without a link.
-    func canSend(_ command: BoardCommand) -> Bool
+    /// Encodes `command` with the connected board's adapter and queues it, as
+    /// ``BoardTransport/send(_:)`` does; `false` (nothing sent) when the adapter encodes
+    /// nothing for it or there is no link.
+    func sendIfSupported(_ command: BoardCommand) -> Bool
 }

@@ -12,7 +12,16 @@ public enum BoardBridgeCLI {
         _ arguments: [String], environment: [String: String], output: some CLIOutput,
         fileExists: (String) -> Bool = StandardStreams.fileExists
     ) -> Int32 {
-        switch CommandLineParser.parse(arguments) {
+        run(CommandLineParser.parse(arguments), environment: environment, output: output, fileExists: fileExists)
+    }
+
+    /// Runs a command line already parsed (``CommandLineParser/parse(_:)``), so that `main`
+    /// reads its arguments once: it starts `run` itself and hands everything else here.
+    public static func run(
+        _ parsed: Result<CLICommand, UsageError>, environment: [String: String], output: some CLIOutput,
+        fileExists: (String) -> Bool = StandardStreams.fileExists
+    ) -> Int32 {
+        switch parsed {
         case .failure(let error):
             output.writeError(error.description + "\n")
             return ExitCode.usage

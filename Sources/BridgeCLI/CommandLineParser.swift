@@ -41,11 +41,14 @@ public enum CommandLineParser {
         }
     }
 
-    /// Parses `--name VALUE` / `--name=VALUE` options, each at most once.
+    /// Parses `--name VALUE` / `--name=VALUE` options, each at most once; with
+    /// `positionals`, other arguments not starting with `-` are collected in order
+    /// (else they are refused).
     private static func parseOptions(
-        _ arguments: [String], command: String, allowed: [String]
-    ) -> Result<[String: String], UsageError> {
+        _ arguments: [String], command: String, allowed: [String], positionals: Bool = false
+    ) -> Result<Options, UsageError> {
         var values: [String: String] = [:]
+        var others: [String] = []
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -54,7 +57,12 @@ public enum CommandLineParser {
                 if argument.hasPrefix("-") {
                     return .failure(UsageError("unknown option \(quote(argument)) for \(command)"))
                 }
-                return .failure(UsageError("unexpected argument \(quote(argument)) for \(command)"))
+                guard positionals else {
+                    return .failure(UsageError("unexpected argument \(quote(argument)) for \(command)"))
+                }
+                others.append(argument)
+                index += 1
+                continue
             }
             var value: String?
             if argument == name {
@@ -69,40 +77,29 @@ public enum CommandLineParser {
             guard values[name] == nil else { return .failure(UsageError("\(name) given more than once")) }
             values[name] = value
         }
-        return .success(values)
+        return .success(Options(values: values, positionals: others))
     }
 
+    /// What ``parseOptions(_:command:allowed:positionals:)`` read.
+    private struct Options {
+        /// Each option given, by name.
+        var values: [String: String]
+        /// The other arguments, in order.
+        var positionals: [String]
+
+        subscript(name: String) -> String? { values[name] }
+    }
+
+    /// `decode --family NAME [HEX…]`: the family once, then notifications as hex words.
     private static func parseDecode(_ arguments: [String]) -> Result<CLICommand, UsageError> {
-        var family: BoardFamily?
-        var hex: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "--family" || argument.hasPrefix("--family=") {
-                var value: String
-                if argument == "--family" {
-                    guard index + 1 < arguments.count else { return .failure(UsageError("--family needs a value")) }
-                    value = arguments[index + 1]
-                    index += 2
-                } else {
-                    value = String(argument.dropFirst("--family=".count))
-                    index += 1
-                }
-                guard family == nil else { return .failure(UsageError("--family given more than once")) }
-                guard let parsed = BoardFamily(rawValue: value.lowercased()) else {
-                    let names = BoardFamily.allCases.map(\.rawValue).joined(separator: ", ")
-                    return .failure(UsageError("unknown family \(quote(value)), expected one of \(names)"))
-                }
-                family = parsed
-            } else if argument.hasPrefix("-") {
-                return .failure(UsageError("unknown option \(quote(argument)) for decode"))
-            } else {
-                hex.append(argument)
-                index += 1
+        parseOptions(arguments, command: "decode", allowed: ["--family"], positionals: true).flatMap { options in
+            guard let value = options["--family"] else { return .failure(UsageError("decode needs --family NAME")) }
+            guard let family = BoardFamily(rawValue: value.lowercased()) else {
+                let names = BoardFamily.allCases.map(\.rawValue).joined(separator: ", ")
+                return .failure(UsageError("unknown family \(quote(value)), expected one of \(names)"))
             }
+            return .success(.decode(family: family, hex: options.positionals))
         }
-        guard let family else { return .failure(UsageError("decode needs --family NAME")) }
-        return .success(.decode(family: family, hex: hex))
     }
 
     private static func quote(_ text: String) -> String { "\"\(text)\"" }

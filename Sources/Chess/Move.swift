@@ -1,49 +1,12 @@
 import BoardKit
 
-/// A chess move: from, to and the promotion piece, exactly what a player or a board names.
+/// A chess move: BoardKit's ``BoardMove`` (from, to and the promotion piece, exactly what a
+/// player or a board names), under the name the rules use. One type, so a move a board
+/// reports is the move ``Position/legalMoves()`` lists, with no conversion between them.
 ///
 /// A move carries no flags: castling is the king moving two files (`e1g1`), en passant is a
 /// pawn moving diagonally onto the en-passant square; a ``Position`` works out the rest.
-/// Two moves are equal when their squares and promotion are equal, so a move built from a
-/// board report compares equal to the one ``Position/legalMoves()`` lists.
-public struct Move: Hashable, Sendable, Codable {
-    /// Where the moving piece starts (the king's square for castling).
-    public var from: Square
-    /// Where it ends (the king's destination for castling).
-    public var to: Square
-    /// The piece a pawn promotes to (knight, bishop, rook or queen), else `nil`.
-    public var promotion: PieceKind?
-
-    /// Creates a move.
-    public init(from: Square, to: Square, promotion: PieceKind? = nil) {
-        self.from = from
-        self.to = to
-        self.promotion = promotion
-    }
-
-    /// The move a board or host named.
-    public init(_ boardMove: BoardMove) {
-        self.init(from: boardMove.from, to: boardMove.to, promotion: boardMove.promotion)
-    }
-
-    /// Parses UCI long algebraic notation (`e2e4`, `e7e8q`); `nil` for anything else.
-    /// Says nothing about legality: see ``Position/legalMove(uci:)``.
-    public init?(uci: some StringProtocol) {
-        guard let boardMove = BoardMove(uci: uci) else { return nil }
-        self.init(boardMove)
-    }
-
-    /// UCI long algebraic notation, e.g. `e2e4`, `e7e8q`, `e1g1` (castling).
-    public var uci: String { boardMove.uci }
-
-    /// The same move as BoardKit's seam type.
-    public var boardMove: BoardMove { BoardMove(from: from, to: to, promotion: promotion) }
-}
-
-extension Move: CustomStringConvertible {
-    /// UCI notation.
-    public var description: String { uci }
-}
+public typealias Move = BoardMove
 
 /// The internal move encoding used by generation and make: bits 0–5 from, 6–11 to,
 /// 12–15 the kind (one of the ``Special`` values).

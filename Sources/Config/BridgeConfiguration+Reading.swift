@@ -19,8 +19,8 @@ extension BridgeConfiguration {
         }
         guard let top = reader.mapping(root, path: "", keys: topLevelKeys) else { return config }
 
-        if let section = top.mapping("mqtt", keys: MQTTConfiguration.keys) {
-            config.mqtt = MQTTConfiguration.read(section, reader: reader)
+        if let section = top.mapping("mqtt", keys: BrokerConfiguration.keys) {
+            config.mqtt = BrokerConfiguration.read(section, reader: reader)
         }
         config.baseTopic = topic(top, "base_topic", singleLevel: false) ?? config.baseTopic
         config.node = topic(top, "node", singleLevel: true)
@@ -73,7 +73,7 @@ extension BridgeConfiguration {
             config.hall = HallConfiguration.read(section, reader: reader)
         }
         if let items = top.list("boards") {
-            config.boards = BoardConfiguration.readAll(
+            config.boards = ConfiguredBoard.readAll(
                 items, bluetooth: config.bluetooth, reconnect: config.reconnect, reader: reader)
         }
         return config
@@ -114,14 +114,14 @@ extension BridgeConfiguration {
     }
 }
 
-extension MQTTConfiguration {
+extension BrokerConfiguration {
     static let keys = [
         "url", "client_id", "keepalive", "protocol", "username", "password", "password_file", "password_env", "tls",
         "queue_limit", "queue_bytes", "max_command_bytes", "reconnect",
     ]
 
-    static func read(_ section: ConfigMapping, reader: ConfigReader) -> MQTTConfiguration {
-        var mqtt = MQTTConfiguration()
+    static func read(_ section: ConfigMapping, reader: ConfigReader) -> BrokerConfiguration {
+        var mqtt = BrokerConfiguration()
         if let node = section.value("url"), let url = reader.string(node, path: section.path("url")) {
             do {
                 mqtt.endpoint = try MQTTServerAddress(parsing: url)
@@ -139,7 +139,8 @@ extension MQTTConfiguration {
             }
         }
         mqtt.keepalive = section.int("keepalive", in: 5...65_535, default: mqtt.keepalive)
-        mqtt.protocolVersion = section.choice("protocol", noun: "MQTT protocol", default: .v5)
+        mqtt.protocolVersion = section.choice(
+            "protocol", noun: "MQTT protocol", spellings: MQTTProtocolVersion.spellings, default: .v5)
         mqtt.username = section.nonEmptyString("username")
         mqtt.password = reader.secret(in: section, key: "password")
         if mqtt.password != nil, mqtt.username == nil {
@@ -149,7 +150,7 @@ extension MQTTConfiguration {
         }
         if let tls = section.mapping("tls", keys: ["ca_file", "cert_file", "key_file", "insecure"]) {
             mqtt.tls = readTLS(tls, reader: reader)
-            if !mqtt.endpoint.usesTLS, mqtt.tls != MQTTTLSConfiguration() {
+            if !mqtt.endpoint.usesTLS, mqtt.tls != BrokerTLSConfiguration() {
                 reader.fail(section.path("tls"), "TLS settings need an mqtts:// url", at: tls.node.mark)
             }
         }
@@ -164,12 +165,12 @@ extension MQTTConfiguration {
                     reconnect.path("max_delay"), "must not be less than min_delay",
                     at: (reconnect.value("max_delay") ?? reconnect.node).mark)
             }
-            mqtt.reconnect = MQTTReconnectConfiguration(minDelay: minimum, maxDelay: max(minimum, maximum))
+            mqtt.reconnect = BrokerReconnectConfiguration(minDelay: minimum, maxDelay: max(minimum, maximum))
         }
         return mqtt
     }
 
-    private static func readTLS(_ section: ConfigMapping, reader: ConfigReader) -> MQTTTLSConfiguration {
+    private static func readTLS(_ section: ConfigMapping, reader: ConfigReader) -> BrokerTLSConfiguration {
         func file(_ key: String) -> String? {
             guard let node = section.value(key), let text = reader.string(node, path: section.path(key)),
                 !text.isEmpty
@@ -180,7 +181,7 @@ extension MQTTConfiguration {
             }
             return path
         }
-        let tls = MQTTTLSConfiguration(
+        let tls = BrokerTLSConfiguration(
             caFile: file("ca_file"), certFile: file("cert_file"), keyFile: file("key_file"),
             insecure: section.bool("insecure", default: false))
         if (tls.certFile == nil) != (tls.keyFile == nil) {

@@ -1,4 +1,6 @@
 import BoardKit
+import Kernel
+import MQTT
 
 extension BridgeConfiguration {
     /// The configuration as a JSON-like value, keys as in `config.yaml`, every secret
@@ -53,14 +55,14 @@ extension BridgeConfiguration {
     }
 }
 
-extension MQTTConfiguration {
+extension BrokerConfiguration {
     /// The `mqtt` section without its password.
     public var redactedValue: ConfigValue {
         .object([
             "url": .string(url),
             "client_id": clientID.map(ConfigValue.string) ?? .null,
             "keepalive": .int(keepalive),
-            "protocol": .string(protocolVersion.rawValue),
+            "protocol": .string(protocolVersion.description),
             "username": username.map(ConfigValue.string) ?? .null,
             "password": BridgeConfiguration.value(of: password),
             "tls": .object([
@@ -77,7 +79,7 @@ extension MQTTConfiguration {
     }
 }
 
-extension BoardConfiguration {
+extension ConfiguredBoard {
     /// One board without its developer key.
     public var redactedValue: ConfigValue {
         var object: [String: ConfigValue] = [
@@ -85,7 +87,7 @@ extension BoardConfiguration {
             "name": .string(name),
             "family": .string(family.rawValue),
             "adapter": adapter.map(ConfigValue.string) ?? .null,
-            "orientation": .string(orientation.rawValue),
+            "orientation": .string(orientation.spelling),
             "time_control": timeControl.map { .string($0.description) } ?? .null,
             "tags": .object(tags.mapValues(ConfigValue.string)),
             "allow_raw_commands": .bool(allowRawCommands),

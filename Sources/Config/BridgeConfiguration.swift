@@ -6,7 +6,7 @@ import BoardKit
 /// empty by default. Its `description` is the redacted JSON (no secrets).
 public struct BridgeConfiguration: Sendable, Equatable, CustomStringConvertible {
     /// The broker connection.
-    public var mqtt: MQTTConfiguration
+    public var mqtt: BrokerConfiguration
     /// The first topic level of everything published (default `boardbridge`).
     public var baseTopic: String
     /// This bridge host's name in `<base>/bridge/<node>/…`; `nil` means "use the host name".
@@ -26,18 +26,18 @@ public struct BridgeConfiguration: Sendable, Equatable, CustomStringConvertible 
     /// The health report and stall detection.
     public var health = HealthConfiguration()
     /// The boards to bridge.
-    public var boards: [BoardConfiguration]
+    public var boards: [ConfiguredBoard]
     /// The hall view (`boardbridge hall`); not used by `run`.
     public var hall = HallConfiguration()
 
     /// The defaults, or the given values.
     public init(
-        mqtt: MQTTConfiguration = MQTTConfiguration(), baseTopic: String = "boardbridge", node: String? = nil,
+        mqtt: BrokerConfiguration = BrokerConfiguration(), baseTopic: String = "boardbridge", node: String? = nil,
         bluetooth: BluetoothConfiguration = BluetoothConfiguration(),
         reconnect: BoardReconnectPolicy = BoardReconnectPolicy(),
         homeAssistant: HomeAssistantConfiguration = HomeAssistantConfiguration(),
         stateDirectory: String = "/var/lib/boardbridge", logging: LoggingConfiguration = LoggingConfiguration(),
-        game: GameConfiguration = GameConfiguration(), boards: [BoardConfiguration] = []
+        game: GameConfiguration = GameConfiguration(), boards: [ConfiguredBoard] = []
     ) {
         self.mqtt = mqtt
         self.baseTopic = baseTopic
@@ -52,7 +52,7 @@ public struct BridgeConfiguration: Sendable, Equatable, CustomStringConvertible 
     }
 
     /// The board with `id`, if configured.
-    public func board(id: String) -> BoardConfiguration? {
+    public func board(id: String) -> ConfiguredBoard? {
         boards.first { $0.id == id }
     }
 

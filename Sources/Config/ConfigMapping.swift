@@ -63,6 +63,10 @@ struct ConfigMapping {
         value(key).flatMap { reader.choice($0, path: path(key), noun: noun) } ?? fallback
     }
 
+    func choice<T>(_ key: String, noun: String, spellings: [(String, T)], default fallback: T) -> T {
+        value(key).flatMap { reader.choice($0, path: path(key), noun: noun, spellings: spellings) } ?? fallback
+    }
+
     /// A nested mapping admitting `keys`, or `nil` when absent, null or invalid.
     func mapping(_ key: String, keys: [String]) -> ConfigMapping? {
         value(key).flatMap { reader.mapping($0, path: path(key), keys: keys) }

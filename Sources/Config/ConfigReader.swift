@@ -140,11 +140,17 @@ final class ConfigReader {
     /// One of `T`'s raw values; the message lists them: `unknown family "foo", expected one of …`.
     func choice<T: RawRepresentable & CaseIterable>(_ node: YAMLNode, path: String, noun: String) -> T?
     where T.RawValue == String {
-        let names = T.allCases.map(\.rawValue)
+        choice(node, path: path, noun: noun, spellings: T.allCases.map { ($0.rawValue, $0) })
+    }
+
+    /// One of the values a spelling table names (the contract's words for a type that is
+    /// defined below the configuration, such as the kernel's orientation setting).
+    func choice<T>(_ node: YAMLNode, path: String, noun: String, spellings: [(String, T)]) -> T? {
+        let names = spellings.map(\.0)
         guard let text = scalarText(node, path: path, expected: "one of \(names.joined(separator: ", "))") else {
             return nil
         }
-        guard let value = T(rawValue: text) else {
+        guard let value = spellings.first(where: { $0.0 == text })?.1 else {
             fail(
                 path, "unknown \(noun) \(Self.quote(text)), expected one of \(names.joined(separator: ", "))",
                 at: node.mark)

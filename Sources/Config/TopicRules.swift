@@ -36,15 +36,3 @@ public enum TopicRules {
         return nil
     }
 }
-
-/// Bluetooth device addresses (`AA:BB:CC:DD:EE:FF`).
-public enum BluetoothAddress {
-    /// `text` in upper case if it is six colon-separated hex pairs, else `nil`.
-    public static func normalized(_ text: String) -> String? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 6,
-            parts.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isHexDigit } })
-        else { return nil }
-        return text.uppercased()
-    }
-}

@@ -66,12 +66,6 @@ public final class DBusConnection {
         return defaultSystemBusAddress
     }
 
-    /// Connects to the system bus (``systemBusAddress``, so `DBUS_SYSTEM_BUS_ADDRESS` points
-    /// it at a test bus) and registers with it.
-    public static func systemBus() async throws(DBusError) -> DBusConnection {
-        try await DBusConnection(address: systemBusAddress)
-    }
-
     /// Connects to the bus at `address` (`unix:path=/tmp/x/bus`, a private test bus) and
     /// registers with it (`Hello`), without blocking the main actor.
     ///

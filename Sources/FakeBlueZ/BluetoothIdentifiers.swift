@@ -1,20 +1,6 @@
 import BoardKit
 
-/// Bluetooth device addresses as BlueZ spells them.
-public enum BluetoothAddress {
-    /// `text` as an upper-case `AA:BB:CC:DD:EE:FF` address (`-` or `_` separators and lower
-    /// case accepted), or `nil` when it is not six hexadecimal byte pairs.
-    public static func normalized(_ text: String) -> String? {
-        let parts = text.split(omittingEmptySubsequences: false) { $0 == ":" || $0 == "-" || $0 == "_" }
-        guard parts.count == 6 else { return nil }
-        var result: [String] = []
-        for part in parts {
-            guard part.count == 2, UInt8(part, radix: 16) != nil else { return nil }
-            result.append(part.uppercased())
-        }
-        return result.joined(separator: ":")
-    }
-
+extension BluetoothAddress {
     /// The object path element of a device: `dev_AA_BB_CC_DD_EE_FF`.
     public static func pathElement(_ address: String) -> String {
         "dev_" + address.replacingColons(with: "_")

@@ -1,3 +1,4 @@
+import BoardKit
 import DBus
 
 /// The device object of one board on one adapter: `org.bluez.Device1` at

@@ -70,7 +70,7 @@ extension SimulatedBoard {
             if index > 0 { guard await Self.pause(secondsPerMove) else { return } }
             guard !Task.isCancelled else { return }
             let actions = HumanMoves.actions(
-                for: move.boardMove, on: personality.board, style: style, using: &sim.random)
+                for: move, on: personality.board, style: style, using: &sim.random)
             let gap = min(secondsPerMove * 0.25, 0.3)
             for (step, action) in actions.enumerated() {
                 if step > 0 { guard await Self.pause(gap) else { return } }

@@ -33,6 +33,22 @@ public enum BoardOrientation: String, CaseIterable, Hashable, Sendable, Codable 
     public func map(_ move: BoardMove) -> BoardMove {
         self == .whiteNear ? move : BoardMove(from: move.from.rotated, to: move.to.rotated, promotion: move.promotion)
     }
+
+    /// Maps a command's squares between game and physical coordinates: commands name game
+    /// squares (as everything published does); a board with Black at its near edge has its
+    /// LEDs and its robot's squares rotated.
+    public func map(_ command: BoardCommand) -> BoardCommand {
+        guard self != .whiteNear else { return command }
+        switch command {
+        case .indicate(let squares, let style):
+            return .indicate(squares: squares.map { map($0) }, style: style)
+        case .executeMove(let uci):
+            guard let move = BoardMove(uci: uci) else { return command }
+            return .executeMove(uci: map(move).uci)
+        default:
+            return command
+        }
+    }
 }
 
 /// The configured orientation: fixed, or detected from the board.
@@ -51,6 +67,30 @@ public enum OrientationSetting: String, CaseIterable, Hashable, Sendable, Codabl
         case .auto: nil
         case .whiteNear: .whiteNear
         case .blackNear: .blackNear
+        }
+    }
+}
+
+extension OrientationSetting {
+    /// The MQTT contract's and the configuration's words for the settings (`orientation:
+    /// white` in the config, `{"orientation":"black"}` as a command), in the order messages
+    /// list them. The raw values (`white_near`) are what snapshots store.
+    public static let spellings: [(String, OrientationSetting)] = [
+        ("white", .whiteNear), ("black", .blackNear), ("auto", .auto),
+    ]
+
+    /// The setting ``spellings`` names `text`, or `nil`.
+    public init?(spelling text: String) {
+        guard let setting = Self.spellings.first(where: { $0.0 == text })?.1 else { return nil }
+        self = setting
+    }
+
+    /// The contract's word for this setting (`auto`, `white`, `black`).
+    public var spelling: String {
+        switch self {
+        case .auto: "auto"
+        case .whiteNear: "white"
+        case .blackNear: "black"
         }
     }
 }

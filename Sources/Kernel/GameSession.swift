@@ -39,6 +39,8 @@ public struct GameSession: Sendable {
     public internal(set) var isBoardReady: Bool
     /// The state requests of the current out-of-sync stretch.
     var resyncSchedule = ResyncSchedule()
+    /// Whether the board's battery is low (``SessionOutput/batteryLow(percent:)``).
+    public internal(set) var battery = BatteryWatch()
 
     /// A session for `game` under `timeControl`.
     public init(
@@ -71,7 +73,11 @@ public struct GameSession: Sendable {
 
     /// Feeds one board event observed at `time`.
     public mutating func handle(_ event: BoardEvent, at time: TimeInterval) -> [SessionOutput] {
-        var outputs = checkFlag(at: time)
+        var outputs: [SessionOutput] = []
+        if case .battery(let percent, _) = event, battery.observe(percent: percent) {
+            outputs.append(.batteryLow(percent: percent))
+        }
+        outputs += checkFlag(at: time)
         var boardSeen = false
         switch event {
         case .pieces, .occupancy, .pieceLifted, .piecePlaced, .moveReported:
@@ -130,9 +136,8 @@ public struct GameSession: Sendable {
     /// the gate's alert. The gate starts afresh (a clock paused for the old game is not the
     /// new game's to resume).
     public mutating func newGame(
-        tags: PGNTags = PGNTags(), timeControl: TimeControl? = nil, fen: String? = nil, at time: TimeInterval
-    ) throws(FENError) -> [SessionOutput] {
-        let start = try fen.map { (text: String) throws(FENError) -> Position in try Position(fen: text) } ?? .starting
+        tags: PGNTags = PGNTags(), timeControl: TimeControl? = nil, start: Position = .starting, at time: TimeInterval
+    ) -> [SessionOutput] {
         let control = timeControl ?? clock.timeControl
         var tags = tags
         if control != .unlimited { tags["TimeControl"] = control.pgn }
@@ -147,9 +152,49 @@ public struct GameSession: Sendable {
         return outputs
     }
 
-    /// Sets the position (a new game from `fen` with the same tags and time control).
+    /// ``newGame(tags:timeControl:start:at:)`` from a FEN (the standard start when `nil`).
+    public mutating func newGame(
+        tags: PGNTags = PGNTags(), timeControl: TimeControl? = nil, fen: String?, at time: TimeInterval
+    ) throws(FENError) -> [SessionOutput] {
+        let start = try fen.map { (text: String) throws(FENError) -> Position in try Position(fen: text) } ?? .starting
+        return newGame(tags: tags, timeControl: timeControl, start: start, at: time)
+    }
+
+    /// Sets the position (a new game from `position` with the same tags and time control).
+    public mutating func setPosition(_ position: Position, at time: TimeInterval) -> [SessionOutput] {
+        newGame(tags: game.tags, start: position, at: time)
+    }
+
+    /// ``setPosition(_:at:)`` from a FEN.
     public mutating func setPosition(fen: String, at time: TimeInterval) throws(FENError) -> [SessionOutput] {
-        try newGame(tags: game.tags, fen: fen, at: time)
+        setPosition(try Position(fen: fen), at: time)
+    }
+
+    /// Records a result declared from outside (the `result` command): a win is an
+    /// adjudication, a draw an agreement. `nil` for ``GameResult/ongoing``: a game is never
+    /// set back to ongoing (a new game is).
+    public mutating func declareResult(_ result: GameResult, at time: TimeInterval) -> [SessionOutput]? {
+        let reason: GameEndReason
+        switch result {
+        case .whiteWins, .blackWins: reason = .adjudication
+        case .draw: reason = .agreement
+        case .ongoing: return nil
+        }
+        return endGame(GameEnd(result: result, reason: reason), at: time)
+    }
+
+    /// `command` in the board's own squares (``BoardOrientation/map(_:)``), for the
+    /// orientation in force (White near while it is not yet detected).
+    public func physical(_ command: BoardCommand) -> BoardCommand {
+        (tracker.orientation ?? .whiteNear).map(command)
+    }
+
+    /// Sets which side sits at the board's near edge (``OrientationSetting/auto`` detects it
+    /// again).
+    public mutating func setOrientation(_ setting: OrientationSetting) {
+        var options = tracker.options
+        options.orientation = setting
+        tracker.update(options: options)
     }
 
     /// Takes back the last `plies` moves.

@@ -199,7 +199,7 @@ extension GameTracker {
         guard alertedIllegal != key else { return }
         alertedIllegal = key
         let record = IllegalMove(
-            move: move.boardMove, reason: reason, color: game.position.sideToMove, fen: game.position.fen)
+            move: move, reason: reason, color: game.position.sideToMove, fen: game.position.fen)
         outputs.append(.illegalMove(record))
     }
 }

@@ -16,7 +16,7 @@ extension GameTracker {
         resolveReportedPending(into: &outputs)
         let mismatch = (UInt64(1) << UInt64(reported.from.rawValue)) | (UInt64(1) << UInt64(reported.to.rawValue))
         guard !isGameOver else {
-            alertIllegal(.report(reported), move: Move(reported), reason: .gameOver, into: &outputs)
+            alertIllegal(.report(reported), move: reported, reason: .gameOver, into: &outputs)
             reportedMismatch = mismatch
             apply(.outOfSync(mismatch), at: time, into: &outputs)
             return
@@ -29,7 +29,7 @@ extension GameTracker {
         guard !group.isEmpty else {
             let shaped = illegalCandidates().contains { $0.move.from == reported.from && $0.move.to == reported.to }
             alertIllegal(
-                .report(reported), move: Move(reported), reason: shaped ? .leavesKingInCheck : .notAMove,
+                .report(reported), move: reported, reason: shaped ? .leavesKingInCheck : .notAMove,
                 into: &outputs)
             reportedMismatch = mismatch
             apply(.outOfSync(mismatch), at: time, into: &outputs)

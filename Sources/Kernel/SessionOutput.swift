@@ -27,21 +27,6 @@ public struct ClockUpdate: Hashable, Sendable, Codable {
         /// A new game set the clock up afresh (not started).
         case reset
 
-        /// A stable name for payloads: `start`, `pause`, `resume`, `switch`, `stop`,
-        /// `flag`, `adjust`, `reset`.
-        public var name: String {
-            switch self {
-            case .start: "start"
-            case .pause: "pause"
-            case .resume: "resume"
-            case .switchSide: "switch"
-            case .stop: "stop"
-            case .flag: "flag"
-            case .adjust: "adjust"
-            case .reset: "reset"
-            }
-        }
-
         /// The side concerned, if any.
         public var color: PieceColor? {
             switch self {
@@ -95,6 +80,9 @@ public enum SessionOutput: Hashable, Sendable {
     /// A command for the board: `.requestState` when the board stays out of sync (see
     /// ``ResyncPolicy``). The bridge sends it through the board's transport.
     case command(BoardCommand)
+    /// The board's battery fell to ``BatteryWatch/lowPercent`` or below (reported once
+    /// until it is charged above ``BatteryWatch/recoveredPercent``).
+    case batteryLow(percent: Int)
 }
 
 /// When the session starts the clock by itself.

@@ -109,13 +109,14 @@ public final class InMemoryBoardTransport: BoardCommandChecking {
 
     /// Encodes `command` and writes it to the board; unsupported commands are skipped.
     public func send(_ command: BoardCommand) {
-        guard let bytes = adapter?.encode(command) else { return }
-        write(bytes)
+        _ = sendIfSupported(command)
     }
 
-    /// Whether the connected board's adapter encodes `command`.
-    public func canSend(_ command: BoardCommand) -> Bool {
-        adapter?.encode(command) != nil
+    /// Encodes `command` once and writes it; `false` when the adapter encodes nothing for it.
+    public func sendIfSupported(_ command: BoardCommand) -> Bool {
+        guard let bytes = adapter?.encode(command) else { return false }
+        write(bytes)
+        return true
     }
 
     /// A person acts on the board.

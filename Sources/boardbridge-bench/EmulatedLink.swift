@@ -80,7 +80,7 @@ struct EmulatedLink {
 
     /// Plays `move` by hand (random human style), one action every `actionGap` seconds.
     mutating func play(_ move: Move, actionGap: TimeInterval, using generator: inout SeededGenerator) {
-        let actions = HumanMoves.actions(for: move.boardMove, on: personality.board, style: .random, using: &generator)
+        let actions = HumanMoves.actions(for: move, on: personality.board, style: .random, using: &generator)
         for action in actions { perform(action, gap: actionGap) }
     }
 

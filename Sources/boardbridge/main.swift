@@ -10,9 +10,10 @@ import MainLoop
     import Glibc
 #endif
 
-let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = ProcessInfo.processInfo.environment
-if case .success(.run(let configPath, let busAddress)) = CommandLineParser.parse(arguments) {
+// Parsed once: `run` needs the main loop started here; every other command runs and exits.
+switch CommandLineParser.parse(Array(CommandLine.arguments.dropFirst())) {
+case .success(.run(let configPath, let busAddress)):
     // The bridge's descriptors are watched by its own main-thread loop (see MainLoop).
     MainLoop.activate()
     if let status = BoardBridgeCLI.startBridge(
@@ -21,8 +22,7 @@ if case .success(.run(let configPath, let busAddress)) = CommandLineParser.parse
         exit(status)
     }
     MainLoop.run()
-}
-if case .success(.hall(let configPath)) = CommandLineParser.parse(arguments) {
+case .success(.hall(let configPath)):
     MainLoop.activate()
     if let status = BoardBridgeCLI.startHall(
         configPath: configPath, environment: environment, output: StandardStreams())
@@ -30,5 +30,6 @@ if case .success(.hall(let configPath)) = CommandLineParser.parse(arguments) {
         exit(status)
     }
     MainLoop.run()
+case let parsed:
+    exit(BoardBridgeCLI.run(parsed, environment: environment, output: StandardStreams()))
 }
-exit(BoardBridgeCLI.run(arguments, environment: environment, output: StandardStreams()))

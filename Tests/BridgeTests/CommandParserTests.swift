@@ -1,5 +1,7 @@
 import BoardKit
+import Chess
 import Foundation
+import Kernel
 import Testing
 
 @testable import Bridge
@@ -50,16 +52,21 @@ import Testing
                         tags: .init(
                             event: "Club ch", site: "Hall A", round: "3", board: "7", white: "Doe, J", black: "Roe, R",
                             extra: [.init(name: "WhiteElo", value: "2100"), .init(name: "ECO", value: "C20")]),
-                        timeControl: "40/5400+30:1800+30")))),
+                        timeControl: try! TimeControl(pgn: "40/5400+30:1800+30"))))),
         Valid(
             payload: #"{"new_game":{"fen":" 8/8/8/4k3/8/8/8/4K2R w K - 0 1 ","time_control":"*180"}}"#,
-            command: .game(.newGame(.init(timeControl: "*180", fen: "8/8/8/4k3/8/8/8/4K2R w K - 0 1")))),
+            command: .game(
+                .newGame(
+                    .init(
+                        timeControl: try! TimeControl(pgn: "*180"),
+                        position: try! Position(fen: "8/8/8/4k3/8/8/8/4K2R w K - 0 1"))))),
         Valid(
             payload: #"{"position":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"}"#,
-            command: .game(.setPosition(fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"))),
+            command: .game(
+                .setPosition(try! Position(fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1")))),
         Valid(
             payload: "8/8/8/4k3/8/8/8/4K3 w - -", name: "position",
-            command: .game(.setPosition(fen: "8/8/8/4k3/8/8/8/4K3 w - -"))),
+            command: .game(.setPosition(try! Position(fen: "8/8/8/4k3/8/8/8/4K3 w - -")))),
         Valid(payload: #"{"takeback":1}"#, command: .game(.takeback(plies: 1))),
         Valid(payload: #"{"takeback":null}"#, command: .game(.takeback(plies: 1))),
         Valid(payload: "", name: "takeback", command: .game(.takeback(plies: 1))),
@@ -76,9 +83,9 @@ import Testing
         Valid(payload: "0-1", name: "result", command: .game(.setResult(.blackWins))),
         Valid(payload: "1/2-1/2", name: "result", command: .game(.setResult(.draw))),
         Valid(payload: "*", name: "result", command: .game(.setResult(.ongoing))),
-        Valid(payload: #"{"orientation":"black"}"#, command: .game(.setOrientation(.black))),
+        Valid(payload: #"{"orientation":"black"}"#, command: .game(.setOrientation(.blackNear))),
         Valid(payload: "auto", name: "orientation", command: .game(.setOrientation(.auto))),
-        Valid(payload: "\"white\"", name: "orientation", command: .game(.setOrientation(.white))),
+        Valid(payload: "\"white\"", name: "orientation", command: .game(.setOrientation(.whiteNear))),
     ]
 
     @Test(arguments: valid)

@@ -152,8 +152,8 @@ import Testing
         #expect(start.legalMove(uci: "e2e5") == nil)
         #expect(start.legalMove(uci: "junk") == nil)
         #expect(start.legalMove(uci: "e7e5") == nil)
-        #expect(Move(BoardMove(from: .g1, to: .f3)).uci == "g1f3")
-        #expect(Move(from: .e7, to: .e8, promotion: .queen).boardMove == BoardMove(uci: "e7e8q"))
+        #expect(BoardMove(from: .g1, to: .f3).uci == "g1f3")
+        #expect(Move(from: .e7, to: .e8, promotion: .queen) == BoardMove(uci: "e7e8q"))
     }
 
     @Test func applyingAMoveWithoutAPieceChangesNothing() {

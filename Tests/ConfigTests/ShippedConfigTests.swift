@@ -33,7 +33,7 @@ import Testing
         let analysis = try #require(config.board(id: "analysis"))
         #expect(analysis.timeControl == .unlimited)
         #expect(analysis.reconnect == BoardReconnectPolicy(maxAttempts: 10, delays: [2, 4, 8]))
-        #expect(config.board(id: "board-3")?.orientation == .white)
+        #expect(config.board(id: "board-3")?.orientation == .whiteNear)
     }
 
     /// The file documents the defaults: apart from `boards`, it must equal the built-in values.
@@ -100,7 +100,7 @@ import Testing
         #expect(config.mqtt.password?.reveal() == "s3cret")
         #expect(config.mqtt.tls.insecure)
         #expect(config.mqtt.queueLimit == 256)
-        #expect(config.mqtt.reconnect == MQTTReconnectConfiguration(minDelay: 0.5, maxDelay: 10))
+        #expect(config.mqtt.reconnect == BrokerReconnectConfiguration(minDelay: 0.5, maxDelay: 10))
         #expect(config.baseTopic == "club/boards")
         #expect(config.node == "pi-1")
         #expect(config.bluetooth.adapters == ["hci0", "hci1"])
@@ -121,7 +121,7 @@ import Testing
         #expect(board.match == .address("AA:BB:CC:DD:EE:FF"))
         #expect(board.name == "b1")
         #expect(board.adapter == "hci1")
-        #expect(board.orientation == .black)
+        #expect(board.orientation == .blackNear)
         #expect(board.developerKeyBytes() == [0xBE, 0xF5, 0xAE, 0xDD, 0xA9, 0x5F])
         #expect(board.developerKey?.reveal() == "bef5aedda95f")
         #expect(board.tags == ["WhiteElo": "2100", "ECO": "B12", "WhiteTitle": "FM"])

@@ -157,7 +157,7 @@ extension ChessUpSquareOffLink {
             if mover?.kind == .pawn, move.from.file != move.to.file, position[move.to] == nil { result.enPassants += 1 }
             if move.promotion != nil { result.promotions += 1 }
             let actions = HumanMoves.actions(
-                for: move.boardMove, on: personality.board, style: .random, using: &generator)
+                for: move, on: personality.board, style: .random, using: &generator)
             for action in actions {
                 perform([action])
                 feedTracker(&self)

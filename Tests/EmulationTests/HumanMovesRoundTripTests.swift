@@ -68,7 +68,7 @@ import Testing
         var generator = SeededGenerator(seed: seed)
         for move in moves {
             let actions = HumanMoves.actions(
-                for: move.boardMove, on: link.personality.board, style: .random, using: &generator)
+                for: move, on: link.personality.board, style: .random, using: &generator)
             for action in actions {
                 link.perform(action)
                 drain(link)

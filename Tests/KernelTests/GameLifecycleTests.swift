@@ -41,7 +41,7 @@ import Testing
         }
         #expect(session.game.result == .blackWins)
 
-        let started = try session.newGame(tags: ["White": "Ann"], at: 10)
+        let started = session.newGame(tags: ["White": "Ann"], at: 10)
         #expect(started.first == .tracker(.newGame(fen: Position.starting.fen)))
         #expect(session.game.moves.isEmpty)
         #expect(session.game.tags["White"] == "Ann")
@@ -78,7 +78,7 @@ import Testing
         _ = session.handle(board.snapshotEvent, at: 0)
         #expect(play("g1f3", on: &session, board: &board, at: 1).trackerMoves.map(\.uci) == ["g1f3"])
 
-        let started = try session.newGame(at: 5)
+        let started = session.newGame(at: 5)
         #expect(started.trackerMoves.isEmpty)
         #expect(session.game.moves.isEmpty)
         #expect(session.syncState == .outOfSync(mismatched: [.g1, .f3]))
@@ -99,7 +99,7 @@ import Testing
         var session = session(path: .identity)
         let board = PhysicalBoard(path: .identity)
         _ = session.handle(board.snapshotEvent, at: 0)
-        let started = try session.newGame(at: 1)
+        let started = session.newGame(at: 1)
         #expect(started == [.tracker(.newGame(fen: Position.starting.fen)), .tracker(.syncChanged(.inSync))])
         #expect(session.tracker.setUpWait == nil)
     }
@@ -115,7 +115,7 @@ import Testing
         _ = session.tick(at: 5)
         #expect(session.clock.state == .paused(.black))
 
-        _ = try session.newGame(at: 6)
+        _ = session.newGame(at: 6)
         var reset: [SessionOutput] = []
         for event in PhysicalBoard.setUpEvents(from: &board, to: .startingPosition) {
             reset += session.handle(event, at: 7)
@@ -216,7 +216,7 @@ import Testing
         var board = PhysicalBoard(path: .identity)
         _ = session.handle(board.snapshotEvent, at: 0)
         _ = play("g1f3", on: &session, board: &board, at: 1)
-        _ = try session.newGame(at: 2)
+        _ = session.newGame(at: 2)
         let saved = session.snapshot(at: 3)
         #expect(saved.setUpWait == .startPosition)
         let decoded = try JSONDecoder().decode(SessionSnapshot.self, from: JSONEncoder().encode(saved))
@@ -242,7 +242,7 @@ import Testing
     /// A snapshot written before the wait existed reads as no wait.
     @Test func snapshotsWithoutTheWaitStillRead() throws {
         var session = session(path: .identity)
-        _ = try session.newGame(at: 0)
+        _ = session.newGame(at: 0)
         let saved = session.snapshot(at: 1)
         #expect(saved.setUpWait == .startPosition)
         var json = try #require(

@@ -94,7 +94,7 @@ import Testing
             var outputs: [TrackerOutput] = []
             var reference = Game()
             for move in moves {
-                var reported = move.boardMove
+                var reported = move
                 let mover = reference.position[move.from]
                 if mover?.kind == .king, abs(move.to.file - move.from.file) == 2, rng.next() % 2 == 0 {
                     // King takes own rook.

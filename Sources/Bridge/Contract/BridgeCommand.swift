@@ -1,4 +1,6 @@
 import BoardKit
+import Chess
+import Kernel
 
 /// A command received on `<base>/<board>/set[/<name>]`, parsed and validated.
 public enum BridgeCommand: Equatable, Sendable {
@@ -12,9 +14,9 @@ public enum BridgeCommand: Equatable, Sendable {
 public enum GameCommand: Equatable, Sendable {
     /// Starts a new game (`new_game`).
     case newGame(NewGame)
-    /// Declares the position on the board (`position`). The FEN has passed a structural
-    /// check only; the session validates it fully with the Chess module.
-    case setPosition(fen: String)
+    /// Declares the position on the board (`position`): a FEN the parser has read into a
+    /// legal ``Position`` (4 or 6 fields, as the contract says).
+    case setPosition(Position)
     /// Takes back `plies` half-moves (`takeback`), at least 1.
     case takeback(plies: Int)
     /// Pauses the game clock (`clock: pause`).
@@ -23,26 +25,27 @@ public enum GameCommand: Equatable, Sendable {
     case resumeClock
     /// Sets the remaining time of one or both clocks, in seconds (`clock: adjust`).
     case adjustClock(white: Double?, black: Double?)
-    /// Records the game result (`result`).
-    case setResult(PGNResult)
-    /// Sets which side of the physical board White sits on (`orientation`).
-    case setOrientation(Orientation)
+    /// Records the game result (`result`: `1-0`, `0-1`, `1/2-1/2`, `*`).
+    case setResult(GameResult)
+    /// Sets which side of the physical board White sits on (`orientation`: the contract's
+    /// words are ``OrientationSetting/spellings``).
+    case setOrientation(OrientationSetting)
 
     /// The parameters of a new game.
     public struct NewGame: Equatable, Sendable {
         /// The PGN tags of the game (players, event, round, board number…).
         public var tags: Tags
-        /// The time control in PGN `TimeControl` syntax (`5400+30`, `40/5400+30:1800+30`),
-        /// syntax-checked; `nil` when not given (the session keeps its default).
-        public var timeControl: String?
-        /// The start position, structurally checked; `nil` for the standard start position.
-        public var fen: String?
+        /// The time control, read from PGN `TimeControl` syntax (`5400+30`,
+        /// `40/5400+30:1800+30`); `nil` when not given (the session keeps its default).
+        public var timeControl: TimeControl?
+        /// The start position, read from a FEN; `nil` for the standard start position.
+        public var position: Position?
 
         /// Creates the parameters.
-        public init(tags: Tags = Tags(), timeControl: String? = nil, fen: String? = nil) {
+        public init(tags: Tags = Tags(), timeControl: TimeControl? = nil, position: Position? = nil) {
             self.tags = tags
             self.timeControl = timeControl
-            self.fen = fen
+            self.position = position
         }
     }
 
@@ -90,27 +93,5 @@ public enum GameCommand: Equatable, Sendable {
             self.name = name
             self.value = value
         }
-    }
-
-    /// A game result in PGN notation.
-    public enum PGNResult: String, CaseIterable, Equatable, Sendable {
-        /// `1-0`.
-        case whiteWins = "1-0"
-        /// `0-1`.
-        case blackWins = "0-1"
-        /// `1/2-1/2`.
-        case draw = "1/2-1/2"
-        /// `*`: unknown or still in progress.
-        case ongoing = "*"
-    }
-
-    /// Which way the physical board faces.
-    public enum Orientation: String, CaseIterable, Equatable, Sendable {
-        /// White's pieces on the board's own first rank.
-        case white
-        /// The board is turned: White sits on the board's eighth rank.
-        case black
-        /// The session decides from the position the pieces are set up in.
-        case auto
     }
 }

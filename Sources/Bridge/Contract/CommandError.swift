@@ -50,33 +50,40 @@ public enum CommandError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noCommand:
             "no command in the message; expected one of: " + CommandParser.commandNames.joined(separator: ", ")
         case .multipleCommands(let names):
-            "one command per message, got \(names.count): " + names.joined(separator: ", ")
+            "one command per message, got \(names.count): " + Self.echo(names.joined(separator: ", "))
         case .unknownCommand(let name, _) where name.isEmpty:
             "no command name after set/; expected one of: " + CommandParser.commandNames.joined(separator: ", ")
         case .unknownCommand(let name, let suggestion):
-            "unknown command \"\(name)\"" + Self.hint(suggestion)
+            "unknown command \"\(Self.echo(name))\"" + Self.hint(suggestion)
         case .unknownField(let command, let field, let suggestion):
-            "\(command): unknown field \"\(field)\"" + Self.hint(suggestion)
+            "\(command): unknown field \"\(Self.echo(field))\"" + Self.hint(suggestion)
         case .missingField(let command, let field):
             "\(command): missing field \"\(field)\""
         case .badValueType(let field, let expected, let found):
             "\(field): expected \(expected), got \(found)"
         case .badValue(let field, let value, let reason):
-            "\(field): bad value \(value): \(reason)"
+            "\(field): bad value \(Self.echo(value)): \(reason)"
         case .badSquare(let square):
-            "bad square \"\(square)\": expected a1 to h8"
+            "bad square \"\(Self.echo(square))\": expected a1 to h8"
         case .badUCI(let move):
-            "bad move \"\(move)\": expected UCI notation such as e2e4 or e7e8q"
+            "bad move \"\(Self.echo(move))\": expected UCI notation such as e2e4 or e7e8q"
         case .badFEN(let fen, let reason):
-            "bad FEN \"\(fen)\": \(reason)"
+            "bad FEN \"\(Self.echo(fen))\": \(reason)"
         case .badTimeControl(let text, let reason):
-            "bad time control \"\(text)\": \(reason)"
+            "bad time control \"\(Self.echo(text))\": \(reason)"
         case .rawNotEnabled:
             "raw commands are not enabled for this board"
         case .unknownBoard(let board):
-            "unknown board \"\(board)\""
+            "unknown board \"\(Self.echo(board))\""
         }
     }
+
+    /// The most UTF-8 bytes of a refused value an error answer quotes back (the log's value
+    /// cap): a refused 60 KB command costs a short answer, not a 60 KB one.
+    public static let echoLimit = Logger.valueLimit
+
+    /// `value`, or its first ``echoLimit`` bytes followed by `… (N bytes)` when longer.
+    static func echo(_ value: String) -> String { Logger.capped(value, limit: echoLimit) }
 
     private static func hint(_ suggestion: String?) -> String {
         suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""

@@ -1,4 +1,6 @@
 import BoardKit
+import Chess
+import Kernel
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -117,21 +119,28 @@ extension CommandParser {
                     field: "new_game.time_control", expected: "PGN TimeControl text such as \"5400+30\"",
                     found: control.kindDescription)
             }
-            if let reason = timeControlProblem(text) { throw .badTimeControl(text, reason: reason) }
-            game.timeControl = text
+            switch NotationCheck.timeControl(text) {
+            case .failure(let problem): throw .badTimeControl(text, reason: problem.reason)
+            case .success(let control):
+                if let reason = timeControlProblem(text) { throw .badTimeControl(text, reason: reason) }
+                game.timeControl = control
+            }
         }
-        if let fen = object["fen"], !fen.isNull { game.fen = try self.fen(fen, field: "new_game.fen") }
+        if let fen = object["fen"], !fen.isNull { game.position = try position(fen, field: "new_game.fen") }
         if let tags = object["tags"], !tags.isNull { game.tags.extra = try extraTags(tags) }
         return .newGame(game)
     }
 
-    func fen(_ value: JSONValue, field: String) throws(CommandError) -> String {
+    /// The position a FEN names, read once here: the session takes the ``Position``.
+    func position(_ value: JSONValue, field: String) throws(CommandError) -> Position {
         guard case .string(let text) = value else {
             throw .badValueType(field: field, expected: "a FEN string", found: value.kindDescription)
         }
         let fen = text.trimmingASCIIWhitespace()
-        if let reason = NotationCheck.fenProblem(fen) { throw .badFEN(String(fen.prefix(140)), reason: reason) }
-        return fen
+        switch NotationCheck.position(fen) {
+        case .success(let position): return position
+        case .failure(let problem): throw .badFEN(String(fen.prefix(140)), reason: problem.reason)
+        }
     }
 
     func takeback(_ value: JSONValue) throws(CommandError) -> GameCommand {
@@ -190,11 +199,21 @@ extension CommandParser {
     ) throws(CommandError)
         -> Choice where Choice.RawValue == String
     {
-        let names = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        try choice(value, field: field, spellings: Choice.allCases.map { ($0.rawValue, $0) })
+    }
+
+    /// One of the values a spelling table names (the contract's words for a type defined
+    /// below the contract, such as the kernel's orientation setting).
+    func choice<Choice>(
+        _ value: JSONValue, field: String, spellings: [(String, Choice)]
+    ) throws(CommandError)
+        -> Choice
+    {
+        let names = spellings.map { "\"\($0.0)\"" }.joined(separator: ", ")
         guard case .string(let text) = value else {
             throw .badValueType(field: field, expected: "one of \(names)", found: value.kindDescription)
         }
-        guard let choice = Choice(rawValue: text) else {
+        guard let choice = spellings.first(where: { $0.0 == text })?.1 else {
             throw .badValue(field: field, value: "\"\(text)\"", reason: "expected one of \(names)")
         }
         return choice

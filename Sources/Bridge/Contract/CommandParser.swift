@@ -1,4 +1,5 @@
 import BoardKit
+import Kernel
 
 /// Turns the payload of a command topic into a `BridgeCommand`, or a `CommandError`
 /// naming what is wrong. Pure: a refused command changes nothing.
@@ -52,16 +53,16 @@ public struct CommandParser: Sendable {
     public var maximumPayloadSize: Int
     /// Deeper JSON nesting is refused while parsing.
     public var maximumDepth: Int
-    /// Checks a `time_control` text; returns the reason it is wrong, or `nil`. The
-    /// default is `NotationCheck.timeControlProblem`; the bridge may pass the kernel's
-    /// `TimeControl(pgn:)` parser instead so both agree by construction.
+    /// A further check of a `time_control` the kernel can read (``NotationCheck/timeControl(_:)``
+    /// always runs first); returns the reason it is refused, or `nil`. The default accepts
+    /// every readable time control.
     public var timeControlProblem: @Sendable (String) -> String?
 
     /// Creates a parser.
     public init(
         maximumPayloadSize: Int = CommandParser.defaultMaximumPayloadSize,
         maximumDepth: Int = CommandParser.defaultMaximumDepth,
-        timeControlProblem: @escaping @Sendable (String) -> String? = NotationCheck.timeControlProblem
+        timeControlProblem: @escaping @Sendable (String) -> String? = { _ in nil }
     ) {
         self.maximumPayloadSize = maximumPayloadSize
         self.maximumDepth = maximumDepth
@@ -178,11 +179,15 @@ public struct CommandParser: Sendable {
                 guard rawAllowed else { return .failure(.rawNotEnabled) }
                 return .success(.board(try raw(value)))
             case "new_game": return .success(.game(try newGame(value)))
-            case "position": return .success(.game(.setPosition(fen: try fen(value, field: "position"))))
+            case "position": return .success(.game(.setPosition(try position(value, field: "position"))))
             case "takeback": return .success(.game(try takeback(value)))
             case "clock": return .success(.game(try clock(value)))
             case "result": return .success(.game(.setResult(try choice(value, field: "result"))))
-            case "orientation": return .success(.game(.setOrientation(try choice(value, field: "orientation"))))
+            case "orientation":
+                return .success(
+                    .game(
+                        .setOrientation(
+                            try choice(value, field: "orientation", spellings: OrientationSetting.spellings))))
             default:
                 return .failure(
                     .unknownCommand(name, suggestion: NameSuggestion.nearest(to: name, in: Self.commandNames)))

@@ -21,7 +21,7 @@ import Kernel
 @MainActor
 public final class BoardSession {
     /// The board's configuration.
-    public let board: BoardConfiguration
+    public let board: ConfiguredBoard
     /// The link to the board.
     public let transport: any BoardTransport
     /// The kernel state (game, clock, sync gate).
@@ -60,7 +60,6 @@ public final class BoardSession {
     private var reportedOutOfSync = false
     /// The set-up wait as last saved: its end is saved too, although no move marks it.
     private var savedSetUpWait: SetUpWait?
-    private var lowBatteryReported = false
     private var isReady = false
     /// Why the board refused its protocol unlock on this link (``BoardEvent/handshakeFailed(reason:)``).
     private var handshakeProblem: String?
@@ -99,7 +98,7 @@ public final class BoardSession {
     /// A session for `board` over `transport`, restoring its game from `store` when one
     /// was persisted. `game` supplies the desync grace and promotion default.
     public init(
-        board: BoardConfiguration, transport: any BoardTransport, game: GameConfiguration,
+        board: ConfiguredBoard, transport: any BoardTransport, game: GameConfiguration,
         builder: MessageBuilder, publisher: any MessagePublishing, store: StateWriter?, clock: SessionClock,
         logger: Logger
     ) {
@@ -114,13 +113,12 @@ public final class BoardSession {
         capabilities = adapter?.capabilities ?? [.occupancySensing]
         let options = TrackerOptions(
             desyncGrace: game.desyncGrace, promotionDefault: game.promotionDefault.pieceKind,
-            maxTakebackPlies: game.maxTakebackPlies, orientation: board.orientation.setting)
+            maxTakebackPlies: game.maxTakebackPlies, orientation: board.orientation)
         batteryInterval = game.batteryInterval
         let now = clock.now()
-        var tags = PGNTags()
-        for (name, value) in board.tags.sorted(by: { $0.key < $1.key }) { tags[name] = value }
         let fresh = GameSession(
-            game: Game(tags: tags), timeControl: board.timeControl ?? .unlimited,
+            game: Game(tags: GameCommand.Tags().pgnTags(over: board.tags)),
+            timeControl: board.timeControl ?? .unlimited,
             inputPath: TrackerInputPath(capabilities: capabilities), options: options)
         let restored = store?.restoreSession(board.id, rebuildingOnto: fresh.snapshot(at: now))
         // A board that keeps its own game (ChessUp) resumes it when a game was in progress.
@@ -209,12 +207,6 @@ public final class BoardSession {
             publishState()
         case .battery(let percent, let charging):
             battery = (percent, charging)
-            if percent <= 15, !lowBatteryReported {
-                lowBatteryReported = true
-                publishEvent(.batteryLow(percent: percent))
-            } else if percent > 20 {
-                lowBatteryReported = false
-            }
         case .button(let button):
             publishEvent(.button(name: button.name))
         case .raw(let bytes):
@@ -225,7 +217,7 @@ public final class BoardSession {
         let outputs = core.handle(event, at: now)
         apply(outputs)
         switch event {
-        case .battery: publishState()
+        case .battery where outputs.isEmpty: publishState()
         case .ready where outputs.isEmpty: publishState()
         default: break
         }
@@ -280,6 +272,8 @@ public final class BoardSession {
             case .command(let command):
                 logger.info("still out of sync: asking the board for its state", [("command", "\(command)")])
                 transport.send(command)
+            case .batteryLow(let percent):
+                publishEvent(.batteryLow(percent: percent))
             }
         }
         publishState()
@@ -293,11 +287,7 @@ public final class BoardSession {
         switch output {
         case .move(let move):
             lastMove = .init(uci: move.uci, san: move.san)
-            let times = core.clock.remainingTimes(at: clock.now())
-            let payload = MovePayload(
-                uci: move.uci, san: move.san, ply: move.ply, moveNumber: move.moveNumber, color: move.color,
-                fen: move.fen, whiteClock: times?.white, blackClock: times?.black, timestamp: date(move.timestamp),
-                recovered: move.recovered)
+            let payload = MovePayload(move, clocks: core.clock.remainingTimes(at: clock.now()))
             publisher.publish(builder.move(board: board.id, payload))
             publishEvent(.move(payload))
             logger.info("move", [("ply", String(move.ply)), ("san", move.san), ("recovered", String(move.recovered))])
@@ -324,14 +314,7 @@ public final class BoardSession {
             publishEvent(.takeback(plies: takeback.plies, fen: takeback.fen))
             return true
         case .illegalMove(let illegal):
-            let details = IllegalMoveDetails(
-                reason: illegal.reason.rawValue, from: illegal.move.from, to: illegal.move.to,
-                piece: core.position[illegal.move.from], color: illegal.color,
-                captures: core.position[illegal.move.to] != nil)
-            publishEvent(
-                .illegalMove(
-                    uci: illegal.move.uci, squares: [illegal.move.from, illegal.move.to], fen: illegal.fen,
-                    details: details))
+            publishEvent(.refused(illegal, on: core.position))
             logger.warning("illegal move", [("uci", illegal.move.uci), ("reason", illegal.reason.rawValue)])
             return false
         case .gameEnded(let end):
@@ -354,7 +337,8 @@ public final class BoardSession {
             let control = core.clock.timeControl
             publishEvent(
                 .gameStart(
-                    fen: fen, game: Self.publishedTags(core.game.tags), timeControl: control.isTimed ? control.pgn : nil
+                    fen: fen, game: GameCommand.Tags(published: core.game.tags),
+                    timeControl: control.isTimed ? control.pgn : nil
                 ))
             logger.notice("new game", [("fen", fen)])
             return true
@@ -362,27 +346,8 @@ public final class BoardSession {
     }
 
     private func publishClock(_ update: ClockUpdate) {
-        let action: ClockPayload.Action
-        switch update.action {
-        case .pause, .stop, .flag: action = .pause
-        case .start, .resume, .switchSide: action = .resume
-        case .adjust, .reset: return
-        }
-        let reason: String
-        switch (update.action, update.cause) {
-        case (.flag, _): reason = "flag"
-        case (.stop, _): reason = "game_end"
-        case (_, .gate): reason = action == .pause ? "out_of_sync" : "in_sync"
-        case (_, .command): reason = "command"
-        case (_, .game): reason = "move"
-        }
-        let color = update.action.color ?? (action == .pause ? core.position.sideToMove : nil)
-        publisher.publish(
-            builder.clock(
-                board: board.id,
-                ClockPayload(
-                    action: action, color: color, white: update.white, black: update.black, reason: reason,
-                    timestamp: date(update.time))))
+        guard let payload = ClockPayload(update, sideToMove: core.position.sideToMove) else { return }
+        publisher.publish(builder.clock(board: board.id, payload))
     }
 
     private func publishEvent(_ event: BoardEventPayload) {
@@ -415,49 +380,21 @@ public final class BoardSession {
 
     /// The full retained state.
     public var statePayload: BoardStatePayload {
-        let now = clock.now()
-        let position = core.position
         var attempt: Int?
         if case .reconnecting(let value) = transport.state { attempt = value }
-        let sync: BoardStatePayload.SyncState
-        var squares: [Square] = []
-        var reason: String?
-        switch core.syncState {
-        case .inSync: sync = .inSync
-        case .moveInProgress: sync = .moveInProgress
-        case .outOfSync(let mismatched):
-            sync = .outOfSync
-            squares = mismatched
-            reason = core.tracker.setUpWait?.reason
-        }
-        var clockState: BoardStatePayload.Clock?
-        if let times = core.clock.remainingTimes(at: now) {
-            clockState = .init(
-                white: times.white, black: times.black, running: core.clock.isRunning ? core.clock.activeColor : nil,
-                paused: !core.clock.isRunning)
-        }
+        let link = BoardLinkFacts(
+            connection: connectionState, reconnectAttempt: attempt, reconnectMaxAttempts: connectionDetail.maxAttempts,
+            model: publishedModel, address: connectionDetail.address ?? board.address,
+            adapter: connectionDetail.adapter ?? board.adapter, battery: battery)
         return BoardStatePayload(
-            board: board.id, name: board.name, family: board.family, model: publishedModel,
-            address: connectionDetail.address ?? board.address, adapter: connectionDetail.adapter ?? board.adapter,
-            connection: connectionState,
-            reconnectAttempt: attempt, reconnectMaxAttempts: connectionDetail.maxAttempts, fen: position.fen,
-            turn: position.sideToMove, ply: core.game.moves.count, moveNumber: position.fullmoveNumber,
-            lastMove: lastMove, sync: sync, syncSquares: squares, syncReason: reason, clock: clockState,
-            battery: battery.map { .init(percent: $0.percent, charging: $0.charging) },
-            tags: Self.publishedTags(core.game.tags), result: core.game.result.rawValue, updated: date(now))
+            board: board.id, name: board.name, family: board.family, session: core, link: link, lastMove: lastMove,
+            at: clock.now())
     }
 
     /// The model the state names: the configured model or the family's name, as the bridge
     /// info and the Home Assistant device block name it (not the advertised Bluetooth name).
     private var publishedModel: String {
         BoardDescriptor(id: board.id, family: board.family, model: board.model).modelName
-    }
-
-    /// The six tags the state and `game_start` publish.
-    private static func publishedTags(_ tags: PGNTags) -> GameCommand.Tags {
-        GameCommand.Tags(
-            event: tags["Event"], site: tags["Site"], round: tags["Round"], board: tags["Board"],
-            white: tags["White"], black: tags["Black"])
     }
 
     private func publishState() {
@@ -468,8 +405,7 @@ public final class BoardSession {
 
     private func indicate(_ squares: [Square]) {
         guard capabilities.contains(.perSquareLEDs), !squares.isEmpty else { return }
-        let orientation = core.tracker.orientation ?? .whiteNear
-        transport.send(.indicate(squares: squares.map { orientation.map($0) }, style: .alert))
+        transport.send(core.physical(.indicate(squares: squares, style: .alert)))
         indicatedAlert = true
     }
 
@@ -492,32 +428,19 @@ public final class BoardSession {
             guard transport.state == .connected else {
                 return .failure(CommandFailure("board \(board.id) is not connected"))
             }
-            let physical = physical(boardCommand)
-            if let checking = transport as? any BoardCommandChecking, !checking.canSend(physical) {
+            let physical = core.physical(boardCommand)
+            guard let checking = transport as? any BoardCommandChecking else {
+                transport.send(physical)
+                return .success(["sent": true])
+            }
+            guard checking.sendIfSupported(physical) else {
                 let model = transport.connectedDeviceName ?? board.family.rawValue
                 return .failure(
                     CommandFailure("board \(board.id) (\(model)) cannot do that: \(Self.name(of: boardCommand))"))
             }
-            transport.send(physical)
             return .success(["sent": true])
         case .game(let gameCommand):
             return execute(gameCommand)
-        }
-    }
-
-    /// `command` in the board's own squares: commands name game squares (as everything
-    /// published does), a board with Black at its near edge has them rotated.
-    private func physical(_ command: BoardCommand) -> BoardCommand {
-        let orientation = core.tracker.orientation ?? .whiteNear
-        guard orientation != .whiteNear else { return command }
-        switch command {
-        case .indicate(let squares, let style):
-            return .indicate(squares: squares.map { orientation.map($0) }, style: style)
-        case .executeMove(let uci):
-            guard let move = BoardMove(uci: uci) else { return command }
-            return .executeMove(uci: orientation.map(move).uci)
-        default:
-            return command
         }
     }
 
@@ -536,30 +459,12 @@ public final class BoardSession {
         let now = clock.now()
         switch command {
         case .newGame(let newGame):
-            var tags = PGNTags()
-            for (name, value) in board.tags.sorted(by: { $0.key < $1.key }) { tags[name] = value }
-            let given = newGame.tags
-            let named: [(String, String?)] = [
-                ("Event", given.event), ("Site", given.site), ("Round", given.round), ("Board", given.board),
-                ("White", given.white), ("Black", given.black),
-            ]
-            for (name, value) in named { if let value { tags[name] = value } }
-            for tag in given.extra { tags[tag.name] = tag.value }
-            var control: TimeControl?
-            if let text = newGame.timeControl {
-                do { control = try TimeControl(pgn: text) } catch {
-                    return .failure(CommandFailure("bad time control \"\(text)\": \(error.reason)"))
-                }
-            }
-            do {
-                apply(try core.newGame(tags: tags, timeControl: control, fen: newGame.fen, at: now))
-            } catch {
-                return .failure(CommandFailure("bad FEN: \(error)"))
-            }
-        case .setPosition(let fen):
-            do { apply(try core.setPosition(fen: fen, at: now)) } catch {
-                return .failure(CommandFailure("bad FEN: \(error)"))
-            }
+            apply(
+                core.newGame(
+                    tags: newGame.tags.pgnTags(over: board.tags), timeControl: newGame.timeControl,
+                    start: newGame.position ?? .starting, at: now))
+        case .setPosition(let position):
+            apply(core.setPosition(position, at: now))
         case .takeback(let plies):
             guard plies <= core.game.moves.count else {
                 return .failure(
@@ -577,22 +482,12 @@ public final class BoardSession {
         case .adjustClock(let white, let black):
             apply(core.adjustClock(white: white, black: black, at: now))
         case .setResult(let result):
-            let end: GameEnd
-            switch result {
-            case .whiteWins: end = GameEnd(result: .whiteWins, reason: .adjudication)
-            case .blackWins: end = GameEnd(result: .blackWins, reason: .adjudication)
-            case .draw: end = GameEnd(result: .draw, reason: .agreement)
-            case .ongoing: return .failure(CommandFailure("a game cannot be set back to ongoing; start a new game"))
+            guard let outputs = core.declareResult(result, at: now) else {
+                return .failure(CommandFailure("a game cannot be set back to ongoing; start a new game"))
             }
-            apply(core.endGame(end, at: now))
+            apply(outputs)
         case .setOrientation(let orientation):
-            var options = core.tracker.options
-            switch orientation {
-            case .auto: options.orientation = .auto
-            case .white: options.orientation = .whiteNear
-            case .black: options.orientation = .blackNear
-            }
-            core.update(options: options)
+            core.setOrientation(orientation)
             publishState()
             persist()
         }
@@ -716,15 +611,13 @@ extension SessionOutput {
         switch self {
         case .clock, .tracker(.move), .tracker(.takeback), .tracker(.gameEnded), .tracker(.newGame): true
         case .tracker(.syncChanged), .tracker(.illegalMove), .tracker(.orientationDetected), .tracker(.missedMoves),
-            .tracker(.resultClaim),
-            .alert,
-            .command:
+            .tracker(.resultClaim), .alert, .command, .batteryLow:
             false
         }
     }
 }
 
-extension BoardConfiguration {
+extension ConfiguredBoard {
     /// The configured address, when the board is matched by address.
     var address: String? {
         if case .address(let address) = match { return address }

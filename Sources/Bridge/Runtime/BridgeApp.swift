@@ -37,7 +37,7 @@ public final class BridgeApp {
     private let publisher: MQTTPublisher
     private let manager: BlueZManager
     private var sessions: [String: BoardSession] = [:]
-    private var boards: [BoardConfiguration] = []
+    private var boards: [ConfiguredBoard] = []
     private var discoveryScan: BlueZDiscoverySession?
     private var discoveryTimer: DispatchSourceTimer?
     /// Armed while a re-announcement to Home Assistant waits for its random delay.
@@ -127,7 +127,7 @@ public final class BridgeApp {
     }
 
     @discardableResult
-    private func addSession(for board: BoardConfiguration) throws -> BoardSession {
+    private func addSession(for board: ConfiguredBoard) throws -> BoardSession {
         let transport = try makeTransport(for: board)
         let session = BoardSession(
             board: board, transport: transport, game: configuration.game, builder: builder,
@@ -142,7 +142,7 @@ public final class BridgeApp {
         return session
     }
 
-    private func makeTransport(for board: BoardConfiguration) throws -> BlueZBoardTransport {
+    private func makeTransport(for board: ConfiguredBoard) throws -> BlueZBoardTransport {
         let key = board.developerKeyBytes().map { Data($0) }
         return try BlueZBoardTransport(
             manager: manager, family: board.family, match: board.match, adapter: board.adapter,
@@ -226,7 +226,7 @@ public final class BridgeApp {
             guard let family = found.family, !claimed.contains(found.address.uppercased()) else { continue }
             let id = family.rawValue + "-" + found.address.lowercased().filter { $0 != ":" }
             guard sessions[id] == nil else { continue }
-            let board = BoardConfiguration(
+            let board = ConfiguredBoard(
                 id: id, name: found.device.name, match: .address(found.address.uppercased()), family: family,
                 adapter: found.adapter, orientation: .auto, reconnect: configuration.reconnect)
             do {
@@ -282,7 +282,7 @@ public final class BridgeApp {
         }
     }
 
-    private func descriptor(_ board: BoardConfiguration) -> BoardDescriptor {
+    private func descriptor(_ board: ConfiguredBoard) -> BoardDescriptor {
         BoardDescriptor(
             id: board.id, name: board.name, family: board.family, model: board.model, address: board.address,
             suggestedArea: board.area, capabilities: sessions[board.id]?.capabilities)

@@ -29,7 +29,7 @@ final class MQTTPublisher: MessagePublishing {
     }
 }
 
-extension Config.MQTTConfiguration {
+extension BrokerConfiguration {
     /// The bytes beyond `max_command_bytes` an incoming packet may have: a topic and MQTT 5
     /// properties (response topic, correlation data) of up to 64 KiB together.
     static var packetOverheadAllowance: Int { 65_536 }
@@ -37,16 +37,16 @@ extension Config.MQTTConfiguration {
     /// The client configuration for this section: the broker, credentials, TLS, the
     /// queue bounds, the incoming packet limit, the reconnect backoff and the last will (the
     /// bridge's; none for the hall view).
-    public func clientConfiguration(clientID: String, will: OutgoingMessage?) -> MQTT.MQTTConfiguration {
-        var tlsSettings: MQTT.MQTTTLSConfiguration?
+    public func clientConfiguration(clientID: String, will: OutgoingMessage?) -> MQTTConfiguration {
+        var tlsSettings: MQTTTLSConfiguration?
         if endpoint.usesTLS {
-            tlsSettings = MQTT.MQTTTLSConfiguration(
+            tlsSettings = MQTTTLSConfiguration(
                 caFile: tls.caFile, certificateFile: tls.certFile, keyFile: tls.keyFile, insecure: tls.insecure)
         }
-        var configuration = MQTT.MQTTConfiguration(
+        var configuration = MQTTConfiguration(
             host: endpoint.host, port: endpoint.port, tls: tlsSettings, clientID: clientID)
         configuration.keepAlive = UInt16(clamping: keepalive)
-        configuration.protocolVersion = protocolVersion == .v5 ? .v5 : .v311
+        configuration.protocolVersion = protocolVersion
         configuration.username = username
         configuration.password = password.map { MQTTPassword($0.reveal()) }
         configuration.lastWill = will.map {

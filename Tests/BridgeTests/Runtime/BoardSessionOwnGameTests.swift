@@ -36,7 +36,7 @@ import Testing
     @Test func positionIsLoadedIntoTheChessUpsOwnGame() async throws {
         let harness = try await chessUp()
         let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3"
-        let reply = try harness.session.execute(.game(.setPosition(fen: fen))).get()
+        let reply = try harness.session.execute(.game(.setPosition(try Position(fen: fen)))).get()
         #expect(reply["board_game"] == "loaded")
         await harness.pump()
         let state = try boardGame(harness)

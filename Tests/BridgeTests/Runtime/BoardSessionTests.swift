@@ -38,11 +38,11 @@ struct SessionHarness {
 
     init(
         family: BoardFamily = .chessnut, name: String = "Chessnut Air", timeControl: TimeControl? = nil,
-        store: StateWriter? = nil, allowRaw: Bool = false, orientation: OrientationChoice = .auto,
+        store: StateWriter? = nil, allowRaw: Bool = false, orientation: OrientationSetting = .auto,
         game: GameConfiguration = GameConfiguration(desyncGrace: 2)
     ) throws {
         transport = InMemoryBoardTransport(family: family, name: name)
-        let board = BoardConfiguration(
+        let board = ConfiguredBoard(
             id: "board-01", name: "Board 1", match: .namePattern(GlobPattern("Chessnut*")!), family: family,
             orientation: orientation, timeControl: timeControl, allowRawCommands: allowRaw)
         let topics = try Topics(base: "boardbridge", node: "hall-a")
@@ -168,7 +168,7 @@ struct SessionHarness {
         let harness = try SessionHarness()
         harness.session.start()
         let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1"
-        #expect(throws: Never.self) { try harness.session.execute(.game(.setPosition(fen: fen))).get() }
+        #expect(throws: Never.self) { try harness.session.execute(.game(.setPosition(try Position(fen: fen)))).get() }
         #expect(harness.session.core.position.fen == fen)
         let refused = harness.session.execute(.board(.custom(Data([1, 2]))))
         #expect(refused == .failure(CommandFailure("raw commands are not enabled for board board-01")))
@@ -193,8 +193,8 @@ struct SessionHarness {
         #expect(harness.transport.writes.count == before + 1)
     }
 
-    @Test(arguments: [OrientationChoice.white, .black])
-    func commandSquaresAreGameSquaresOnAnyOrientation(orientation: OrientationChoice) async throws {
+    @Test(arguments: [OrientationSetting.whiteNear, .blackNear])
+    func commandSquaresAreGameSquaresOnAnyOrientation(orientation: OrientationSetting) async throws {
         let harness = try SessionHarness(orientation: orientation)
         await harness.connect()
         let before = harness.transport.writes.count
@@ -202,7 +202,7 @@ struct SessionHarness {
             try harness.session.execute(.board(.indicate(squares: [.e2, .e4], style: .highlight))).get()
         }
         // Black at the near edge: the board's own e2/e4 are the game's d7/d5.
-        let physical: [Square] = orientation == .black ? [.d7, .d5] : [.e2, .e4]
+        let physical: [Square] = orientation == .blackNear ? [.d7, .d5] : [.e2, .e4]
         let adapter = try AdapterFactory.makeAdapter(
             for: .chessnut, options: AdapterOptions(advertisedName: "Chessnut Air"))
         let expected = try #require(adapter.encode(.indicate(squares: physical, style: .highlight)))
@@ -299,7 +299,7 @@ struct SessionHarness {
         _ game: GameConfiguration = GameConfiguration(desyncGrace: 2)
     ) async throws -> (harness: SessionHarness, requests: () -> Int) {
         let harness = try SessionHarness(
-            family: .dgtPegasus, name: "DGT_PEGASUS_1234", orientation: .white, game: game)
+            family: .dgtPegasus, name: "DGT_PEGASUS_1234", orientation: .whiteNear, game: game)
         let request = try #require(try AdapterFactory.makeAdapter(for: .dgtPegasus).encode(.requestState))
         let transport = harness.transport
         func count() -> Int { transport.writes.filter { $0.bytes == request }.count }

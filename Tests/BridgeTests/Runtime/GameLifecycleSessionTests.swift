@@ -21,7 +21,7 @@ import Testing
         let harness =
             family == .chessnut
             ? try SessionHarness(store: store)
-            : try SessionHarness(family: family, name: "DGT_PEGASUS_1234", store: store, orientation: .white)
+            : try SessionHarness(family: family, name: "DGT_PEGASUS_1234", store: store, orientation: .whiteNear)
         await harness.connect()
         #expect(harness.session.connectionState == "ready")
         return harness
@@ -126,7 +126,7 @@ import Testing
     func positionIsKeptAwaitedAndNumberedAsItsFEN(family: BoardFamily) async throws {
         var harness = try await ready(family)
         harness.publisher.clear()
-        let reply = try harness.session.execute(.game(.setPosition(fen: Self.setUp))).get()
+        let reply = try harness.session.execute(.game(.setPosition(try Position(fen: Self.setUp)))).get()
         #expect(reply["fen"]?.stringValue == Self.setUp)
         let startEvent = harness.publisher.payloads(on: Self.event).first
         #expect(startEvent?["event_type"] == "game_start")

@@ -1,27 +1,8 @@
 import BoardKit
 import Kernel
 
-/// Which side of the board is at the near edge (where the cable or logo is).
-public enum OrientationChoice: String, Sendable, Equatable, Hashable, CaseIterable {
-    /// Detect from the first full position (boards that can tell pieces apart).
-    case auto
-    /// White sits at the near side (the board's own a1 is White's a1).
-    case white
-    /// Black sits at the near side (the board is turned around).
-    case black
-
-    /// The kernel's setting for this choice.
-    public var setting: OrientationSetting {
-        switch self {
-        case .auto: .auto
-        case .white: .whiteNear
-        case .black: .blackNear
-        }
-    }
-}
-
 /// One entry of `boards`: a physical board the bridge connects to and publishes.
-public struct BoardConfiguration: Sendable, Equatable {
+public struct ConfiguredBoard: Sendable, Equatable {
     /// The id used in topics (`<base>/<id>/…`): letters, digits, `-`, `_`; unique.
     public var id: String
     /// A readable name (default: the id).
@@ -39,7 +20,7 @@ public struct BoardConfiguration: Sendable, Equatable {
     /// The Home Assistant area suggested for the board's device (`Hall A`).
     public var area: String?
     /// Which side is near (default auto).
-    public var orientation: OrientationChoice
+    public var orientation: OrientationSetting
     /// The clock setting for games on this board; `nil` means none configured.
     public var timeControl: TimeControl?
     /// PGN tags for games on this board, keyed by PGN tag name (`Event`, `WhiteElo`).
@@ -55,7 +36,7 @@ public struct BoardConfiguration: Sendable, Equatable {
     /// Creates a board entry.
     public init(
         id: String, name: String? = nil, match: BoardMatch, family: BoardFamily, adapter: String? = nil,
-        orientation: OrientationChoice = .auto, timeControl: TimeControl? = nil, tags: [String: String] = [:],
+        orientation: OrientationSetting = .auto, timeControl: TimeControl? = nil, tags: [String: String] = [:],
         allowRawCommands: Bool = false, developerKey: Secret? = nil,
         reconnect: BoardReconnectPolicy = BoardReconnectPolicy(), model: String? = nil, area: String? = nil
     ) {

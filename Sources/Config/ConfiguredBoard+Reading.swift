@@ -1,7 +1,7 @@
 import BoardKit
 import Kernel
 
-extension BoardConfiguration {
+extension ConfiguredBoard {
     static let keys = [
         "id", "name", "address", "name_pattern", "family", "adapter", "orientation", "time_control", "tags",
         "allow_raw_commands", "developer_key", "developer_key_file", "developer_key_env", "reconnect", "model",
@@ -22,8 +22,8 @@ extension BoardConfiguration {
     static func readAll(
         _ items: [(path: String, node: YAMLNode)], bluetooth: BluetoothConfiguration,
         reconnect: BoardReconnectPolicy, reader: ConfigReader
-    ) -> [BoardConfiguration] {
-        var boards: [BoardConfiguration] = []
+    ) -> [ConfiguredBoard] {
+        var boards: [ConfiguredBoard] = []
         var firstID: [String: YAMLMark] = [:]
         var firstAddress: [String: YAMLMark] = [:]
         for item in items {
@@ -60,7 +60,7 @@ extension BoardConfiguration {
     static func read(
         _ section: ConfigMapping, bluetooth: BluetoothConfiguration, reconnect: BoardReconnectPolicy,
         reader: ConfigReader
-    ) -> BoardConfiguration? {
+    ) -> ConfiguredBoard? {
         var valid = true
         var id: String?
         if let node = section.value("id") {
@@ -103,7 +103,8 @@ extension BoardConfiguration {
                         + "(\(bluetooth.adapters.joined(separator: ", ")))", at: node.mark)
             }
         }
-        let orientation = section.choice("orientation", noun: "orientation", default: OrientationChoice.auto)
+        let orientation = section.choice(
+            "orientation", noun: "orientation", spellings: OrientationSetting.spellings, default: .auto)
         var timeControl: TimeControl?
         if let node = section.value("time_control"), let text = reader.string(node, path: section.path("time_control"))
         {
@@ -136,7 +137,7 @@ extension BoardConfiguration {
             boardReconnect = BridgeConfiguration.readReconnect(override, base: reconnect, reader: reader)
         }
         guard valid, let id, let match, let family else { return nil }
-        return BoardConfiguration(
+        return ConfiguredBoard(
             id: id, name: name, match: match, family: family, adapter: adapter, orientation: orientation,
             timeControl: timeControl, tags: tags, allowRawCommands: allowRaw, developerKey: developerKey,
             reconnect: boardReconnect, model: model, area: area)
@@ -151,7 +152,7 @@ extension BoardConfiguration {
             return nil
         }
         if let node = addressNode, let text = reader.string(node, path: section.path("address")) {
-            guard let address = BluetoothAddress.normalized(text) else {
+            guard let address = BluetoothAddress.normalized(text, separators: [":"]) else {
                 reader.fail(
                     section.path("address"),
                     "invalid Bluetooth address \(ConfigReader.quote(text)), expected six hex pairs like AA:BB:CC:DD:EE:FF",

@@ -1,15 +1,13 @@
 import MQTT
 
-/// The MQTT protocol version the bridge speaks.
-public enum MQTTProtocolVersion: String, Sendable, Equatable, Hashable, CaseIterable {
-    /// MQTT 3.1.1.
-    case v311 = "3.1.1"
-    /// MQTT 5.
-    case v5 = "5"
+extension MQTTProtocolVersion {
+    /// The configuration's words for the versions (`mqtt.protocol`), in the order messages
+    /// list them.
+    static let spellings: [(String, MQTTProtocolVersion)] = [("3.1.1", .v311), ("5", .v5)]
 }
 
 /// TLS files for `mqtts://` (paths resolved against the configuration file's folder).
-public struct MQTTTLSConfiguration: Sendable, Equatable, Hashable {
+public struct BrokerTLSConfiguration: Sendable, Equatable, Hashable {
     /// The CA bundle that signs the broker's certificate; `nil` uses the system's.
     public var caFile: String?
     /// The client certificate, for brokers that require one (with ``keyFile``).
@@ -29,7 +27,7 @@ public struct MQTTTLSConfiguration: Sendable, Equatable, Hashable {
 }
 
 /// The waits between attempts to reach the broker again (doubling from min to max).
-public struct MQTTReconnectConfiguration: Sendable, Equatable, Hashable {
+public struct BrokerReconnectConfiguration: Sendable, Equatable, Hashable {
     /// The first wait, in seconds (default 1).
     public var minDelay: Double
     /// The longest wait, in seconds (default 60).
@@ -42,8 +40,9 @@ public struct MQTTReconnectConfiguration: Sendable, Equatable, Hashable {
     }
 }
 
-/// The `mqtt` section: how the bridge reaches its broker.
-public struct MQTTConfiguration: Sendable, Equatable, Hashable {
+/// The `mqtt` section: how the bridge reaches its broker (turned into the MQTT module's
+/// ``MQTTConfiguration`` by the bridge).
+public struct BrokerConfiguration: Sendable, Equatable, Hashable {
     /// The `url` as written (default `mqtt://127.0.0.1:1883`).
     public var url: String
     /// The parsed ``url`` (parsed by the MQTT module's ``MQTTServerAddress``).
@@ -59,7 +58,7 @@ public struct MQTTConfiguration: Sendable, Equatable, Hashable {
     /// Password (from `password`, `password_file` or `password_env`).
     public var password: Secret?
     /// TLS files, used with `mqtts://`.
-    public var tls: MQTTTLSConfiguration
+    public var tls: BrokerTLSConfiguration
     /// Messages kept while the broker is unreachable (default 10000).
     public var queueLimit: Int
     /// Bytes (topics, payloads, properties) kept while the broker is unreachable
@@ -68,16 +67,16 @@ public struct MQTTConfiguration: Sendable, Equatable, Hashable {
     /// The largest command payload accepted on a `set` topic, in bytes (default 65536).
     public var maxCommandBytes: Int
     /// Broker reconnect waits.
-    public var reconnect: MQTTReconnectConfiguration
+    public var reconnect: BrokerReconnectConfiguration
 
     /// The defaults, or the given values.
     public init(
         url: String = "mqtt://127.0.0.1:1883",
         endpoint: MQTTServerAddress = MQTTServerAddress(host: "127.0.0.1", port: 1883), clientID: String? = nil,
         keepalive: Int = 60, protocolVersion: MQTTProtocolVersion = .v5, username: String? = nil,
-        password: Secret? = nil, tls: MQTTTLSConfiguration = MQTTTLSConfiguration(), queueLimit: Int = 10_000,
+        password: Secret? = nil, tls: BrokerTLSConfiguration = BrokerTLSConfiguration(), queueLimit: Int = 10_000,
         queueBytes: Int = 16_777_216, maxCommandBytes: Int = 65_536,
-        reconnect: MQTTReconnectConfiguration = MQTTReconnectConfiguration()
+        reconnect: BrokerReconnectConfiguration = BrokerReconnectConfiguration()
     ) {
         self.url = url
         self.endpoint = endpoint

@@ -97,13 +97,15 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
 
     /// Queues the adapter's bytes for `command` on the paced writer.
     public func send(_ command: BoardCommand) {
-        guard state == .connected, let bytes = adapter.encode(command) else { return }
-        enqueue(Array(bytes), delayBefore: 0)
+        _ = sendIfSupported(command)
     }
 
-    /// Whether the line is up and the adapter encodes `command`.
-    public func canSend(_ command: BoardCommand) -> Bool {
-        state == .connected && adapter.encode(command) != nil
+    /// Encodes `command` once and queues it; `false` (nothing sent) when the line is down
+    /// or the adapter encodes nothing for it.
+    public func sendIfSupported(_ command: BoardCommand) -> Bool {
+        guard state == .connected, let bytes = adapter.encode(command) else { return false }
+        enqueue(Array(bytes), delayBefore: 0)
+        return true
     }
 
     // MARK: The line

@@ -1,4 +1,6 @@
 import BoardKit
+import Chess
+import Kernel
 import Testing
 
 @testable import Bridge
@@ -31,11 +33,11 @@ import Testing
         #expect(result["state_topic"] == "boardbridge/board-07")
         #expect(result["value_template"] == "{{ value_json.result }}")
         let options = try #require(result["options"]?.arrayValue).compactMap(\.stringValue)
-        #expect(Set(options) == Set(GameCommand.PGNResult.allCases.map(\.rawValue)))
+        #expect(Set(options) == Set(GameResult.allCases.map(\.rawValue)))
         for option in options where option != "*" {
             #expect(
                 parser.parse(Array(option.utf8), name: "result").command
-                    == .game(.setResult(try #require(GameCommand.PGNResult(rawValue: option)))))
+                    == .game(.setResult(try #require(GameResult(rawValue: option)))))
         }
         #expect(parser.parse(Array("*".utf8), name: "result").command != nil)  // parsed; the session refuses it
         let orientation = try entity("orientation")
@@ -45,7 +47,7 @@ import Testing
         for option in try #require(orientation["options"]?.arrayValue).compactMap(\.stringValue) {
             #expect(
                 parser.parse(Array(option.utf8), name: "orientation").command
-                    == .game(.setOrientation(try #require(GameCommand.Orientation(rawValue: option)))))
+                    == .game(.setOrientation(try #require(OrientationSetting(spelling: option)))))
         }
     }
 

@@ -200,11 +200,12 @@ public final class HealthMonitor {
                 break
             case .probe:
                 let transport = entry.session.transport
-                let checking = transport as? any BoardCommandChecking
-                let command: BoardCommand =
-                    checking?.canSend(.requestState) ?? true ? .requestState : .requestBattery
-                logger.debug("board silent: asking it", [("board", id), ("command", "\(command)")])
-                transport.send(command)
+                logger.debug("board silent: asking it for its state (else its battery)", [("board", id)])
+                if let checking = transport as? any BoardCommandChecking {
+                    if !checking.sendIfSupported(.requestState) { _ = checking.sendIfSupported(.requestBattery) }
+                } else {
+                    transport.send(.requestState)
+                }
             case .stalled(let silent):
                 stalled(entry.session, silentFor: silent, at: now)
             }

@@ -12,6 +12,8 @@ packages=(
     libmosquitto-dev   # CMosquitto: MQTT client
     libyaml-dev        # CYAML: config.yaml
     dbus-daemon        # private bus for tests and the demo
+    dbus-bin           # dbus-monitor (signal/reply order tests), dbus-send (test-realclients.sh)
+    python3-venv       # the pinned bleak venv of test-realclients.sh
     mosquitto          # broker for tests and the demo
     mosquitto-clients  # mosquitto_sub / mosquitto_pub
     bluez              # bluetoothctl, tested against boardsim

@@ -300,4 +300,31 @@ struct FidelityTests {
         var byte: UInt8 = 0
         #expect(await eventually { recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT)) == 0 })
     }
+
+    // MARK: 13. Per-family layouts
+
+    /// What the real boards expose (board-protocols.md): the Chessnut's 8281 channel, the
+    /// Pegasus's advertised Nordic UART service, `Squareoff Pro`, an Air's trailing newline.
+    @Test func familyLayoutsFollowTheRealBoards() async throws {
+        var air = SimFixture.chessnut
+        air.name = "Chessnut Air\n"
+        let squareOff = BoardConfiguration(family: .squareOff, address: "AA:BB:CC:00:00:03", id: "squareoff")
+        let fixture = try await SimFixture(boards: [air, SimFixture.pegasus, squareOff])
+        defer { fixture.close() }
+        try await fixture.connect(Self.chessnut)
+        let objects = try await fixture.managedObjects()
+        let uuids = Set(objects.values.compactMap { $0[Self.characteristic]?["UUID"]?.stringValue })
+        #expect(uuids.isSuperset(of: ["1b7e8282-2877-41c3-b46e-cf057c562023", "1b7e8283-2877-41c3-b46e-cf057c562023"]))
+        #expect(objects[Self.device]?[SimFixture.device]?["Name"] == .string("Chessnut Air\n"))
+        _ = try await fixture.call("/org/bluez/hci0", SimFixture.adapter, "StartDiscovery")
+        let pegasus = SimFixture.devicePath("AA:BB:CC:00:00:02")
+        let squareOffPath = SimFixture.devicePath("AA:BB:CC:00:00:03")
+        #expect(await eventually { fixture.signals.firstIndex { SignalRecorder.isAdded($0, squareOffPath) } != nil })
+        #expect(await eventually { fixture.signals.firstIndex { SignalRecorder.isAdded($0, pegasus) } != nil })
+        let found = try await fixture.managedObjects()
+        #expect(
+            found[pegasus]?[SimFixture.device]?["UUIDs"]?.stringArrayValue?.contains(
+                "6e400001-b5a3-f393-e0a9-e50e24dcca9e") == true)
+        #expect(found[squareOffPath]?[SimFixture.device]?["Name"] == .string("Squareoff Pro"))
+    }
 }

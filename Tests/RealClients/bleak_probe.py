@@ -50,7 +50,7 @@ async def probe(board, boardsim, bus):
         own = [s for s in services if s.uuid[:8] not in GENERIC]
         check(own, f"{family}: the family's service is there ({[s.uuid for s in services]})")
         characteristics = [c for s in own for c in s.characteristics]
-        write = next(c for c in characteristics if "write" in c.properties)
+        write = next(c for c in characteristics if "write-without-response" in c.properties)
         notify = [c for c in characteristics if "notify" in c.properties]
         check(notify, f"{family}: a notify characteristic")
         name = next((c for s in services for c in s.characteristics if c.uuid.startswith("00002a29")), None)

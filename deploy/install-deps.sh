@@ -14,6 +14,8 @@ packages=(
     libcurl4-openssl-dev  # CCurl: HTTP client for broadcast pushes to a relay
     libmicrohttpd-dev  # CMicroHTTPD: the hall view's web server
     dbus-daemon        # private bus for tests and the demo
+    dbus-bin           # dbus-monitor (signal/reply order tests), dbus-send (test-realclients.sh)
+    python3-venv       # the pinned bleak venv of test-realclients.sh
     mosquitto          # broker for tests and the demo
     mosquitto-clients  # mosquitto_sub / mosquitto_pub
     bluez              # bluetoothctl, tested against boardsim

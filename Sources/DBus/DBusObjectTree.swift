@@ -192,11 +192,16 @@ public final class DBusObjectTree {
     /// when the value did not change, like a repeated GATT notification). A removed property is
     /// reported as invalidated. With `flush`, everything queued is sent now.
     ///
+    /// With `signals: false` nothing is queued: the new value (or its absence) is only seen
+    /// by later `Get`/`GetAll`/`GetManagedObjects` (a gdbus property whose exists test
+    /// changed without an emit, e.g. BlueZ's `MTU` across a reconnect).
+    ///
     /// Returns `false` (and changes nothing) when the object or interface does not exist or
     /// the value fails ``DBusValue/validate()``.
     @discardableResult
     public func setProperty(
-        _ name: String, interface: String, path: String, to value: DBusValue?, flush: Bool = false
+        _ name: String, interface: String, path: String, to value: DBusValue?, flush: Bool = false,
+        signals: Bool = true
     )
         -> Bool
     {
@@ -207,7 +212,7 @@ public final class DBusObjectTree {
             guard (try? value.validate()) != nil else { return false }
         }
         exported.set(name, value)
-        if !node.added.contains(interface) {
+        if signals && !node.added.contains(interface) {
             if !exported.pendingChanges.contains(name) { exported.pendingChanges.append(name) }
             node.hasPendingProperties = true
             markPending(node)

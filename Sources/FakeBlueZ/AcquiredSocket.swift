@@ -54,18 +54,29 @@ final class AcquiredSocket {
 
     var isOpen: Bool { descriptor >= 0 }
 
-    /// Sends one datagram; `false` when the client is gone (the socket is then closed).
+    /// What became of one datagram.
+    enum SendResult: Equatable {
+        /// It is in the socket.
+        case sent
+        /// The socket buffer is full (`EAGAIN`: the client reads too slowly). bluetoothd's
+        /// socket is non-blocking too, and `notify_io_cb` logs "sendmsg: Resource temporarily
+        /// unavailable" and drops the notification; the socket stays open.
+        case full
+        /// The client is gone (the socket is then closed and ``onClose`` has run).
+        case closed
+    }
+
+    /// Sends one datagram without blocking.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
-        guard isOpen else { return false }
+    func send(_ bytes: [UInt8]) -> SendResult {
+        guard isOpen else { return .closed }
         let sent = bytes.withUnsafeBytes { buffer in
             SystemCalls.send(descriptor, buffer)
         }
-        if sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK {
-            closeAndReport()
-            return false
-        }
-        return sent >= 0
+        guard sent < 0 else { return .sent }
+        if errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS { return .full }
+        closeAndReport()
+        return .closed
     }
 
     /// Closes our end without reporting (the client sees EOF). Idempotent.

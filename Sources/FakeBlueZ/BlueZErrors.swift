@@ -58,7 +58,12 @@ public enum BlueZErrors {
     /// `Failed` "Operation already in progress" (strerror of EALREADY): an ATT socket is
     /// already connecting.
     public static let alreadyConnecting = DBusError(name: prefix + "Failed", message: "Operation already in progress")
-    /// `Failed` "Input/output error": the socket could not be created.
+    /// `AuthenticationCanceled` "Authentication Canceled": a pending `Pair` was canceled
+    /// (CancelPairing, Disconnect, link loss).
+    public static let authenticationCanceled = DBusError(
+        name: prefix + "AuthenticationCanceled", message: "Authentication Canceled")
+    /// `Failed` "Input/output error": the socket could not be created (also `Connect`
+    /// while the adapter is off: bluetoothd's LE path turns that into `-EIO`).
     public static let ioError = DBusError(name: prefix + "Failed", message: "Input/output error")
 }
 

@@ -126,7 +126,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         switch family {
         case .chessnut: "Chessnut Air"
         case .chessUp: "ChessUp"
-        case .squareOff: "Square Off Pro"
+        case .squareOff: "Squareoff Pro"
         case .dgtPegasus: "DGT_Pegasus_SIM"
         case .dgt: "DGT e-Board"
         case .millennium: "MILLENNIUM CHESS"
@@ -206,11 +206,13 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         }.sorted { $0.0 < $1.0 }
     }
 
-    /// The advertised service UUIDs (normalized), followed by any service-data UUIDs.
+    /// The advertised service UUIDs (normalized), followed by any service-data UUIDs. A
+    /// Pegasus advertises the Nordic UART service (the DGT app scans for it, since users
+    /// rename their boards).
     var advertisedUUIDs: [String] {
-        let listed =
-            serviceUUIDs?.compactMap(BluetoothUUID.normalized)
-            ?? AdapterFactory.profile(for: family, advertisedName: effectiveName).advertisedServiceUUIDs
+        var defaults = AdapterFactory.profile(for: family, advertisedName: effectiveName).advertisedServiceUUIDs
+        if family == .dgtPegasus && defaults.isEmpty { defaults = [PegasusAdapter.nordicUARTServiceUUID] }
+        let listed = serviceUUIDs?.compactMap(BluetoothUUID.normalized) ?? defaults
         var result: [String] = []
         for uuid in listed + advertisedServiceData.map(\.0) where !result.contains(uuid) { result.append(uuid) }
         return result

@@ -20,6 +20,10 @@ final class FakeAdapter {
     var devices: [String: FakeDevice] = [:]
     /// The device whose LE connect is in flight (one at a time per adapter).
     weak var connectingDevice: FakeDevice?
+    /// Devices whose LE connect waits for the one in flight (the kernel queues them).
+    var connectQueue: [FakeDevice] = []
+    /// Manager registrations (interface, sender, object), answered but never used.
+    var registrations: Set<String> = []
     var advertisingTimer: RepeatingTimer?
 
     init(sim: FakeBlueZ, configuration: AdapterConfiguration) {
@@ -74,6 +78,86 @@ final class FakeAdapter {
                 self?.propertyWillChange(name, to: value)
             })
         try sim.tree.addInterface(interface, at: path)
+        for manager in managerInterfaces() { try sim.tree.addInterface(manager, at: path) }
+    }
+
+    /// The managers bluetoothd puts on every LE adapter (GattManager1, LEAdvertisingManager1;
+    /// the audio and network plugins' Media1 and NetworkServer1 as Debian builds them).
+    /// Registrations are kept per sender and answered, never used: boardsim is no
+    /// peripheral. AdvertisementMonitorManager1 and BatteryProviderManager1 need
+    /// `--experimental` and are absent, as on a default bluetoothd.
+    private func managerInterfaces() -> [DBusInterface] {
+        let handler: @MainActor (DBusMethodInvocation) -> Void = { [weak self] invocation in
+            self?.handleRegistration(invocation)
+        }
+        var advertising: [(String, DBusValue)] = [
+            ("ActiveInstances", .byte(0)), ("SupportedInstances", .byte(5)),
+            ("SupportedIncludes", .strings(["tx-power", "appearance", "local-name"])),
+            ("SupportedSecondaryChannels", .strings(["1M", "2M", "Coded"])),
+        ]
+        // Experimental before 5.83 (hidden without --experimental).
+        if sim.version.atLeast(83) {
+            advertising += [
+                ("SupportedFeatures", .strings(["CanSetTxPower", "HardwareOffload"])),
+                (
+                    "SupportedCapabilities",
+                    .dictionary(
+                        "s", "v",
+                        [
+                            DBusDictEntry(key: .string("MaxAdvLen"), value: .variant(.byte(31))),
+                            DBusDictEntry(key: .string("MaxScnRspLen"), value: .variant(.byte(31))),
+                        ])
+                ),
+            ]
+        }
+        let app = [DBusArgument("application", "o"), DBusArgument("options", "a{sv}")]
+        return [
+            DBusInterface(
+                name: "org.bluez.GattManager1",
+                methods: [
+                    DBusMethodDescription("RegisterApplication", in: app),
+                    DBusMethodDescription("UnregisterApplication", in: [DBusArgument("application", "o")]),
+                ], properties: [], methodHandler: handler),
+            DBusInterface(
+                name: "org.bluez.LEAdvertisingManager1",
+                methods: [
+                    DBusMethodDescription(
+                        "RegisterAdvertisement",
+                        in: [DBusArgument("advertisement", "o"), DBusArgument("options", "a{sv}")]),
+                    DBusMethodDescription("UnregisterAdvertisement", in: [DBusArgument("service", "o")]),
+                ], properties: advertising, methodHandler: handler),
+            DBusInterface(
+                name: "org.bluez.Media1",
+                methods: [
+                    DBusMethodDescription(
+                        "RegisterEndpoint", in: [DBusArgument("endpoint", "o"), DBusArgument("properties", "a{sv}")]),
+                    DBusMethodDescription("UnregisterEndpoint", in: [DBusArgument("endpoint", "o")]),
+                    DBusMethodDescription(
+                        "RegisterPlayer", in: [DBusArgument("player", "o"), DBusArgument("properties", "a{sv}")]),
+                    DBusMethodDescription("UnregisterPlayer", in: [DBusArgument("player", "o")]),
+                    DBusMethodDescription("RegisterApplication", in: app),
+                    DBusMethodDescription("UnregisterApplication", in: [DBusArgument("application", "o")]),
+                ], properties: [("SupportedUUIDs", .strings([]))], methodHandler: handler),
+            DBusInterface(
+                name: "org.bluez.NetworkServer1",
+                methods: [
+                    DBusMethodDescription("Register", in: [DBusArgument("uuid", "s"), DBusArgument("bridge", "s")]),
+                    DBusMethodDescription("Unregister", in: [DBusArgument("uuid", "s")]),
+                ], properties: [], methodHandler: handler),
+        ]
+    }
+
+    /// Register* keeps the object per sender (`AlreadyExists` twice), Unregister* needs it
+    /// (`DoesNotExist`).
+    private func handleRegistration(_ invocation: DBusMethodInvocation) {
+        let object = invocation.body.first?.objectPathValue ?? invocation.body.first?.stringValue ?? ""
+        let key = invocation.interface + " " + invocation.sender + " " + object
+        if invocation.member.hasPrefix("Register") {
+            guard registrations.insert(key).inserted else { return invocation.fail(BlueZErrors.alreadyExists) }
+        } else {
+            guard registrations.remove(key) != nil else { return invocation.fail(BlueZErrors.doesNotExist) }
+        }
+        invocation.reply()
     }
 
     func set(_ property: String, _ value: DBusValue?, flush: Bool = false) {
@@ -120,6 +204,9 @@ final class FakeAdapter {
             if wasDiscovering { discoveryEnded() }
             for device in devices.values.sorted(by: { $0.path < $1.path }) { device.adapterPoweredOff() }
         }
+        // bluetoothd signals the transition first ("off-enabling" / "on-disabling"), then
+        // Powered with the final state once the controller answered.
+        if sim.version.atLeast(66) { set("PowerState", .string(on ? "off-enabling" : "on-disabling"), flush: true) }
         set("Powered", .bool(on))
         if sim.version.atLeast(66) { set("PowerState", .string(on ? "on" : "off")) }
         sim.log("\(name) powered \(on ? "on" : "off")")
@@ -150,12 +237,34 @@ final class FakeAdapter {
     /// A client left the bus: its discovery session and filter go.
     func clientLeft(_ name: String) {
         filters[name] = nil
+        registrations = registrations.filter { !$0.contains(" " + name + " ") }
         guard let index = sessions.firstIndex(of: name) else { return }
         sessions.remove(at: index)
         if sessions.isEmpty { discoveryEnded() }
     }
 
+    /// Queues `device`'s LE connect; it starts when no other is in flight.
+    func enqueueConnect(_ device: FakeDevice) {
+        if !connectQueue.contains(where: { $0 === device }) { connectQueue.append(device) }
+        startNextConnect()
+    }
+
+    /// `device`'s connect ended (or was canceled while queued): the next one starts.
+    func connectFinished(_ device: FakeDevice) {
+        connectQueue.removeAll { $0 === device }
+        if connectingDevice === device { connectingDevice = nil }
+        startNextConnect()
+    }
+
+    private func startNextConnect() {
+        guard connectingDevice == nil, let next = connectQueue.first else { return }
+        connectQueue.removeFirst()
+        connectingDevice = next
+        next.startConnectAttempt()
+    }
+
     func stopAll() {
+        connectQueue.removeAll()
         advertisingTimer?.cancel()
         advertisingTimer = nil
         for device in devices.values { device.stopAll() }

@@ -123,7 +123,7 @@ extension FakeBlueZ {
     public func setPresent(board: String, _ present: Bool) throws(FakeBlueZError) {
         let target = try self.board(board)
         target.isPresent = present
-        if !present { target.device?.dropLink(reason: .timeout) }
+        if present { target.device?.boardAppeared() } else { target.device?.dropLink(reason: .timeout) }
         log("board \(target.id): switched \(present ? "on" : "off")")
     }
 

@@ -168,11 +168,12 @@ public struct BehaviorConfiguration: Hashable, Sendable, Codable {
     public var gattCache: Bool
     /// Seconds from `Connect` to the link (or the failure).
     public var connectDelay: Double
-    /// Seconds before a connect to an absent board fails (real kernels: about 20).
+    /// Seconds before a connect to an absent board fails: the kernel's LE connect timeout
+    /// (`HCI_LE_CONN_TIMEOUT`, 20 s). A board that comes into range meanwhile connects.
     public var connectTimeout: Double
     /// Seconds from the link to `ServicesResolved=true`.
     public var serviceDiscoveryDelay: Double
-    /// Seconds `Disconnect` waits before dropping the link (BlueZ: 2).
+    /// Seconds `Disconnect` waits before dropping the link (bluetoothd's `DISCONNECT_TIMER`, 2).
     public var disconnectDelay: Double
     /// Seconds before a request write is answered (the ATT write response).
     public var writeResponseDelay: Double
@@ -187,10 +188,11 @@ public struct BehaviorConfiguration: Hashable, Sendable, Codable {
     /// Seed of the random choices (RSSI jitter, human move styles in autoplay).
     public var seed: UInt64
 
-    /// Defaults that keep tests fast while preserving BlueZ's orderings.
+    /// Defaults: bluetoothd's and the kernel's own waits where they shape what a client sees
+    /// (2 s disconnect hold, 20 s LE connect timeout); short radio delays elsewhere.
     public init(
         bluezVersion: String = "5.83", gattCache: Bool = true, connectDelay: Double = 0.05,
-        connectTimeout: Double = 2, serviceDiscoveryDelay: Double = 0.05, disconnectDelay: Double = 0.1,
+        connectTimeout: Double = 20, serviceDiscoveryDelay: Double = 0.05, disconnectDelay: Double = 2,
         writeResponseDelay: Double = 0.02, advertisingInterval: Double = 0.25, temporaryTimeout: Double = 30,
         rssiJitter: Int = 2, oversizeNotifications: OversizePolicy = .truncate, seed: UInt64 = 1
     ) {

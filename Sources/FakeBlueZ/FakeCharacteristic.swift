@@ -18,6 +18,13 @@ final class FakeCharacteristic {
     var cccdPath: String?
     /// Senders with a notify session, in order.
     var sessions: [String] = []
+    /// Senders whose session is registered with the board on the current link (bluetoothd's
+    /// `notify_id`): set on StartNotify while connected and for every session when services
+    /// resolve; cleared when the link goes. A session armed while disconnected is not.
+    var registered: Set<String> = []
+    /// bluetoothd's `chrc->notifying`: true once a session was registered, false when no
+    /// registered session is left after a StopNotify; a link loss leaves it alone.
+    var notifying = false
     /// The last value read or notified.
     var value: [UInt8] = []
     /// Whether a request write is waiting for its response.
@@ -53,7 +60,7 @@ final class FakeCharacteristic {
         var properties: [(String, DBusValue)] = []
         if version.atLeast(69) { properties.append(("Handle", .uint16(definition.handle))) }
         properties += [("UUID", .string(uuid)), ("Service", .objectPath(servicePath)), ("Value", .bytes(value))]
-        if definition.canNotify { properties.append(("Notifying", .bool(!sessions.isEmpty))) }
+        if definition.canNotify { properties.append(("Notifying", .bool(notifying))) }
         properties.append(("Flags", .strings(definition.flags)))
         if definition.flags.contains("write-without-response") {
             properties.append(("WriteAcquired", .bool(acquiredWrite != nil)))
@@ -63,17 +70,24 @@ final class FakeCharacteristic {
         return properties
     }
 
-    /// The link is (back) up: the MTU is known again.
+    /// The link is (back) up: the MTU exists again. bluetoothd signals no change (the
+    /// property's exists test turns true), so neither does the fake.
     func linkUp(mtu: Int) {
-        if device.sim.version.atLeast(62) { set("MTU", .uint16(UInt16(clamping: mtu))) }
+        if device.sim.version.atLeast(62) { setSilently("MTU", .uint16(UInt16(clamping: mtu))) }
     }
 
-    /// The link is down: no MTU; acquired sockets close (the client sees EOF); notify
-    /// sessions survive (re-armed on reconnect).
+    /// The link is down: `MTU` no longer exists (silently, as in bluetoothd); acquired
+    /// sockets close (the client sees EOF); notify sessions survive, unregistered, and
+    /// `Notifying` keeps its value (re-registered on reconnect).
     func linkDown() {
-        if device.sim.version.atLeast(62) { set("MTU", nil) }
+        if device.sim.version.atLeast(62) { setSilently("MTU", nil) }
+        registered.removeAll()
         releaseNotify()
         releaseWrite()
+    }
+
+    private func setSilently(_ property: String, _ value: DBusValue?) {
+        tree.setProperty(property, interface: Self.interface, path: path, to: value, signals: false)
     }
 
     /// Ends an `AcquireNotify` (client closed its end, link loss, owner left).
@@ -93,13 +107,14 @@ final class FakeCharacteristic {
     }
 
     /// One notification: a datagram on the acquired socket, else `Value` updated and
-    /// signalled on its own, even when unchanged.
-    func notify(_ bytes: [UInt8]) {
+    /// signalled on its own, even when unchanged. Returns whether it was handed on (a full
+    /// socket drops it, as bluetoothd's non-blocking `sendmsg` does).
+    func notify(_ bytes: [UInt8]) -> Bool {
         if let acquired = acquiredNotify {
-            acquired.socket.send(bytes)
-            return
+            return acquired.socket.send(bytes) == .sent
         }
         setValue(bytes)
+        return true
     }
 
     /// A read result or notification through `PropertiesChanged(Value)`, its own signal.
@@ -108,23 +123,44 @@ final class FakeCharacteristic {
         set("Value", .bytes(bytes), flush: true)
     }
 
-    /// Whether notifications are wanted (a notify session or an acquired socket).
-    var isSubscribed: Bool { !sessions.isEmpty || acquiredNotify != nil }
+    /// Whether notifications are wanted on this link (a registered notify session or an
+    /// acquired socket).
+    var isSubscribed: Bool { !registered.isEmpty || acquiredNotify != nil }
 
-    /// Adds a notify session for `sender`; returns whether it is the first.
-    func addSession(_ sender: String) -> Bool {
-        guard !sessions.contains(sender) else { return false }
-        sessions.append(sender)
-        if sessions.count == 1 { set("Notifying", .bool(true)) }
-        return sessions.count == 1
+    /// Whether `sender` has a session that is not registered yet (armed while disconnected):
+    /// bluetoothd answers a second StartNotify with `InProgress` then.
+    func isArmedOnly(_ sender: String) -> Bool { sessions.contains(sender) && !registered.contains(sender) }
+
+    /// Adds a notify session for `sender`, registered at once when `linked` (then
+    /// `Notifying=true` if it was false).
+    func addSession(_ sender: String, linked: Bool) {
+        if !sessions.contains(sender) { sessions.append(sender) }
+        if linked { register(sender) }
     }
 
-    /// Removes `sender`'s session; returns whether it had one.
+    /// The link is up and services resolved: every session is registered again.
+    func registerAll() {
+        for sender in sessions { register(sender) }
+    }
+
+    private func register(_ sender: String) {
+        registered.insert(sender)
+        guard !notifying else { return }
+        notifying = true
+        set("Notifying", .bool(true))
+    }
+
+    /// Removes `sender`'s session; returns whether it had one. `Notifying=false` once no
+    /// registered session is left (bluetoothd's `update_notifying`).
     @discardableResult
     func removeSession(_ sender: String) -> Bool {
         guard let index = sessions.firstIndex(of: sender) else { return false }
         sessions.remove(at: index)
-        if sessions.isEmpty && definition.canNotify { set("Notifying", .bool(false)) }
+        registered.remove(sender)
+        if notifying && registered.isEmpty {
+            notifying = false
+            set("Notifying", .bool(false))
+        }
         return true
     }
 

@@ -3,63 +3,99 @@ import DBus
 /// The LE connection state machine of `Device1` (§3.3): `Connect` with injectable outcomes,
 /// one LE connect per adapter, `Disconnect` in BlueZ's signal order, remote drops.
 extension FakeDevice {
+    /// `Connect` (device.c `dev_connect`, LE path): `InProgress` while pairing or another
+    /// Connect is pending; success at once while a link exists, also during a pending
+    /// `Disconnect` (the link still drops when its 2 s are up); `Failed` "Input/output
+    /// error" when the adapter is off (the ATT socket cannot be created). Otherwise the
+    /// attempt waits its turn on the adapter (the kernel runs one LE connect per
+    /// controller and queues the rest).
     func connect(_ invocation: DBusMethodInvocation) {
-        guard adapter.isPowered else { return invocation.fail(BlueZErrors.notReady) }
+        guard pendingPair == nil else { return invocation.fail(BlueZErrors.inProgress) }
         switch state {
-        case .connecting, .disconnecting: return invocation.fail(BlueZErrors.inProgress)
-        case .connected: return invocation.reply()
+        case .connecting: return invocation.fail(BlueZErrors.inProgress)
+        case .connected, .disconnecting: return invocation.reply()
         case .disconnected: break
         }
-        if let other = adapter.connectingDevice, other !== self { return invocation.fail(BlueZErrors.busy) }
+        guard adapter.isPowered else { return invocation.fail(BlueZErrors.ioError) }
         markPermanent()
         let outcome = board.takeConnectOutcome()
         if let error = outcome.immediateError {
             sim.log("\(board.address) connect refused: \(error)")
             return invocation.fail(error)
         }
-        state = .connecting
         pendingConnect = invocation
-        adapter.connectingDevice = self
+        beginConnectAttempt(outcome)
+    }
+
+    /// Queues an LE connect attempt that will end as `outcome`.
+    func beginConnectAttempt(_ outcome: ConnectOutcome) {
+        state = .connecting
+        connectOutcome = outcome
+        adapter.enqueueConnect(self)
+    }
+
+    /// The adapter's turn came: the attempt runs. A board that is not there is waited for
+    /// (the kernel's LE connect timeout, ``BehaviorConfiguration/connectTimeout``); if it
+    /// comes into range meanwhile the link comes up.
+    func startConnectAttempt() {
+        guard state == .connecting else { return adapter.connectFinished(self) }
+        let outcome = connectOutcome
+        waitingForBoard = outcome == .timeout && !board.isPresent
         let delay = outcome == .timeout ? sim.behavior.connectTimeout : sim.behavior.connectDelay
         connectTask = schedule(after: delay) { [weak self] in self?.finishConnect(outcome) }
     }
 
+    /// The board came into range (switched on): a connect waiting for it succeeds.
+    func boardAppeared() {
+        guard state == .connecting, waitingForBoard else { return }
+        waitingForBoard = false
+        connectTask?.cancel()
+        connectTask = schedule(after: sim.behavior.connectDelay) { [weak self] in self?.finishConnect(.success) }
+    }
+
     /// The connect attempt ends as `outcome` decided.
     private func finishConnect(_ outcome: ConnectOutcome) {
-        guard state == .connecting, let invocation = pendingConnect else { return }
+        guard state == .connecting else { return }
+        let invocation = pendingConnect
         pendingConnect = nil
         connectTask = nil
-        if adapter.connectingDevice === self { adapter.connectingDevice = nil }
+        waitingForBoard = false
+        adapter.connectFinished(self)
         let abortError = sim.version.atLeast(62) ? BlueZErrors.abortByLocal : BlueZErrors.softwareAbort
         switch outcome {
         case .success where board.isPresent:
             linkUp(invocation)
+            return
         case .abort, .oldAbort:
             // The link came up for a moment: Connected=true, the error, Connected=false.
             state = .disconnected
             set("Connected", .bool(true))
-            invocation.fail(outcome == .oldAbort ? BlueZErrors.softwareAbort : abortError)
+            invocation?.fail(outcome == .oldAbort ? BlueZErrors.softwareAbort : abortError)
             set("Connected", .bool(false))
             sim.log("\(board.address) connect aborted")
         case .canceled:
             state = .disconnected
-            invocation.fail(BlueZErrors.connectionCanceled)
+            invocation?.fail(BlueZErrors.connectionCanceled)
             sim.log("\(board.address) connect canceled")
         case .success, .timeout, .inProgress, .already, .ioError:
             state = .disconnected
-            invocation.fail(abortError)
+            invocation?.fail(abortError)
             sim.log("\(board.address) connect timed out")
         }
+        // A Pair that had to connect first fails with strerror(ECONNABORTED) (att_connect_cb).
+        failPairing(BlueZErrors.softwareAbort)
     }
 
-    /// Link up: `Connected=true`, then the `Connect` reply; GATT discovery follows.
-    private func linkUp(_ invocation: DBusMethodInvocation) {
+    /// Link up: `Connected=true`, then the `Connect` reply; GATT discovery follows (and the
+    /// pairing of a `Pair` that connected first).
+    private func linkUp(_ invocation: DBusMethodInvocation?) {
         state = .connected
         set("Connected", .bool(true))
-        invocation.reply()
+        invocation?.reply()
         board.linkUp()
         sim.log("\(board.address) connected")
         resolveTask = schedule(after: sim.behavior.serviceDiscoveryDelay) { [weak self] in self?.resolveServices() }
+        if pendingPair != nil { completePairingSoon() }
     }
 
     /// GATT discovery done: objects announced (first link, or after a cache-less disconnect),
@@ -83,7 +119,10 @@ extension FakeDevice {
         }
         servicesResolved = true
         set("ServicesResolved", .bool(true), flush: true)
-        if characteristics.contains(where: { !$0.sessions.isEmpty }) { board.subscribed() }
+        // Every surviving notify session is registered again (Notifying=true where it was
+        // false: sessions armed while disconnected).
+        for characteristic in characteristics { characteristic.registerAll() }
+        if characteristics.contains(where: { $0.isSubscribed }) { board.subscribed() }
     }
 
     /// The board's services changed (a firmware update): the GATT objects are re-exported at
@@ -102,14 +141,17 @@ extension FakeDevice {
         guard state == .connecting else { return }
         connectTask?.cancel()
         connectTask = nil
+        waitingForBoard = false
         state = .disconnected
-        if adapter.connectingDevice === self { adapter.connectingDevice = nil }
+        adapter.connectFinished(self)
         let invocation = pendingConnect
         pendingConnect = nil
         invocation?.fail(error)
+        failPairing(BlueZErrors.authenticationCanceled)
     }
 
     func disconnect(_ invocation: DBusMethodInvocation) {
+        failPairing(BlueZErrors.authenticationCanceled)
         switch state {
         case .disconnected:
             invocation.reply()
@@ -124,7 +166,9 @@ extension FakeDevice {
         }
     }
 
-    /// Waits the disconnect delay (BlueZ's 2 s for profiles), then drops the link (Local).
+    /// Waits the disconnect delay (bluetoothd's `DISCONNECT_TIMER`, 2 s for profiles), then
+    /// drops the link (Local). Meanwhile the link is up: `Connect` succeeds at once,
+    /// `StartNotify` fails `NotConnected`.
     func beginDisconnect() {
         guard state == .connected else { return }
         state = .disconnecting
@@ -164,6 +208,7 @@ extension FakeDevice {
         resolveTask?.cancel()
         resolveTask = nil
         state = .disconnected
+        failPairing(BlueZErrors.authenticationCanceled)
         board.linkDown()
         for characteristic in characteristics { characteristic.linkDown() }
         let wasResolved = servicesResolved
@@ -188,5 +233,48 @@ extension FakeDevice {
         let waiting = afterDisconnect
         afterDisconnect = []
         for action in waiting { action() }
+    }
+}
+
+/// `Pair` on an LE device (device.c `pair_device`): the ATT link comes up first (a normal
+/// connection: `Connected`, GATT discovery, `ServicesResolved`), then Just Works pairing;
+/// the reply comes when bonded, and the link stays.
+extension FakeDevice {
+    func pair(_ invocation: DBusMethodInvocation) {
+        guard pendingPair == nil, state != .connecting else { return invocation.fail(BlueZErrors.inProgress) }
+        guard !isPaired else { return invocation.fail(BlueZErrors.alreadyExists) }
+        markPermanent()
+        pendingPair = invocation
+        if hasLink { return completePairingSoon() }
+        guard adapter.isPowered else {
+            pendingPair = nil
+            return invocation.fail(BlueZErrors.ioError)
+        }
+        let outcome = board.takeConnectOutcome()
+        if let error = outcome.immediateError {
+            pendingPair = nil
+            return invocation.fail(error)
+        }
+        beginConnectAttempt(outcome)
+    }
+
+    /// SMP takes about one ATT round trip here.
+    func completePairingSoon() {
+        schedule(after: sim.behavior.writeResponseDelay) { [weak self] in
+            guard let self, self.hasLink, let invocation = self.pendingPair else { return }
+            self.pendingPair = nil
+            self.isPaired = true
+            self.set("Paired", .bool(true))
+            if self.sim.version.atLeast(65) { self.set("Bonded", .bool(true)) }
+            invocation.reply()
+            self.sim.log("\(self.board.address) paired")
+        }
+    }
+
+    /// A pending `Pair` ends with `error`.
+    func failPairing(_ error: DBusError) {
+        guard let invocation = pendingPair else { return }
+        pendingPair = nil
+        invocation.fail(error)
     }
 }

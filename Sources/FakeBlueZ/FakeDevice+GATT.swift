@@ -111,20 +111,19 @@ extension FakeDevice {
         switch invocation.member {
         case "ReadValue": read(invocation, characteristic)
         case "WriteValue": write(invocation, characteristic)
-        case "StartNotify":
-            guard characteristic.definition.canNotify else { return invocation.fail(BlueZErrors.notSupported) }
-            guard state != .disconnecting else { return invocation.fail(BlueZErrors.notConnected) }
-            guard characteristic.acquiredNotify == nil else { return invocation.fail(BlueZErrors.notifyAcquired) }
-            guard !characteristic.sessions.contains(invocation.sender) else { return invocation.reply() }
-            invocation.reply()
-            _ = characteristic.addSession(invocation.sender)
-            if hasLink && servicesResolved { board.subscribed() }
+        case "StartNotify": startNotify(invocation, characteristic)
         case "StopNotify":
-            guard characteristic.sessions.contains(invocation.sender) else {
+            // bluetoothd: while AcquireNotify holds the characteristic, StopNotify (from
+            // anyone) closes the socket and succeeds.
+            if characteristic.acquiredNotify != nil {
+                characteristic.releaseNotify()
+                return invocation.reply()
+            }
+            guard characteristic.removeSession(invocation.sender) else {
                 return invocation.fail(BlueZErrors.noNotifySession)
             }
+            // Notifying=false (when it changes) is queued first, so it precedes the reply.
             invocation.reply()
-            characteristic.removeSession(invocation.sender)
         case "AcquireNotify": acquireNotify(invocation, characteristic)
         case "AcquireWrite": acquireWrite(invocation, characteristic)
         default:
@@ -151,7 +150,32 @@ extension FakeDevice {
         invocation.reply([.bytes(value[offset...])])
     }
 
+    /// `StartNotify` (gatt-client.c's order of checks): per sender; a session armed while
+    /// disconnected answers a second call `InProgress`; `Notifying=true` goes out before the
+    /// reply (gdbus flushes queued signals before any message).
+    private func startNotify(_ invocation: DBusMethodInvocation, _ characteristic: FakeCharacteristic) {
+        guard state != .disconnecting else { return invocation.fail(BlueZErrors.notConnected) }
+        guard characteristic.acquiredNotify == nil else { return invocation.fail(BlueZErrors.notifyAcquired) }
+        guard characteristic.definition.canNotify else { return invocation.fail(BlueZErrors.notSupported) }
+        if characteristic.sessions.contains(invocation.sender) {
+            return characteristic.isArmedOnly(invocation.sender)
+                ? invocation.fail(BlueZErrors.inProgress) : invocation.reply()
+        }
+        let linked = state == .connected
+        characteristic.addSession(invocation.sender, linked: linked)
+        invocation.reply()
+        if linked && servicesResolved { board.subscribed() }
+    }
+
+    /// `WriteValue` in gatt-client.c's order: "Not connected", "Write acquired", `InProgress`
+    /// while any write holds the characteristic's lock (a command too), the arguments, a
+    /// claimed service, then the type: `reliable`/`request` are sent whatever the flags say
+    /// (the board answers an ATT error if it does not take them), `command` likewise;
+    /// anything else, or no type and no write flag, is `NotSupported`.
     private func write(_ invocation: DBusMethodInvocation, _ characteristic: FakeCharacteristic) {
+        guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
+        guard characteristic.acquiredWrite == nil else { return invocation.fail(BlueZErrors.writeAcquired) }
+        guard !characteristic.requestWritePending else { return invocation.fail(BlueZErrors.inProgress) }
         let options: GattOptions
         do throws(DBusError) {
             options = try GattOptions(invocation.body.count > 1 ? invocation.body[1] : nil)
@@ -161,27 +185,33 @@ extension FakeDevice {
         guard let bytes = invocation.body.first?.bytesValue else {
             return invocation.fail(BlueZErrors.invalidArguments)
         }
-        guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
         guard !characteristic.isClaimed else { return invocation.fail(BlueZErrors.notAuthorized) }
-        guard characteristic.acquiredWrite == nil else { return invocation.fail(BlueZErrors.writeAcquired) }
         let flags = characteristic.definition.flags
-        guard characteristic.definition.canWrite else { return invocation.fail(BlueZErrors.notSupported) }
-        let type = options.type ?? (flags.contains("write") ? "request" : "command")
-        guard ["request", "command", "reliable"].contains(type) else {
-            return invocation.fail(BlueZErrors.invalidArguments)
-        }
-        guard options.offset == 0 else { return invocation.fail(BlueZErrors.invalidOffset) }
-        if type == "command" {
-            // Write without response: answered at once, never InProgress.
-            guard bytes.count <= board.mtu - 3 else { return invocation.fail(BlueZErrors.writeNotInitiated) }
-            invocation.reply()
-            let frames = board.receiveWrite(bytes, characteristic: characteristic.uuid, type: type)
-            board.emit(frames)
+        let type = options.type?.lowercased()
+        let request = type == "request" || type == "reliable" || (type == nil && flags.contains("write"))
+        if request {
+            writeRequest(invocation, characteristic, bytes: bytes, type: type ?? "request")
             return
         }
-        guard !characteristic.requestWritePending else { return invocation.fail(BlueZErrors.inProgress) }
+        let command = type == "command" || (type == nil && flags.contains("write-without-response"))
+        guard command, options.offset == 0 else { return invocation.fail(BlueZErrors.notSupported) }
+        // Write without response: answered at once (bluetoothd does not look at the flag).
+        guard bytes.count <= board.mtu - 3 else { return invocation.fail(BlueZErrors.writeNotInitiated) }
+        invocation.reply()
+        guard characteristic.definition.canWrite else { return }
+        let frames = board.receiveWrite(bytes, characteristic: characteristic.uuid, type: "command")
+        board.emit(frames)
+    }
+
+    /// A write request: the characteristic is locked until the board's ATT response comes;
+    /// a board that does not take writes there answers Write Not Permitted
+    /// (`NotPermitted` "Write not permitted").
+    private func writeRequest(
+        _ invocation: DBusMethodInvocation, _ characteristic: FakeCharacteristic, bytes: [UInt8], type: String
+    ) {
         characteristic.requestWritePending = true
-        let frames = board.receiveWrite(bytes, characteristic: characteristic.uuid, type: type)
+        let accepted = characteristic.definition.canWrite
+        let frames = accepted ? board.receiveWrite(bytes, characteristic: characteristic.uuid, type: type) : []
         let epoch = characteristic.writeEpoch
         schedule(after: sim.behavior.writeResponseDelay) { [weak self, weak characteristic] in
             guard let self, let characteristic, characteristic.writeEpoch == epoch, !self.isRemoved else {
@@ -189,6 +219,7 @@ extension FakeDevice {
             }
             characteristic.requestWritePending = false
             guard self.hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
+            guard accepted else { return invocation.fail(BlueZErrors.writeNotPermitted) }
             invocation.reply()
             self.board.emit(frames)
         }
@@ -206,7 +237,7 @@ extension FakeDevice {
         guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
         switch invocation.member {
         case "ReadValue":
-            let value: [UInt8] = [characteristic.sessions.isEmpty ? 0x00 : 0x01, 0x00]
+            let value: [UInt8] = [characteristic.isSubscribed ? 0x01 : 0x00, 0x00]
             sim.tree.setProperty(
                 "Value", interface: FakeCharacteristic.descriptorInterface, path: path, to: .bytes(value), flush: true)
             invocation.reply([.bytes(value)])
@@ -242,7 +273,14 @@ extension FakeDevice {
             // Stamped before the send: once the datagram is in the socket the receiver may run
             // (and the move reach a subscriber) before this process gets the CPU back.
             let sentAt = BootClock.nanoseconds()
-            characteristic.notify(bytes)
+            guard characteristic.notify(bytes) else {
+                // The AcquireNotify socket is full: the client reads too slowly. bluetoothd
+                // logs the sendmsg error and drops the notification; so does the fake.
+                board.droppedNotifications += 1
+                board.socketFullNotifications += 1
+                sim.log("\(board.address): sendmsg: Resource temporarily unavailable (notification dropped)")
+                continue
+            }
             board.notificationsSent += 1
             board.lastNotificationTime = sentAt
         }
@@ -254,7 +292,10 @@ extension FakeDevice {
             let characteristic = characteristics.first(where: { $0.uuid == GattLayout.batteryLevelUUID }),
             characteristic.isSubscribed
         else { return }
-        characteristic.notify([UInt8(clamping: board.batteryPercent)])
+        if !characteristic.notify([UInt8(clamping: board.batteryPercent)]) {
+            board.droppedNotifications += 1
+            board.socketFullNotifications += 1
+        }
     }
 
     /// A client left the bus: its notify sessions and acquired sockets end.
@@ -271,28 +312,30 @@ extension FakeDevice {
     /// `AcquireNotify(a{sv}) → (h, q)`: notifications as datagrams on a socket; `Value` is not
     /// updated meanwhile. Closing the socket releases it.
     private func acquireNotify(_ invocation: DBusMethodInvocation, _ characteristic: FakeCharacteristic) {
-        guard characteristic.definition.canNotify else { return invocation.fail(BlueZErrors.notSupported) }
+        guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
         guard characteristic.acquiredNotify == nil else { return invocation.fail(BlueZErrors.notifyAcquired) }
         guard characteristic.sessions.isEmpty else { return invocation.fail(BlueZErrors.inProgress) }
-        guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
+        guard characteristic.definition.canNotify else { return invocation.fail(BlueZErrors.notSupported) }
         guard let pair = AcquiredSocket.makePair() else { return invocation.fail(BlueZErrors.ioError) }
         let socket = AcquiredSocket(
             descriptor: pair.ours, onDatagram: { _ in },
             onClose: { [weak characteristic] in characteristic?.releaseNotify() })
         characteristic.acquiredNotify = (socket, invocation.sender)
+        // NotifyAcquired=true is queued first: it goes out before the reply.
+        characteristic.set("NotifyAcquired", .bool(true))
         invocation.reply([.unixFD(pair.theirs), .uint16(UInt16(clamping: board.mtu))])
         SystemCalls.close(pair.theirs)
-        characteristic.set("NotifyAcquired", .bool(true))
         if servicesResolved { board.subscribed() }
     }
 
     /// `AcquireWrite(a{sv}) → (h, q)`: each datagram written to the socket is a write command.
     private func acquireWrite(_ invocation: DBusMethodInvocation, _ characteristic: FakeCharacteristic) {
-        guard characteristic.definition.flags.contains("write-without-response"), !characteristic.isClaimed else {
+        guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
+        guard !characteristic.isClaimed else { return invocation.fail(BlueZErrors.notAuthorized) }
+        guard characteristic.acquiredWrite == nil else { return invocation.fail(BlueZErrors.writeAcquired) }
+        guard characteristic.definition.flags.contains("write-without-response") else {
             return invocation.fail(BlueZErrors.notSupported)
         }
-        guard characteristic.acquiredWrite == nil else { return invocation.fail(BlueZErrors.writeAcquired) }
-        guard hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
         guard let pair = AcquiredSocket.makePair() else { return invocation.fail(BlueZErrors.ioError) }
         let uuid = characteristic.uuid
         let socket = AcquiredSocket(
@@ -303,9 +346,10 @@ extension FakeDevice {
             },
             onClose: { [weak characteristic] in characteristic?.releaseWrite() })
         characteristic.acquiredWrite = (socket, invocation.sender)
+        // WriteAcquired=true is queued first: it goes out before the reply.
+        characteristic.set("WriteAcquired", .bool(true))
         invocation.reply([.unixFD(pair.theirs), .uint16(UInt16(clamping: board.mtu))])
         SystemCalls.close(pair.theirs)
-        characteristic.set("WriteAcquired", .bool(true))
     }
 
     static func hex4(_ value: UInt16) -> String {

@@ -25,6 +25,12 @@ final class FakeDevice {
     var temporaryTask: Task<Void, Never>?
     var state: LinkState = .disconnected
     var pendingConnect: DBusMethodInvocation?
+    /// A `Pair` waiting for its link or for pairing to finish.
+    var pendingPair: DBusMethodInvocation?
+    /// How the queued or running connect attempt ends.
+    var connectOutcome: ConnectOutcome = .success
+    /// The attempt waits for a board that is not in range (it succeeds if it comes).
+    var waitingForBoard = false
     var connectTask: Task<Void, Never>?
     var resolveTask: Task<Void, Never>?
     var disconnectTask: Task<Void, Never>?
@@ -80,6 +86,7 @@ final class FakeDevice {
         properties += [
             ("Trusted", .bool(false)), ("Blocked", .bool(false)), ("LegacyPairing", .bool(false)),
         ]
+        if sim.version.atLeast(83) { properties.append(("CablePairing", .bool(false))) }
         if let advertisement {
             properties.append(("RSSI", .int16(advertisement.rssi)))
             lastRSSI = advertisement.rssi
@@ -98,7 +105,8 @@ final class FakeDevice {
             lastServiceData = advertisement.serviceData
         }
         properties.append(("ServicesResolved", .bool(false)))
-        if advertisement != nil { properties.append(("AdvertisingFlags", .bytes([0x06]))) }
+        // Experimental (hidden without --experimental) until 5.78.
+        if advertisement != nil && sim.version.atLeast(78) { properties.append(("AdvertisingFlags", .bytes([0x06]))) }
         var signals: [DBusSignalDescription] = []
         if sim.version.atLeast(83) {
             signals.append(
@@ -130,15 +138,11 @@ final class FakeDevice {
         switch invocation.member {
         case "Connect": connect(invocation)
         case "Disconnect": disconnect(invocation)
-        case "Pair":
-            guard !isPaired else { return invocation.fail(BlueZErrors.alreadyExists) }
-            guard state != .connecting else { return invocation.fail(BlueZErrors.inProgress) }
-            isPaired = true
-            set("Paired", .bool(true))
-            if sim.version.atLeast(65) { set("Bonded", .bool(true)) }
-            markPermanent()
+        case "Pair": pair(invocation)
+        case "CancelPairing":
+            guard pendingPair != nil else { return invocation.fail(BlueZErrors.doesNotExist) }
+            failPairing(BlueZErrors.authenticationCanceled)
             invocation.reply()
-        case "CancelPairing": invocation.fail(BlueZErrors.doesNotExist)
         case "ConnectProfile", "DisconnectProfile": invocation.fail(BlueZErrors.notSupported)
         default: invocation.fail(DBusError.noSuchMethod(invocation.message))
         }

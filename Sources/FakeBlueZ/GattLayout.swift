@@ -48,6 +48,9 @@ struct GattLayout: Hashable, Sendable {
     /// battery percentage (one byte).
     static let batteryLevelUUID = BluetoothUUID.assigned(0x2A19)
 
+    /// The Chessnut's third service (8281: write 8282, notify 8283).
+    static let chessnutFileService = "1b7e8281-2877-41c3-b46e-cf057c562023"
+
     /// Whether boards of `family` have the GATT Battery Service (ChessUp does; the others
     /// report their battery on their wire protocol).
     static func hasBatteryService(_ family: BoardFamily) -> Bool { family == .chessUp }
@@ -83,6 +86,16 @@ struct GattLayout: Hashable, Sendable {
             builder.addService(
                 Self.normalized(service), claimed: false,
                 characteristics.map { (Self.normalized($0), Self.flags($0, profile), nil) })
+        }
+        if profile.family == .chessnut {
+            // The "file/OTB" channel every Chessnut has (board-protocols §1.1); nothing is
+            // ever sent on it, writes are only logged.
+            builder.addService(
+                Self.chessnutFileService, claimed: false,
+                [
+                    ("1b7e8282-2877-41c3-b46e-cf057c562023", ["write"], nil),
+                    ("1b7e8283-2877-41c3-b46e-cf057c562023", ["notify"], nil),
+                ])
         }
         if Self.hasBatteryService(profile.family) {
             builder.addService(

@@ -37,6 +37,8 @@ final class SimulatedBoard {
     var pendingOutcomes: [ConnectOutcome] = []
     var writes: [WriteRecord] = []
     var droppedNotifications = 0
+    /// Of those, the ones an `AcquireNotify` socket had no room for (the client read too slowly).
+    var socketFullNotifications = 0
     /// How many of the next notifications are lost (``FakeBlueZ/loseNotifications(board:count:)``).
     var notificationsToLose = 0
     var oversizeNotifications = 0
@@ -207,6 +209,7 @@ final class SimulatedBoard {
             writesTooClose: violations.writesTooClose, missingAcks: violations.missingAcks,
             malformedCommands: violations.malformedCommands, commandsBeforeUnlock: violations.commandsBeforeUnlock,
             total: violations.total, oversizeNotifications: oversizeNotifications,
-            droppedNotifications: droppedNotifications, notificationsSent: notificationsSent)
+            droppedNotifications: droppedNotifications, socketFullNotifications: socketFullNotifications,
+            notificationsSent: notificationsSent)
     }
 }

@@ -103,7 +103,9 @@ enum SimulatorControl {
                 ("writesTooClose", report.writesTooClose), ("missingAcks", report.missingAcks),
                 ("malformedCommands", report.malformedCommands), ("commandsBeforeUnlock", report.commandsBeforeUnlock),
                 ("total", report.total), ("oversizeNotifications", report.oversizeNotifications),
-                ("droppedNotifications", report.droppedNotifications), ("notificationsSent", report.notificationsSent),
+                ("droppedNotifications", report.droppedNotifications),
+                ("socketFullNotifications", report.socketFullNotifications),
+                ("notificationsSent", report.notificationsSent),
             ]
             return [
                 .dictionary(

@@ -89,8 +89,12 @@ public struct ViolationReport: Hashable, Sendable, Codable {
     public var total: Int
     /// Notifications longer than MTU − 3 (truncated or refused).
     public var oversizeNotifications: Int
-    /// Notifications dropped for lack of a link or a notify session.
+    /// Notifications dropped: no link, no notify session, lost on purpose
+    /// (``FakeBlueZ/loseNotifications(board:count:)``) or no room in the client's socket.
     public var droppedNotifications: Int
+    /// Of ``droppedNotifications``, those an `AcquireNotify` socket had no room for (the
+    /// client read too slowly; bluetoothd drops them the same way).
+    public var socketFullNotifications: Int
     /// Notifications sent as `PropertiesChanged(Value)`.
     public var notificationsSent: Int
 }

@@ -87,7 +87,7 @@ import Testing
         #expect(configuration.adapters[1].powered == false)
         #expect(configuration.boards.first?.family == .squareOff)
         #expect(configuration.boards.first?.rssi == -70)
-        #expect(configuration.boards.first?.effectiveName == "Square Off Pro")
+        #expect(configuration.boards.first?.effectiveName == "Squareoff Pro")
         #expect(configuration.behavior.bluezVersion == "5.61")
         #expect(configuration.behavior.gattCache == false)
         #expect(configuration.behavior.disconnectDelay == BehaviorConfiguration().disconnectDelay)

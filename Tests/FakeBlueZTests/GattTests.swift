@@ -255,7 +255,9 @@ struct GattTests {
         _ = try await fixture.call(Self.state, SimFixture.characteristic, "StartNotify")
     }
 
-    @Test func concurrentRequestWritesAreInProgressButCommandsAreNot() async throws {
+    /// gatt-client.c checks the characteristic's write lock before the write type: while a
+    /// request write waits for its response, a command is `InProgress` too.
+    @Test func writesWhileARequestIsPendingAreInProgress() async throws {
         var behavior = SimFixture.fast
         behavior.writeResponseDelay = 1.5
         let fixture = try await SimFixture(behavior: behavior)
@@ -267,8 +269,10 @@ struct GattTests {
         try await Task.sleep(for: .milliseconds(100))
         let second = await capturedError { try await writeValue(fixture, [0x0B, 0x04, 0, 0, 0, 0]) }
         #expect(second == DBusError(name: "org.bluez.Error.InProgress", message: "In Progress"))
-        #expect(await capturedError { try await writeValue(fixture, Self.startSession, type: "command") } == nil)
+        let command = await capturedError { try await writeValue(fixture, Self.startSession, type: "command") }
+        #expect(command == DBusError(name: "org.bluez.Error.InProgress", message: "In Progress"))
         #expect(await first.value == nil)
+        #expect(await capturedError { try await writeValue(fixture, Self.startSession, type: "command") } == nil)
         #expect(try fixture.sim.writes(board: "air").map(\.type) == ["request", "command"])
     }
 

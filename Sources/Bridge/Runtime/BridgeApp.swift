@@ -502,7 +502,10 @@ public final class BridgeApp {
         reannounceTimer?.cancel()
         reannounceTimer = nil
         discoveryScan?.stop()
-        for transport in transports.values { await transport.close() }
+        // Every link's Disconnect at once: bluetoothd holds each link 2 s (DISCONNECT_TIMER)
+        // before it answers, so one after the other would pass the deadline at five boards.
+        let closing = transports.values.map { transport in Task { await transport.close() } }
+        for task in closing { await task.value }
         manager.stop()
         _ = await client.flush(timeout: .seconds(3))
         client.stop()

@@ -1,4 +1,5 @@
 import BoardKit
+import JSON
 
 /// Helpers shared by the value parsers.
 extension CommandParser {

@@ -1,4 +1,5 @@
 import BoardKit
+import JSON
 
 /// Turns the payload of a command topic into a `BridgeCommand`, or a `CommandError`
 /// naming what is wrong. Pure: a refused command changes nothing.

@@ -46,7 +46,8 @@ let package = Package(
         .target(name: "MainLoop", dependencies: ["CMainQueue"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop", "Logging"]),
-        .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT", "JSON", "Logging"]),
+        .target(
+            name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT", "JSON", "Logging", "SystemCalls"]),
 
         // MARK: Platform and product
         .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "MainLoop", "Logging", "SystemCalls"]),
@@ -57,7 +58,7 @@ let package = Package(
                 "JSON", "Logging", "SystemCalls", "BoardKit", "Chess", "Kernel", "Adapters", "BlueZ", "MQTT", "Config",
             ]
         ),
-        .target(name: "BridgeCLI", dependencies: ["JSON", "BoardKit", "Adapters", "Config", "Bridge"]),
+        .target(name: "BridgeCLI", dependencies: ["JSON", "SystemCalls", "BoardKit", "Adapters", "Config", "Bridge"]),
         // Release builds of the daemon (memory goal: under 20 MB resident, issue #8):
         // - `-static-stdlib`: the Swift runtime, Dispatch and FoundationEssentials are linked
         //   in, so none of the ten Swift shared libraries is loaded, relocated and

@@ -28,6 +28,14 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let fileNameTooLong = Errno(rawValue: ENAMETOOLONG)
     /// `EIO`.
     public static let ioError = Errno(rawValue: EIO)
+    /// `EACCES`.
+    public static let permissionDenied = Errno(rawValue: EACCES)
+    /// `EPERM`.
+    public static let notPermitted = Errno(rawValue: EPERM)
+    /// `EISDIR`.
+    public static let isDirectory = Errno(rawValue: EISDIR)
+    /// `ENOTDIR`.
+    public static let notDirectory = Errno(rawValue: ENOTDIR)
 
     /// `strerror` of the value (`No such file or directory`).
     public var description: String { String(cString: strerror(rawValue)) }

@@ -146,6 +146,13 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         return Int(status.st_size)
     }
 
+    /// Whether the descriptor is a directory (`fstat(2)`).
+    public func isDirectory() throws(Errno) -> Bool {
+        var status = stat()
+        _ = try SystemCall.retryingInterrupts { fstat(rawValue, &status) }
+        return (status.st_mode & S_IFMT) == S_IFDIR
+    }
+
     /// One `recv(2)` without blocking (`MSG_DONTWAIT`) into `buffer`: the byte count, 0 at
     /// end of file; throws ``Errno/wouldBlock`` when nothing waits.
     public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {

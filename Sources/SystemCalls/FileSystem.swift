@@ -30,6 +30,14 @@ public enum FileSystem {
         return stat(path, &status) == 0
     }
 
+    /// Whether `path` is a directory (`stat(2)`, following links); throws when there is
+    /// nothing there (``Errno/noSuchFileOrDirectory``) or it cannot be looked at.
+    public static func isDirectory(_ path: String) throws(Errno) -> Bool {
+        var status = stat()
+        _ = try SystemCall.retryingInterrupts { stat(path, &status) }
+        return (status.st_mode & S_IFMT) == S_IFDIR
+    }
+
     /// Creates the directory `path` with `permissions`; one that already exists is fine.
     public static func createDirectory(_ path: String, permissions: UInt32) throws(Errno) {
         do {

@@ -122,7 +122,7 @@ let package = Package(
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Logging", "TestSupport"]),
         .testTarget(
-            name: "ConfigTests", dependencies: ["Config", "BoardKit", "Kernel", "TestSupport"],
+            name: "ConfigTests", dependencies: ["Config", "JSON", "BoardKit", "Kernel", "TestSupport"],
             exclude: ["Corpus"]),
         .testTarget(
             name: "BridgeTests",

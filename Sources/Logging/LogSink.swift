@@ -26,11 +26,12 @@ public struct StandardErrorSink: LogSink {
     /// A sink on file descriptor 2.
     public init() {}
 
-    /// Writes `line` and a newline in one call (``FileDescriptor/writeAll(_:)``: partial
-    /// writes continue, `EINTR` retries), so lines never interleave. A line that cannot
-    /// be written is dropped: there is nowhere left to report it.
+    /// Writes `line` and a newline (partial writes continue, `EINTR` retries), so lines
+    /// never interleave. A full non-blocking stderr is not waited for (the event loop runs
+    /// on this thread): the rest of the line is dropped, as is a line that cannot be
+    /// written at all; there is nowhere left to report it.
     public func write(line: String) {
-        _ = try? FileDescriptor.standardError.writeAll(Array((line + "\n").utf8))
+        _ = try? FileDescriptor.standardError.writeAll(Array((line + "\n").utf8), waitingWhenFull: false)
     }
 }
 

@@ -98,21 +98,23 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// `EAGAIN` (a non-blocking descriptor that is full) waits with `poll(2)` until the
     /// descriptor takes more. Returns the byte count (`bytes.count`).
     @discardableResult
-    public func writeAll(_ bytes: some Collection<UInt8>) throws(Errno) -> Int {
+    public func writeAll(_ bytes: some Collection<UInt8>, waitingWhenFull: Bool = true) throws(Errno) -> Int {
         let array = Array(bytes)
         return try array.withUnsafeBytes { buffer in
-            Result { () throws(Errno) -> Int in try writeAll(buffer) }
+            Result { () throws(Errno) -> Int in try writeAll(buffer, waitingWhenFull: waitingWhenFull) }
         }.get()
     }
 
-    /// Writes all of `buffer`: partial writes continue, `EINTR` retries, `EAGAIN` polls.
+    /// Writes all of `buffer`: partial writes continue, `EINTR` retries, `EAGAIN` polls
+    /// (with `waitingWhenFull` false it is thrown instead: for a caller that must never
+    /// block, such as the log sink on the event loop's thread).
     @discardableResult
-    public func writeAll(_ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
+    public func writeAll(_ buffer: UnsafeRawBufferPointer, waitingWhenFull: Bool = true) throws(Errno) -> Int {
         var offset = 0
         while offset < buffer.count {
             do {
                 offset += try write(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
-            } catch  where error == .wouldBlock {
+            } catch  where error == .wouldBlock && waitingWhenFull {
                 try waitUntilWritable()
             }
         }

@@ -2,10 +2,11 @@
 import PackageDescription
 
 /// Pure-core targets import Foundation(Essentials) and each other, nothing else.
-/// C libraries are reached only through their wrapper targets (DBus, MQTT, Config).
+/// C libraries are reached only through their wrapper targets (DBus, MQTT, Config), the operating
+/// system only through `SystemCalls`, `MainLoop` and those wrappers.
+/// Linux only: there is no `platforms:` claim, because the wrappers use epoll, BlueZ and Glibc.
 let package = Package(
     name: "BoardBridge",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "boardbridge", targets: ["boardbridge"]),
         .executable(name: "boardsim", targets: ["boardsim"]),
@@ -40,37 +41,45 @@ let package = Package(
         ),
 
         // MARK: Pure core (no I/O)
+        .target(name: "JSON"),
         .target(name: "BoardKit"),
         .target(name: "Chess", dependencies: ["BoardKit"]),
-        .target(name: "Kernel", dependencies: ["BoardKit", "Chess"]),
+        .target(name: "Kernel", dependencies: ["BoardKit", "Chess", "JSON"]),
         .target(name: "Adapters", dependencies: ["BoardKit"]),
         .target(name: "Emulation", dependencies: ["BoardKit", "Chess", "Adapters"]),
         .target(name: "Broadcast", dependencies: ["Chess"]),
 
         // MARK: C wrappers
+        // The operating-system calls above the C wrappers (files, sockets, host name), swift-system's shape.
+        .target(name: "SystemCalls"),
+        .target(name: "Logging", dependencies: ["JSON", "SystemCalls"]),
         .target(name: "CMainQueue"),
         .target(name: "MainLoop", dependencies: ["CMainQueue"]),
         .target(name: "Serial"),
         .target(name: "SerialTransport", dependencies: ["Serial", "BoardKit", "MainLoop"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop", "Logging"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
         .target(name: "BroadcastRelay", dependencies: ["Broadcast", "Curl"]),
-        .target(name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT"]),
+        .target(
+            name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT", "JSON", "Logging", "SystemCalls"]),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "MainLoop"]),
 
         // MARK: Platform and product
-        .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "MainLoop"]),
+        .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "MainLoop", "Logging", "SystemCalls"]),
         .target(name: "FakeBlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "Emulation", "Chess", "MainLoop"]),
         .target(
             name: "Bridge",
-            dependencies: ["BoardKit", "Chess", "Kernel", "Adapters", "BlueZ", "MQTT", "Config"]
+            dependencies: [
+                "JSON", "Logging", "SystemCalls", "BoardKit", "Chess", "Kernel", "Adapters", "BlueZ", "MQTT", "Config",
+            ]
         ),
         .target(
-            name: "Hall", dependencies: ["Bridge", "HTTP", "MQTT", "Config", "MainLoop"],
+            name: "Hall", dependencies: ["Bridge", "HTTP", "MQTT", "Config", "MainLoop", "JSON", "Logging"],
             // The page: one HTML document with its CSS and JavaScript, compiled into the binary.
             resources: [.embedInCode("Resources/hall.html")]),
-        .target(name: "BridgeCLI", dependencies: ["BoardKit", "Adapters", "Config", "Bridge", "Hall"]),
+        .target(
+            name: "BridgeCLI", dependencies: ["JSON", "Logging", "SystemCalls", "BoardKit", "Adapters", "Config", "Bridge", "Hall"]),
         // Release builds of the daemon (memory goal: under 20 MB resident, issue #8):
         // - `-static-stdlib`: the Swift runtime, Dispatch and FoundationEssentials are linked
         //   in, so none of the ten Swift shared libraries is loaded, relocated and
@@ -108,6 +117,9 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation", "DBus"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "BoardKitTests", dependencies: ["BoardKit"]),
         .testTarget(name: "ChessTests", dependencies: ["Chess", "TestSupport"]),
         .testTarget(name: "BroadcastTests", dependencies: ["Broadcast", "Chess"]),
@@ -131,26 +143,30 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
             name: "BlueZTests",
-            dependencies: ["BlueZ", "FakeBlueZ", "DBus", "Adapters", "BoardKit", "Chess", "TestSupport"]
+            dependencies: ["BlueZ", "FakeBlueZ", "DBus", "Adapters", "BoardKit", "Chess", "Logging", "TestSupport"]
         ),
         .testTarget(
             name: "FakeBlueZTests",
             dependencies: ["FakeBlueZ", "DBus", "Emulation", "Adapters", "BoardKit", "Chess", "TestSupport"]
         ),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Logging", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
-        .testTarget(name: "HallTests", dependencies: ["Hall", "Bridge", "TestSupport"]),
+        .testTarget(name: "HallTests", dependencies: ["Hall", "Bridge", "JSON", "Logging", "TestSupport"]),
         .testTarget(
-            name: "ConfigTests", dependencies: ["Config", "BoardKit", "Kernel", "TestSupport"],
+            name: "ConfigTests", dependencies: ["Config", "JSON", "BoardKit", "Kernel", "TestSupport"],
             exclude: ["Corpus"]),
         .testTarget(
             name: "BridgeTests",
-            dependencies: ["Bridge", "Adapters", "Config", "Kernel", "Chess", "BoardKit", "Emulation", "TestSupport"],
+            dependencies: [
+                "Bridge", "JSON", "Logging", "Adapters", "Config", "Kernel", "Chess", "BoardKit", "Emulation",
+                "TestSupport",
+            ],
             exclude: ["Corpus"]
         ),
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["boardbridge-bench", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Bridge", "MQTT", "Chess", "BoardKit", "TestSupport"]),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["Bridge", "JSON", "MQTT", "Chess", "BoardKit", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

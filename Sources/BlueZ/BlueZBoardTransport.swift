@@ -1,6 +1,7 @@
 import Adapters
 import BoardKit
 import Dispatch
+import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -57,7 +58,7 @@ public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecki
     /// Timing settings.
     public let settings: BlueZTransportSettings
     /// Where log lines go (prefixed with this board's label).
-    public let logger: BlueZLogger
+    public let logger: Logger
 
     /// The link state (``BoardTransport/state``).
     public internal(set) var state: BoardTransportState = .idle

@@ -1,6 +1,7 @@
 import Adapters
 import BoardKit
 import DBus
+import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -79,7 +80,7 @@ public final class BlueZManager {
     /// The bus address, or `nil` for the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured).
     public let busAddress: String?
     /// Where log lines go.
-    public let logger: BlueZLogger
+    public let logger: Logger
     /// Timers and the clock.
     public let scheduler: any BlueZScheduler
     /// Where the manager stands.
@@ -117,7 +118,7 @@ public final class BlueZManager {
     /// `DBUS_SYSTEM_BUS_ADDRESS`). Nothing happens until ``start()``.
     public init(
         busAddress: String? = nil, settings: BlueZManagerSettings = BlueZManagerSettings(),
-        logger: BlueZLogger = .silent, scheduler: (any BlueZScheduler)? = nil
+        logger: Logger = .silent, scheduler: (any BlueZScheduler)? = nil
     ) {
         self.busAddress = busAddress
         self.settings = settings

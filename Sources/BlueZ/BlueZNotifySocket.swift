@@ -1,15 +1,10 @@
 import MainLoop
+import SystemCalls
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
 #endif
 
 /// The reading end of a characteristic's `AcquireNotify` socket: an `AF_UNIX`
@@ -55,8 +50,8 @@ final class BlueZNotifySocket {
         self.onDatagram = onDatagram
         self.onClose = onClose
         buffer = Self.sharedBuffer
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        // A descriptor BlueZ handed over is valid: `fcntl` cannot fail on it.
+        try? FileDescriptor(rawValue: descriptor).makeNonBlockingAndCloseOnExec()
         // Unowned, not weak (a weak load per notification is measurable): the watch is
         // cancelled in `close()`, which `deinit` calls, so it never outlives the socket. The
         // unowned load also keeps the socket alive while `readOne` runs, when `onDatagram` or
@@ -82,7 +77,7 @@ final class BlueZNotifySocket {
         let (count, error) = buffer.receive(from: descriptor)
         if count > 0 {
             onDatagram(buffer.datagram(count: count))
-        } else if count < 0 && (error == EAGAIN || error == EWOULDBLOCK || error == EINTR) {
+        } else if count < 0 && Errno(rawValue: error) == .wouldBlock {
             return
         } else {
             let reason = count == 0 ? "closed by BlueZ" : "read failed (errno \(error))"
@@ -117,12 +112,15 @@ final class BlueZDatagramBuffer {
         storage = Data(count: capacity)
     }
 
-    /// `recv` of one datagram from `descriptor` without blocking: the byte count (0 at end of
-    /// file, -1 on an error) and `errno` right after the call.
+    /// `recv` of one datagram from `descriptor` without blocking (`EINTR` retried): the byte
+    /// count (0 at end of file, -1 on an error) and the error number (0 on success).
     func receive(from descriptor: Int32) -> (count: Int, error: Int32) {
-        storage.withUnsafeMutableBytes { raw in
-            let count = recv(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
-            return (count, count < 0 ? errno : 0)
+        let result = storage.withUnsafeMutableBytes { raw in
+            Result { () throws(Errno) -> Int in try FileDescriptor(rawValue: descriptor).receive(into: raw) }
+        }
+        switch result {
+        case .success(let count): return (count, 0)
+        case .failure(let error): return (-1, error.rawValue)
         }
     }
 

@@ -1,4 +1,5 @@
 import DBus
+import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -38,13 +39,13 @@ public enum BlueZModelChange: Hashable, Sendable {
 
 /// Something in BlueZ's data that the model skipped, with the object it concerns.
 public struct BlueZModelIssue: Hashable, Sendable, CustomStringConvertible {
-    /// How much it matters (unknown objects are routine: ``BlueZLogLevel/debug``).
-    public var level: BlueZLogLevel
+    /// How much it matters (unknown objects are routine: ``LogLevel/debug``).
+    public var level: LogLevel
     /// What was wrong, naming the object path and property.
     public var description: String
 
     /// An issue.
-    public init(_ level: BlueZLogLevel, _ description: String) {
+    public init(_ level: LogLevel, _ description: String) {
         self.level = level
         self.description = description
     }

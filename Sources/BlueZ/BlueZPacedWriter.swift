@@ -1,3 +1,5 @@
+import Logging
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -56,7 +58,7 @@ public final class BlueZPacedWriter {
 
     private let scheduler: any BlueZScheduler
     private let sink: Sink
-    private let logger: BlueZLogger
+    private let logger: Logger
     private var queue: [Message] = []
     private var current: Message?
     private var chunkIndex = 0
@@ -76,7 +78,7 @@ public final class BlueZPacedWriter {
     public init(
         minimumInterval: TimeInterval, maximumChunkLength: Int? = nil, capacity: Int = 256,
         retryDelay: TimeInterval = 0.05, maximumRetries: Int = 40, scheduler: any BlueZScheduler,
-        logger: BlueZLogger = .silent, sink: @escaping Sink
+        logger: Logger = .silent, sink: @escaping Sink
     ) {
         self.minimumInterval = max(0, minimumInterval)
         self.maximumChunkLength = maximumChunkLength

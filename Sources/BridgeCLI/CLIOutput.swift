@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemCalls
 
 /// Where the command line writes; tests capture it, the executable uses ``StandardStreams``.
 public protocol CLIOutput {
@@ -23,27 +19,14 @@ public struct StandardStreams: CLIOutput {
     /// Writes to fd 2.
     public func writeError(_ text: String) { Self.write(text, to: 2) }
 
+    /// All of `text` (partial writes continued, `EINTR` retried); a stream that fails is
+    /// given up on, as before: there is nowhere to report it.
     private static func write(_ text: String, to descriptor: Int32) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { buffer in
-                #if canImport(Glibc)
-                    Glibc.write(descriptor, buffer.baseAddress, buffer.count)
-                #else
-                    Darwin.write(descriptor, buffer.baseAddress, buffer.count)
-                #endif
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
+        _ = try? FileDescriptor(rawValue: descriptor).writeAll(Array(text.utf8))
     }
 
-    /// Whether a file exists at `path` (`access(F_OK)`).
+    /// Whether a file exists at `path`.
     public static func fileExists(_ path: String) -> Bool {
-        access(path, F_OK) == 0
+        FileSystem.exists(path)
     }
 }

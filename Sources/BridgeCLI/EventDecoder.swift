@@ -1,6 +1,7 @@
 import Adapters
 import BoardKit
 import Bridge
+import JSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,4 +1,5 @@
 import BoardKit
+import Logging
 import MQTT
 
 extension BridgeConfiguration {

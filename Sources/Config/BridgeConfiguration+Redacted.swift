@@ -1,106 +1,122 @@
 import BoardKit
 import Kernel
 import MQTT
+import JSON
 
 extension BridgeConfiguration {
-    /// The configuration as a JSON-like value, keys as in `config.yaml`, every secret
+    /// The configuration as a JSON value, keys as in `config.yaml` and sorted, every secret
     /// replaced by `"<redacted>"` (absent secrets are `null`). Published on the bridge's
     /// info topic.
-    public var redactedValue: ConfigValue {
-        .object([
+    public var redactedValue: JSONValue {
+        .sortedObject([
             "mqtt": mqtt.redactedValue,
             "base_topic": .string(baseTopic),
-            "node": node.map(ConfigValue.string) ?? .null,
-            "bluetooth": .object([
-                "adapters": .array(bluetooth.adapters.map(ConfigValue.string)),
-                "scan_filter": .object([
-                    "rssi": bluetooth.scanFilter.rssi.map(ConfigValue.int) ?? .null,
-                    "service_uuids": .array(bluetooth.scanFilter.serviceUUIDs.map(ConfigValue.string)),
+            "node": JSONValue(node),
+            "bluetooth": .sortedObject([
+                "adapters": .array(bluetooth.adapters.map(JSONValue.string)),
+                "scan_filter": .sortedObject([
+                    "rssi": JSONValue(bluetooth.scanFilter.rssi),
+                    "service_uuids": .array(bluetooth.scanFilter.serviceUUIDs.map(JSONValue.string)),
                 ]),
-                "connect_timeout": .double(bluetooth.connectTimeout),
+                "connect_timeout": JSONValue(bluetooth.connectTimeout),
                 "discovery": .bool(bluetooth.discovery),
                 "notify_method": .string(bluetooth.notifyMethod.rawValue),
             ]),
             "reconnect": Self.value(of: reconnect),
-            "homeassistant": .object([
+            "homeassistant": .sortedObject([
                 "enabled": .bool(homeAssistant.enabled),
                 "discovery_prefix": .string(homeAssistant.discoveryPrefix),
                 "status_topic": .string(homeAssistant.statusTopic),
                 "device_discovery": .bool(homeAssistant.deviceDiscovery),
             ]),
             "state_directory": .string(stateDirectory),
-            "logging": .object(["level": .string(logging.level.rawValue), "format": .string(logging.format.rawValue)]),
-            "game": .object([
-                "desync_grace": .double(game.desyncGrace),
-                "promotion_default": .string(game.promotionDefault.rawValue),
-                "max_takeback_plies": .int(game.maxTakebackPlies),
-                "resync_after": .double(game.resyncAfter),
-                "resync_attempts": .int(game.resyncAttempts),
-                "battery_interval": .double(game.batteryInterval),
+            "logging": .sortedObject([
+                "level": .string(logging.level.rawValue), "format": .string(logging.format.rawValue),
             ]),
-            "health": .object(["interval": .double(health.interval), "stall_after": .double(health.stallAfter)]),
+            "game": .sortedObject([
+                "desync_grace": JSONValue(game.desyncGrace),
+                "promotion_default": .string(game.promotionDefault.rawValue),
+                "max_takeback_plies": JSONValue(game.maxTakebackPlies),
+                "resync_after": JSONValue(game.resyncAfter),
+                "resync_attempts": JSONValue(game.resyncAttempts),
+                "battery_interval": JSONValue(game.batteryInterval),
+            ]),
+            "health": .sortedObject([
+                "interval": JSONValue(health.interval), "stall_after": JSONValue(health.stallAfter),
+            ]),
             "boards": .array(boards.map(\.redactedValue)),
         ])
     }
 
     /// ``redactedValue`` as compact JSON with sorted keys.
-    public var redactedDescription: String { redactedValue.jsonText }
+    public var redactedDescription: String { redactedValue.encodedString() }
 
-    static func value(of policy: BoardReconnectPolicy) -> ConfigValue {
-        .object(["max_attempts": .int(policy.maxAttempts), "delays": .array(policy.delays.map(ConfigValue.double))])
+    static func value(of policy: BoardReconnectPolicy) -> JSONValue {
+        .sortedObject([
+            "max_attempts": JSONValue(policy.maxAttempts), "delays": .array(policy.delays.map(JSONValue.number)),
+        ])
     }
 
-    static func value(of secret: Secret?) -> ConfigValue {
+    static func value(of secret: Secret?) -> JSONValue {
         secret == nil ? .null : .string(Secret.redacted)
     }
 }
 
 extension BrokerConfiguration {
     /// The `mqtt` section without its password.
-    public var redactedValue: ConfigValue {
-        .object([
+    public var redactedValue: JSONValue {
+        .sortedObject([
             "url": .string(url),
-            "client_id": clientID.map(ConfigValue.string) ?? .null,
-            "keepalive": .int(keepalive),
+            "client_id": JSONValue(clientID),
+            "keepalive": JSONValue(keepalive),
             "protocol": .string(protocolVersion.description),
-            "username": username.map(ConfigValue.string) ?? .null,
+            "username": JSONValue(username),
             "password": BridgeConfiguration.value(of: password),
-            "tls": .object([
-                "ca_file": tls.caFile.map(ConfigValue.string) ?? .null,
-                "cert_file": tls.certFile.map(ConfigValue.string) ?? .null,
-                "key_file": tls.keyFile.map(ConfigValue.string) ?? .null,
+            "tls": .sortedObject([
+                "ca_file": JSONValue(tls.caFile),
+                "cert_file": JSONValue(tls.certFile),
+                "key_file": JSONValue(tls.keyFile),
                 "insecure": .bool(tls.insecure),
             ]),
-            "queue_limit": .int(queueLimit),
-            "queue_bytes": .int(queueBytes),
-            "max_command_bytes": .int(maxCommandBytes),
-            "reconnect": .object(["min_delay": .double(reconnect.minDelay), "max_delay": .double(reconnect.maxDelay)]),
+            "queue_limit": JSONValue(queueLimit),
+            "queue_bytes": JSONValue(queueBytes),
+            "max_command_bytes": JSONValue(maxCommandBytes),
+            "reconnect": .sortedObject([
+                "min_delay": JSONValue(reconnect.minDelay), "max_delay": JSONValue(reconnect.maxDelay),
+            ]),
         ])
     }
 }
 
 extension ConfiguredBoard {
     /// One board without its developer key.
-    public var redactedValue: ConfigValue {
-        var object: [String: ConfigValue] = [
+    public var redactedValue: JSONValue {
+        var object: [String: JSONValue] = [
             "id": .string(id),
             "name": .string(name),
             "family": .string(family.rawValue),
-            "adapter": adapter.map(ConfigValue.string) ?? .null,
+            "adapter": JSONValue(adapter),
             "orientation": .string(orientation.spelling),
             "time_control": timeControl.map { .string($0.description) } ?? .null,
-            "tags": .object(tags.mapValues(ConfigValue.string)),
+            "tags": .sortedObject(tags.mapValues(JSONValue.string)),
             "allow_raw_commands": .bool(allowRawCommands),
             "developer_key": BridgeConfiguration.value(of: developerKey),
             "reconnect": BridgeConfiguration.value(of: reconnect),
-            "model": model.map(ConfigValue.string) ?? .null,
-            "area": area.map(ConfigValue.string) ?? .null,
+            "model": JSONValue(model),
+            "area": JSONValue(area),
         ]
         switch match {
         case .address(let address): object["address"] = .string(address)
         case .namePattern(let pattern): object["name_pattern"] = .string(pattern.pattern)
         case .any: break
         }
-        return .object(object)
+        return .sortedObject(object)
+    }
+}
+
+extension JSONValue {
+    /// An object with `members` in key order, so the redacted view is deterministic.
+    static func sortedObject(_ members: [String: JSONValue]) -> JSONValue {
+        .object(JSONObject(uniqueKeysWithValues: members.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
     }
 }

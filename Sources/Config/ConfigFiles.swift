@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemCalls
 
 /// Small, bounded file reads for the loader (the configuration, secret files), with
 /// messages that name the path and never the content.
@@ -13,19 +9,28 @@ enum ConfigFiles {
     /// The bytes of the file at `path`, or a message: "file not found", "permission
     /// denied", "is a directory, not a file", "is larger than 1 MiB", …
     static func read(_ path: String) -> Result<[UInt8], ConfigProblem> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(ConfigProblem(message(for: errno))) }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return .failure(ConfigProblem(message(for: errno))) }
-        if (status.st_mode & S_IFMT) == S_IFDIR { return .failure(ConfigProblem("is a directory, not a file")) }
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, .readOnly)
+        } catch {
+            return .failure(ConfigProblem(message(for: error)))
+        }
+        defer { file.close() }
+        do {
+            if try file.isDirectory() { return .failure(ConfigProblem("is a directory, not a file")) }
+        } catch {
+            return .failure(ConfigProblem(message(for: error)))
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {
-            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(ConfigProblem(message(for: errno)))
+            let result = chunk.withUnsafeMutableBytes { raw in
+                Result { () throws(Errno) -> Int in try file.read(into: raw) }
+            }
+            let count: Int
+            switch result {
+            case .success(let read): count = read
+            case .failure(let error): return .failure(ConfigProblem(message(for: error)))
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
@@ -39,23 +44,24 @@ enum ConfigFiles {
 
     /// A problem with reading the file at `path`, or `nil` when it can be read.
     static func readabilityProblem(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return message(for: errno) }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return message(for: errno) }
-        return (status.st_mode & S_IFMT) == S_IFDIR ? "is a directory, not a file" : nil
+        do {
+            let file = try FileDescriptor.open(path, .readOnly)
+            defer { file.close() }
+            return try file.isDirectory() ? "is a directory, not a file" : nil
+        } catch {
+            return message(for: error)
+        }
     }
 
     /// Why `path` cannot serve as a directory ("is a file, not a directory", "a part of
     /// the path is not a directory", …), or `nil` when it is a directory or does not exist
     /// yet (the bridge creates it).
     static func directoryProblem(_ path: String) -> String? {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            return errno == ENOENT ? nil : message(for: errno)
+        do {
+            return try FileSystem.isDirectory(path) ? nil : "is a file, not a directory"
+        } catch {
+            return error == .noSuchFileOrDirectory ? nil : message(for: error)
         }
-        return (status.st_mode & S_IFMT) == S_IFDIR ? nil : "is a file, not a directory"
     }
 
     /// `path` itself when absolute, else joined to `directory`.
@@ -71,21 +77,13 @@ enum ConfigFiles {
         return folder.isEmpty ? "/" : folder
     }
 
-    private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-        #if canImport(Glibc)
-            Glibc.read(descriptor, buffer, count)
-        #else
-            Darwin.read(descriptor, buffer, count)
-        #endif
-    }
-
-    private static func message(for code: Int32) -> String {
-        switch code {
-        case ENOENT: "file not found"
-        case EACCES, EPERM: "permission denied"
-        case EISDIR: "is a directory, not a file"
-        case ENOTDIR: "a part of the path is not a directory"
-        default: String(cString: strerror(code))
+    private static func message(for error: Errno) -> String {
+        switch error {
+        case .noSuchFileOrDirectory: "file not found"
+        case .permissionDenied, .notPermitted: "permission denied"
+        case .isDirectory: "is a directory, not a file"
+        case .notDirectory: "a part of the path is not a directory"
+        default: error.description
         }
     }
 }

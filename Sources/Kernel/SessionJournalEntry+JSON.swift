@@ -1,5 +1,6 @@
 import BoardKit
 import Chess
+import JSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

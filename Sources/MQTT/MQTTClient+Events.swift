@@ -1,4 +1,5 @@
 internal import CMosquitto
+import Logging
 
 extension MQTTClient {
     /// Handles one event recorded by libmosquitto's callbacks (outside libmosquitto).
@@ -42,7 +43,7 @@ extension MQTTClient {
                 log(.warning, "the broker refused the subscription to \"\(filter)\" (code \(code))")
             }
         case .log(let level, let text):
-            let mapped: MQTTLogLevel
+            let mapped: LogLevel
             switch level {
             case MOSQ_LOG_ERR:
                 mapped = .error

@@ -1,5 +1,6 @@
 internal import CMosquitto
 import Dispatch
+import Logging
 import MainLoop
 
 /// An MQTT client over libmosquitto that keeps itself connected and loses nothing.
@@ -73,7 +74,7 @@ public final class MQTTClient {
     public var logHandler: MQTTLogHandler?
     /// The lowest level passed to ``logHandler`` (default `.info`; `.debug` adds
     /// libmosquitto's packet log).
-    public var logLevel: MQTTLogLevel = .info {
+    public var logLevel: LogLevel = .info {
         didSet { handle?.logMask = Self.libraryLogMask(for: logLevel) }
     }
     /// Counters since creation.
@@ -284,7 +285,7 @@ public final class MQTTClient {
         onStateChange?(newState)
     }
 
-    func log(_ level: MQTTLogLevel, _ text: @autoclosure () -> String) {
+    func log(_ level: LogLevel, _ text: @autoclosure () -> String) {
         guard level >= logLevel, let logHandler else { return }
         logHandler(level, text())
     }
@@ -327,11 +328,11 @@ public final class MQTTClient {
         for waiter in waiters.values { waiter.resume(returning: queue.isEmpty) }
     }
 
-    nonisolated static func libraryLogMask(for level: MQTTLogLevel) -> Int32 {
+    nonisolated static func libraryLogMask(for level: LogLevel) -> Int32 {
         switch level {
         case .debug: Int32(bitPattern: MOSQ_LOG_ALL)
         case .info: MOSQ_LOG_INFO | MOSQ_LOG_NOTICE
-        case .warning, .error: 0
+        case .notice, .warning, .error: 0
         }
     }
 }

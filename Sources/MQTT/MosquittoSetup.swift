@@ -1,4 +1,5 @@
 internal import CMosquitto
+import Logging
 
 #if canImport(Glibc)
     import Glibc
@@ -18,7 +19,7 @@ enum MosquittoSetup {
     /// `mosquitto_will_set[_v5]`, `mosquitto_tls_set`, `mosquitto_tls_insecure_set`,
     /// `mosquitto_tls_opts_set`).
     static func makeHandle(
-        _ configuration: MQTTConfiguration, protocolVersion: MQTTProtocolVersion, logLevel: MQTTLogLevel
+        _ configuration: MQTTConfiguration, protocolVersion: MQTTProtocolVersion, logLevel: LogLevel
     ) -> HandleSetup {
         guard
             let handle = MosquittoHandle(

@@ -2,28 +2,31 @@ import BlueZ
 import BoardKit
 import DBus
 import Foundation
+import Logging
 import TestSupport
 
 /// Collects the BlueZ module's log lines (thread-safe; the logger is `@Sendable`).
 final class LogCollector: @unchecked Sendable {
     private let lock = NSLock()
-    private var storage: [(BlueZLogLevel, String)] = []
+    private var storage: [(LogLevel, String)] = []
 
-    var logger: BlueZLogger {
-        BlueZLogger { [self] level, line in
-            lock.lock()
-            storage.append((level, line))
-            lock.unlock()
-        }
+    var logger: Logger {
+        Logger(
+            label: "bluez", level: .debug,
+            sink: ClosureSink { [self] entry in
+                lock.lock()
+                storage.append((entry.level, entry.message))
+                lock.unlock()
+            })
     }
 
-    var lines: [(BlueZLogLevel, String)] {
+    var lines: [(LogLevel, String)] {
         lock.lock()
         defer { lock.unlock() }
         return storage
     }
 
-    func contains(_ text: String, level: BlueZLogLevel? = nil) -> Bool {
+    func contains(_ text: String, level: LogLevel? = nil) -> Bool {
         lines.contains { (level == nil || $0.0 == level) && $0.1.contains(text) }
     }
 

@@ -1,5 +1,6 @@
 import Adapters
 import BoardKit
+import JSON
 import Testing
 
 @testable import Bridge

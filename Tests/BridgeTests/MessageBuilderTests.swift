@@ -1,5 +1,6 @@
 import BoardKit
 import Foundation
+import JSON
 import Testing
 
 @testable import Bridge

@@ -1,4 +1,5 @@
 import Config
+import JSON
 import Testing
 
 @Suite struct ValueRulesTests {
@@ -38,5 +39,20 @@ import Testing
         #expect(json.contains(#""name":"Say \"hi\"""#))
         #expect(json.contains(#""name_pattern":"X*""#))
         #expect(json.contains(#""password":null"#))
+    }
+
+    /// Issue #17: the redacted view is a `JSONValue` (keys sorted), published as it is; it
+    /// reads back to itself, as the serialise-and-parse step it replaces did.
+    @Test func redactedValueIsSortedJSONThatReadsBackToItself() throws {
+        let config = try ConfigLoader.parse(
+            yamlText:
+                "bluetooth: {connect_timeout: 12.5}\nboards:\n  - {id: b1, name_pattern: \"X*\", family: chessnut, tags: {z: \"1\", a: \"2\"}}\n"
+        )
+        let value = config.redactedValue
+        #expect(try JSONValue(parsing: config.redactedDescription) == value)
+        #expect(value.objectValue?.keys == value.objectValue?.keys.sorted())
+        #expect(value["bluetooth"]?["connect_timeout"] == 12.5)
+        #expect(value["boards"]?.arrayValue?.first?["tags"]?.objectValue?.keys == ["A", "Z"])
+        #expect(config.redactedDescription.contains(#""max_takeback_plies":"#))
     }
 }

@@ -1,6 +1,7 @@
 import Bridge
 import Chess
 import Foundation
+import JSON
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import JSON
 import TestSupport
 
 /// One simulated board as both `boardsim` and the bridge's configuration know it.

@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import JSON
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import JSON
 import MQTT
 
 /// One message the watching client received, in arrival order.

@@ -1,5 +1,6 @@
 import Bridge
 import Chess
+import JSON
 import Testing
 
 /// A game as the test plays it: UCI moves replayed with the Chess module, which gives the

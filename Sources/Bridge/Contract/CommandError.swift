@@ -1,3 +1,5 @@
+import JSON
+
 /// Why a command was refused. A refused command changes nothing; its `description` is
 /// the `error` text of the response published on `<base>/<board>/response`.
 public enum CommandError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import BoardKit
+import JSON
 
 /// Helpers shared by the value parsers.
 extension CommandParser {
@@ -102,14 +103,5 @@ extension CommandParser {
                 reason: "expected 0 to \(JSONValue.numberText(Self.maximumClockSeconds)) seconds")
         }
         return seconds
-    }
-
-    static func hexDigit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -1,6 +1,7 @@
 import BoardKit
 import Chess
 import Kernel
+import JSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -82,15 +83,9 @@ extension CommandParser {
         guard digits.count / 2 <= Self.maximumRawBytes else {
             throw .badValue(field: "raw", value: shown, reason: "more than \(Self.maximumRawBytes) bytes")
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index + 1 < digits.count {
-            guard let high = Self.hexDigit(digits[index]), let low = Self.hexDigit(digits[index + 1]) else {
-                throw .badValue(field: "raw", value: shown, reason: "not hexadecimal")
-            }
-            bytes.append(high << 4 | low)
-            index += 2
+        // The white space is gone already: `HexBytes` ignores nothing more.
+        guard let bytes = HexBytes.parse(String(decoding: digits, as: UTF8.self), ignoring: "") else {
+            throw .badValue(field: "raw", value: shown, reason: "not hexadecimal")
         }
         return .custom(Data(bytes))
     }

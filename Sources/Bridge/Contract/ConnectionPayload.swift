@@ -1,4 +1,5 @@
 import BoardKit
+import JSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

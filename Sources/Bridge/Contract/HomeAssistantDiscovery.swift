@@ -1,3 +1,5 @@
+import JSON
+
 /// Home Assistant MQTT discovery for the bridge and its boards.
 ///
 /// One HA device per board, linked to one device per bridge host (`via_device`). Per

@@ -1,4 +1,5 @@
 import BoardKit
+import JSON
 
 /// One Home Assistant discovery item before it is wrapped with ids, device and origin.
 struct HomeAssistantEntity: Sendable {

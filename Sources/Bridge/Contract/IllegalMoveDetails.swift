@@ -1,4 +1,5 @@
 import BoardKit
+import JSON
 
 /// What an arbiter needs to know about an illegal move, beside its UCI text, squares and
 /// position (the `illegal_move` event): `{"reason":"not_a_move","from":"f1","to":"f4",

@@ -1,3 +1,5 @@
+import JSON
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

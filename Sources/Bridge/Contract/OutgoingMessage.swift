@@ -1,3 +1,5 @@
+import JSON
+
 /// One message for the MQTT client to publish: what the publisher hands over.
 public struct OutgoingMessage: Equatable, Sendable {
     /// The topic (never holds wildcards).

@@ -3,7 +3,9 @@ import BoardKit
 import Chess
 import Config
 import Dispatch
+import JSON
 import Kernel
+import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -3,15 +3,15 @@ import BlueZ
 import BoardKit
 import Config
 import Dispatch
+import JSON
+import Logging
 import MQTT
+import SystemCalls
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
 #endif
 
 /// The `boardbridge run` process: one ``BoardSession`` per configured board over a
@@ -85,22 +85,19 @@ public final class BridgeApp {
         client = try MQTTClient(
             configuration: configuration.mqtt.clientConfiguration(
                 clientID: clientID, will: builder.bridgeState(online: false)),
-            logHandler: { level, message in
-                mqttLogger.log(level.bridgeLevel, message)
-            })
+            logHandler: { level, message in mqttLogger.log(level, message) })
         publisher = MQTTPublisher(client: client, logger: mqttLogger)
         refusals = RefusalReporter(logger: logger, publisher: publisher, builder: builder)
         peers = BridgePeerWatch(
             topics: topics, instance: BridgePeerWatch.newInstanceID(),
             started: ISO8601Timestamp.string(from: Date()), boards: configuration.boards.map(\.id))
-        let bluezLogger = logger.labelled("bluez")
         manager = BlueZManager(
             busAddress: busAddress,
             settings: BlueZManagerSettings(
                 discoveryRSSI: configuration.bluetooth.scanFilter.rssi.map(Int16.init),
                 discoveryUUIDs: configuration.bluetooth.scanFilter.serviceUUIDs,
                 adapters: configuration.bluetooth.adapters),
-            logger: BlueZLogger { level, message in bluezLogger.log(level.bridgeLevel, message) })
+            logger: logger.labelled("bluez"))
         store = try StateStore(directory: configuration.stateDirectory)
         let client = client
         let health = HealthMonitor(
@@ -261,8 +258,8 @@ public final class BridgeApp {
 
     private func publishInfo() {
         let descriptors = boards.map(descriptor)
-        let config = (try? JSONValue(parsing: configuration.redactedValue.jsonText)) ?? .null
-        publisher.publish(builder.bridgeInfo(bridge: bridge, boards: descriptors, config: config, peers: peers))
+        publisher.publish(
+            builder.bridgeInfo(bridge: bridge, boards: descriptors, config: configuration.redactedValue, peers: peers))
     }
 
     /// Another node's (or this node's) retained info: a new or resolved conflict is
@@ -448,8 +445,8 @@ public final class BridgeApp {
     // MARK: Signals, watchdog, shutdown
 
     private func installSignalHandlers() {
-        for signalNumber in [SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
+        for signalNumber in [ProcessControl.terminateSignal, ProcessControl.interruptSignal] {
+            ProcessControl.ignore(signal: signalNumber)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
             source.setEventHandler { [weak self] in
                 MainActor.assumeIsolated { self?.signalled(signalNumber) }
@@ -462,7 +459,7 @@ public final class BridgeApp {
     private func signalled(_ signalNumber: Int32) {
         guard !isStopping else {
             logger.warning("second signal: exiting now")
-            exit(1)
+            ProcessControl.exit(1)
         }
         logger.notice("shutting down", [("signal", String(signalNumber))])
         Task { await shutdown() }
@@ -489,7 +486,7 @@ public final class BridgeApp {
         let logger = logger
         deadline.setEventHandler {
             logger.error("shutdown deadline passed, exiting")
-            exit(1)
+            ProcessControl.exit(1)
         }
         deadline.resume()
         for (id, session) in sessions {
@@ -511,36 +508,12 @@ public final class BridgeApp {
         client.stop()
         stateWriter.flush()
         logger.notice("stopped")
-        exit(0)
+        ProcessControl.exit(0)
     }
 
     private static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count) == 0 else { return "boardbridge" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let name = try? Host.name() else { return "boardbridge" }
         let safe = name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }
         return safe.isEmpty ? "boardbridge" : String(safe)
-    }
-}
-
-extension MQTTLogLevel {
-    var bridgeLevel: LogLevel {
-        switch self {
-        case .debug: .debug
-        case .info: .info
-        case .warning: .warning
-        case .error: .error
-        }
-    }
-}
-
-extension BlueZLogLevel {
-    var bridgeLevel: LogLevel {
-        switch self {
-        case .debug: .debug
-        case .info: .info
-        case .warning: .warning
-        case .error: .error
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Config
+import Logging
 import MQTT
 
 /// Hands the bridge's messages to the MQTT client, whose ordered, bounded queue keeps

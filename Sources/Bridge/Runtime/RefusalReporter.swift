@@ -1,8 +1,5 @@
 import Dispatch
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Logging
 
 /// Decides which refused commands and requests are answered and logged (a
 /// ``RefusalLimiter`` per board), and reports those it held back once the board's budget
@@ -80,9 +77,12 @@ final class RefusalReporter {
         scheduleReport()
     }
 
+    /// Seconds on `CLOCK_MONOTONIC` (Swift's `SuspendingClock`) since the first call; the
+    /// limiter only takes differences.
     private static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        let elapsed = origin.duration(to: .now).components
+        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
     }
+
+    private static let origin = SuspendingClock.now
 }

@@ -1,10 +1,9 @@
+import SystemCalls
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
 #endif
 
 /// A failure to read or write persisted state, with the path and the system's reason.
@@ -18,6 +17,20 @@ public struct StateStoreError: Error, Equatable, Sendable, CustomStringConvertib
 
     /// A readable message.
     public var description: String { "\(operation) \(path): \(reason)" }
+
+    init(path: String, operation: String, reason: String) {
+        self.path = path
+        self.operation = operation
+        self.reason = reason
+    }
+
+    init(path: String, operation: String, _ errno: Errno) {
+        self.init(path: path, operation: operation, reason: errno.description)
+    }
+
+    init(_ error: FileSystemError) {
+        self.init(path: error.path, operation: error.operation, error.errno)
+    }
 }
 
 /// Persists one small file per board under the state directory, crash-safely:
@@ -30,10 +43,11 @@ public struct StateStore: Sendable {
     /// A store in `directory` (created with mode 0750 if missing).
     public init(directory: String) throws(StateStoreError) {
         self.directory = directory
-        var isDirectory = stat()
-        if stat(directory, &isDirectory) != 0 {
-            if mkdir(directory, 0o750) != 0 && errno != EEXIST {
-                throw StateStoreError(path: directory, operation: "mkdir", reason: Self.lastError())
+        if !FileSystem.exists(directory) {
+            do {
+                try FileSystem.createDirectory(directory, permissions: 0o750)
+            } catch {
+                throw StateStoreError(path: directory, operation: "mkdir", error)
             }
         }
     }
@@ -48,44 +62,34 @@ public struct StateStore: Sendable {
     /// survives a crash of the process) and ``flush(_:)`` makes it survive a power cut.
     public func write(_ data: Data, as name: String, durably: Bool = true) throws(StateStoreError) {
         let finalPath = path(for: name)
-        let temporaryPath = finalPath + ".tmp"
-        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-        guard fd >= 0 else { throw StateStoreError(path: temporaryPath, operation: "open", reason: Self.lastError()) }
-        var failure = Self.writeAll(data, to: fd, path: temporaryPath)
-        if failure == nil && durably && fsync(fd) != 0 {
-            failure = StateStoreError(path: temporaryPath, operation: "fsync", reason: Self.lastError())
+        do {
+            try FileSystem.replaceAtomically(
+                finalPath, with: data, temporaryPath: finalPath + ".tmp", durably: durably, permissions: 0o640)
+        } catch {
+            throw StateStoreError(error)
         }
-        close(fd)
-        if let failure {
-            unlink(temporaryPath)
-            throw failure
-        }
-        guard rename(temporaryPath, finalPath) == 0 else {
-            let error = StateStoreError(path: finalPath, operation: "rename", reason: Self.lastError())
-            unlink(temporaryPath)
-            throw error
-        }
-        if durably { syncDirectory() }
     }
 
     /// `fsync`s the file `name` and the directory (after a ``write(_:as:durably:)`` without).
     public func flush(_ name: String) throws(StateStoreError) {
         let filePath = path(for: name)
-        let fd = open(filePath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StateStoreError(path: filePath, operation: "open", reason: Self.lastError()) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else {
-            throw StateStoreError(path: filePath, operation: "fsync", reason: Self.lastError())
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(filePath, .readOnly)
+        } catch {
+            throw StateStoreError(path: filePath, operation: "open", error)
+        }
+        defer { file.close() }
+        do {
+            try file.sync()
+        } catch {
+            throw StateStoreError(path: filePath, operation: "fsync", error)
         }
         syncDirectory()
     }
 
     private func syncDirectory() {
-        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            _ = fsync(directoryFD)
-            close(directoryFD)
-        }
+        try? FileSystem.syncDirectory(directory)
     }
 
     /// The content of file `name`, or `nil` when there is none.
@@ -106,33 +110,46 @@ public struct StateStore: Sendable {
     /// that took (0 normally). Whole lines are never touched.
     public func openJournal(_ name: String) throws(StateStoreError) -> (file: JournalFile, cut: Int) {
         let journal = journalPath(for: name)
-        let fd = open(journal, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
-        guard fd >= 0 else { throw StateStoreError(path: journal, operation: "open", reason: Self.lastError()) }
-        do throws(StateStoreError) {
-            let cut = try Self.cutTornTail(of: fd, path: journal)
-            return (JournalFile(path: journal, descriptor: fd), cut)
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(journal, .readWrite, options: [.append, .create], permissions: 0o640)
         } catch {
-            _ = Glibc.close(fd)
+            throw StateStoreError(path: journal, operation: "open", error)
+        }
+        do throws(StateStoreError) {
+            let cut = try Self.cutTornTail(of: file, path: journal)
+            return (JournalFile(path: journal, descriptor: file), cut)
+        } catch {
+            file.close()
             throw error
         }
     }
 
     /// Truncates the file after its last newline (everything, when it has none); returns
     /// the number of bytes removed.
-    private static func cutTornTail(of fd: Int32, path: String) throws(StateStoreError) -> Int {
-        var status = stat()
-        guard fstat(fd, &status) == 0 else {
-            throw StateStoreError(path: path, operation: "stat", reason: lastError())
+    private static func cutTornTail(of file: FileDescriptor, path: String) throws(StateStoreError) -> Int {
+        let size: Int
+        do {
+            size = try file.size()
+        } catch {
+            throw StateStoreError(path: path, operation: "stat", error)
         }
-        let size = Int(status.st_size)
         var end = size
         var buffer = [UInt8](repeating: 0, count: 4096)
         search: while end > 0 {
             let start = max(0, end - buffer.count)
-            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, end - start, off_t(start)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StateStoreError(path: path, operation: "read", reason: lastError())
+            let result = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(Errno) -> Int in
+                    try file.read(
+                        fromAbsoluteOffset: start, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<(end - start)])
+                    )
+                }
+            }
+            let count: Int
+            do {
+                count = try result.get()
+            } catch {
+                throw StateStoreError(path: path, operation: "read", error)
             }
             guard count == end - start else {
                 throw StateStoreError(path: path, operation: "read", reason: "short read")
@@ -148,8 +165,10 @@ public struct StateStore: Sendable {
             end = start
         }
         guard end < size else { return 0 }
-        guard ftruncate(fd, off_t(end)) == 0 else {
-            throw StateStoreError(path: path, operation: "truncate", reason: lastError())
+        do {
+            try file.resize(to: end)
+        } catch {
+            throw StateStoreError(path: path, operation: "truncate", error)
         }
         return size - end
     }
@@ -159,26 +178,20 @@ public struct StateStore: Sendable {
     /// new path, or `nil` when there is no such file.
     @discardableResult
     public func moveAside(_ path: String) throws(StateStoreError) -> String? {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        func padded(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        let stamp =
-            padded(parts.tm_year + 1900, 4) + padded(parts.tm_mon + 1, 2) + padded(parts.tm_mday, 2) + "T"
-            + padded(parts.tm_hour, 2) + padded(parts.tm_min, 2) + padded(parts.tm_sec, 2) + "Z"
+        // `20260501T140311Z`: the payload timestamp of the whole second, without separators.
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let stamp = String(ISO8601Timestamp.string(from: now).filter { $0 != "-" && $0 != ":" }.prefix(15)) + "Z"
         var target = path + ".corrupt-" + stamp
         var number = 1
-        var existing = stat()
-        while stat(target, &existing) == 0 {
+        while FileSystem.exists(target) {
             number += 1
             target = path + ".corrupt-" + stamp + "-\(number)"
         }
-        guard rename(path, target) == 0 else {
-            if errno == ENOENT { return nil }
-            throw StateStoreError(path: path, operation: "rename", reason: Self.lastError())
+        do {
+            try FileSystem.rename(path, to: target)
+        } catch {
+            if error == .noSuchFileOrDirectory { return nil }
+            throw StateStoreError(path: path, operation: "rename", error)
         }
         syncDirectory()
         return target
@@ -188,31 +201,39 @@ public struct StateStore: Sendable {
     public struct JournalFile: Sendable, Hashable {
         /// Where it is.
         public let path: String
-        let descriptor: Int32
+        let descriptor: FileDescriptor
 
-        /// Appends `data` with one `write(2)`: the change is in the kernel (it survives a
-        /// crash of the process) when this returns.
+        /// Appends `data` with one `write(2)` (more only if the kernel takes part of it): the
+        /// change is in the kernel (it survives a crash of the process) when this returns.
         public func append(_ data: Data) throws(StateStoreError) {
-            if let failure = StateStore.writeAll(data, to: descriptor, path: path) { throw failure }
+            do {
+                try descriptor.writeAll(data)
+            } catch {
+                throw StateStoreError(path: path, operation: "write", error)
+            }
         }
 
         /// Empties the journal (its changes are in the file now).
         public func truncate() throws(StateStoreError) {
-            guard ftruncate(descriptor, 0) == 0 else {
-                throw StateStoreError(path: path, operation: "truncate", reason: StateStore.lastError())
+            do {
+                try descriptor.resize(to: 0)
+            } catch {
+                throw StateStoreError(path: path, operation: "truncate", error)
             }
         }
 
         /// `fdatasync`s the journal.
         public func sync() throws(StateStoreError) {
-            guard fdatasync(descriptor) == 0 else {
-                throw StateStoreError(path: path, operation: "fsync", reason: StateStore.lastError())
+            do {
+                try descriptor.dataSync()
+            } catch {
+                throw StateStoreError(path: path, operation: "fsync", error)
             }
         }
 
         /// Closes the journal; no other call may follow.
         public func close() {
-            _ = Glibc.close(descriptor)
+            descriptor.close()
         }
     }
 
@@ -223,50 +244,17 @@ public struct StateStore: Sendable {
 
     // MARK: Files
 
-    fileprivate static func writeAll(_ data: Data, to fd: Int32, path: String) -> StateStoreError? {
-        data.withUnsafeBytes { buffer -> StateStoreError? in
-            guard let base = buffer.baseAddress else { return nil }
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return StateStoreError(path: path, operation: "write", reason: Self.lastError())
-                }
-                offset += written
-            }
-            return nil
-        }
-    }
-
     private func read(path filePath: String) throws(StateStoreError) -> Data? {
-        let fd = open(filePath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { return nil }
-            throw StateStoreError(path: filePath, operation: "open", reason: Self.lastError())
+        do {
+            return try FileSystem.contents(of: filePath).map { Data($0) }
+        } catch {
+            throw StateStoreError(error)
         }
-        defer { close(fd) }
-        var result = Data()
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StateStoreError(path: filePath, operation: "read", reason: Self.lastError())
-            }
-            if count == 0 { break }
-            result.append(contentsOf: buffer[0..<count])
-        }
-        return result
     }
 
     /// Removes file `name` and its journal if present.
     public func remove(_ name: String) {
-        unlink(path(for: name))
-        unlink(journalPath(for: name))
-    }
-
-    fileprivate static func lastError() -> String {
-        String(cString: strerror(errno))
+        try? FileSystem.remove(path(for: name))
+        try? FileSystem.remove(journalPath(for: name))
     }
 }

@@ -1,10 +1,9 @@
+import SystemCalls
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
 #endif
 
 /// The `sd_notify` protocol without libsystemd: datagrams to `$NOTIFY_SOCKET`
@@ -34,27 +33,7 @@ public struct SystemdNotifier: Sendable {
     @discardableResult
     public func notify(_ state: String) -> Bool {
         guard let socketPath else { return false }
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var pathBytes = Array(socketPath.utf8)
-        if pathBytes.first == UInt8(ascii: "@") { pathBytes[0] = 0 }
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard pathBytes.count < capacity else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in pathBytes.enumerated() { buffer[index] = byte }
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + pathBytes.count + (pathBytes.first == 0 ? 0 : 1))
         let message = Array(state.utf8)
-        let sent = message.withUnsafeBytes { messageBuffer in
-            withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, messageBuffer.baseAddress, messageBuffer.count, Int32(MSG_NOSIGNAL), $0, length)
-                }
-            }
-        }
-        return sent == message.count
+        return (try? UnixDatagram.send(message, to: socketPath)) == message.count
     }
 }

@@ -4,7 +4,9 @@ import Chess
 import Config
 import Emulation
 import Foundation
+import JSON
 import Kernel
+import Logging
 import Synchronization
 import TestSupport
 import Testing

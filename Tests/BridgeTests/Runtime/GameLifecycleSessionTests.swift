@@ -3,6 +3,7 @@ import Chess
 import Config
 import Emulation
 import Foundation
+import JSON
 import Kernel
 import TestSupport
 import Testing

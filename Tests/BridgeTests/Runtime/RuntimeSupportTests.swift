@@ -10,50 +10,6 @@ import Testing
     import Glibc
 #endif
 
-private final class CollectingSink: LogSink, @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [String] = []
-    var lines: [String] { lock.withLock { stored } }
-    func write(line: String) { lock.withLock { stored.append(line) } }
-}
-
-@Suite struct LoggerTests {
-    @Test func textLinesCarryTheJournaldPriority() {
-        let sink = CollectingSink()
-        let logger = Logger(label: "board-01", level: .info, sink: sink)
-        logger.warning("link lost", [("attempt", "2")])
-        logger.debug("not shown")
-        #expect(sink.lines == ["<4>board-01: link lost attempt=2"])
-    }
-
-    @Test func jsonLinesAreEscaped() {
-        let sink = CollectingSink()
-        let logger = Logger(label: "mqtt", level: .debug, format: .json, sink: sink)
-        logger.info("said \"hi\"\n", [("topic", "a/b")])
-        #expect(sink.lines == [#"{"level":"info","label":"mqtt","message":"said \"hi\"\n","topic":"a/b"}"#])
-    }
-
-    @Test func levelsMapToSyslogPriorities() {
-        #expect(LogLevel.allCases.map(\.syslogPriority) == [7, 6, 5, 4, 3])
-    }
-
-    /// Issue #16 (3): a refused 60 KB command costs a short line, not its whole value.
-    @Test func longValuesAreCappedWithTheirSize() throws {
-        let sink = CollectingSink()
-        let logger = Logger(label: "b02", level: .info, sink: sink)
-        let value = "bad square \"" + String(repeating: "x", count: 60_000) + "\""
-        logger.warning("refused command", [("board", "b02"), ("error", value)])
-        let line = try #require(sink.lines.first)
-        #expect(
-            line == "<4>b02: refused command board=b02 error=bad square \"" + String(repeating: "x", count: 188)
-                + "… (60013 bytes)")
-        #expect(
-            Logger.capped(String(repeating: "é", count: 150), limit: 201) == String(repeating: "é", count: 100)
-                + "… (300 bytes)")
-        #expect(Logger.capped("short", limit: 200) == "short")
-    }
-}
-
 @Suite struct StateStoreTests {
     @Test func writesAtomicallyAndReadsBack() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID())").path

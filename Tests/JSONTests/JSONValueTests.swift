@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Bridge
+@testable import JSON
 
 @Suite struct JSONValueTests {
     @Test func encodesCompactlyInInsertionOrder() {

@@ -1,5 +1,5 @@
-/// The one JSON string writer shared by the modules that build JSON byte by byte (the MQTT
-/// payloads in `Bridge`, the journal lines in `Kernel`).
+/// The one JSON string writer: `JSONValue`'s encoder and the modules that build JSON byte by
+/// byte (the journal lines in `Kernel`, the JSON log format in `Logging`) all quote through it.
 public enum JSONText {
     /// Appends `text` as a quoted JSON string to `output`: `"` and `\` escaped, the control
     /// characters as `\n`, `\r`, `\t`, `\b`, `\f` or `\u00XX`, everything else as UTF-8.

@@ -1,5 +1,3 @@
-import BoardKit
-
 extension JSONValue {
     /// The compact JSON text as UTF-8 bytes: no white space, object members in their
     /// order, integral numbers without a fraction, `/` and non-ASCII left as they are,
@@ -51,7 +49,7 @@ extension JSONValue {
 
     /// `3` for integral values within ±2^53, the shortest round-tripping form otherwise
     /// (`0.1`, `1e+300`), `null` for infinities and NaN (JSON has no spelling for them).
-    static func numberText(_ value: Double) -> String {
+    public static func numberText(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         if value == value.rounded(.towardZero), abs(value) <= 9_007_199_254_740_992 {
             return String(Int64(value))

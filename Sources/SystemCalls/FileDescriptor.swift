@@ -1,0 +1,180 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An open file descriptor (swift-system's shape): the calls above the C wrappers make on
+/// files and sockets, each retrying `EINTR` and throwing ``Errno``. Descriptors it opens
+/// are close-on-exec.
+public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
+    /// The descriptor number.
+    public let rawValue: Int32
+
+    /// Wraps `rawValue` (not taken over: closing stays the caller's business).
+    public init(rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    /// Standard error (2).
+    public static let standardError = FileDescriptor(rawValue: 2)
+
+    /// How a file is opened.
+    public enum AccessMode: Sendable {
+        /// `O_RDONLY`.
+        case readOnly
+        /// `O_WRONLY`.
+        case writeOnly
+        /// `O_RDWR`.
+        case readWrite
+
+        var flags: Int32 {
+            switch self {
+            case .readOnly: O_RDONLY
+            case .writeOnly: O_WRONLY
+            case .readWrite: O_RDWR
+            }
+        }
+    }
+
+    /// Further `open(2)` flags.
+    public struct OpenOptions: OptionSet, Sendable {
+        /// The flag bits.
+        public let rawValue: Int32
+        /// Creates options from flag bits.
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+        /// `O_CREAT`.
+        public static let create = OpenOptions(rawValue: O_CREAT)
+        /// `O_TRUNC`.
+        public static let truncate = OpenOptions(rawValue: O_TRUNC)
+        /// `O_APPEND`.
+        public static let append = OpenOptions(rawValue: O_APPEND)
+        /// `O_DIRECTORY`.
+        public static let directory = OpenOptions(rawValue: O_DIRECTORY)
+    }
+
+    /// Opens `path` (close-on-exec); `permissions` apply when `.create` makes the file.
+    public static func open(
+        _ path: String, _ mode: AccessMode, options: OpenOptions = [], permissions: UInt32 = 0o640
+    ) throws(Errno) -> FileDescriptor {
+        let flags = mode.flags | options.rawValue | O_CLOEXEC
+        let descriptor = try SystemCall.retryingInterrupts { Glibc.open(path, flags, mode_t(permissions)) }
+        return FileDescriptor(rawValue: descriptor)
+    }
+
+    /// Closes the descriptor. Not retried on `EINTR`: on Linux the descriptor is gone
+    /// whatever `close(2)` returns, and a retry could close another thread's new one.
+    public func close() {
+        _ = Glibc.close(rawValue)
+    }
+
+    /// One `read(2)` into `buffer`: the byte count, 0 at end of file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try SystemCall.retryingInterrupts { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+    }
+
+    /// One `pread(2)` at `offset` into `buffer`: the byte count, 0 at end of file.
+    public func read(fromAbsoluteOffset offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try SystemCall.retryingInterrupts { pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    /// Everything up to end of file, read in chunks of `chunk` bytes.
+    public func readAll(chunk: Int = 16_384) throws(Errno) -> [UInt8] {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while true {
+            let count = try buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(Errno) -> Int in try read(into: raw) }
+            }.get()
+            if count == 0 { return result }
+            result.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    /// One `write(2)` of `buffer`: the byte count written (possibly fewer than asked).
+    public func write(_ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
+        try SystemCall.retryingInterrupts { Glibc.write(rawValue, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Writes all of `bytes`: a partial write continues with the rest, `EINTR` retries, and
+    /// `EAGAIN` (a non-blocking descriptor that is full) waits with `poll(2)` until the
+    /// descriptor takes more. Returns the byte count (`bytes.count`).
+    @discardableResult
+    public func writeAll(_ bytes: some Collection<UInt8>, waitingWhenFull: Bool = true) throws(Errno) -> Int {
+        let array = Array(bytes)
+        return try array.withUnsafeBytes { buffer in
+            Result { () throws(Errno) -> Int in try writeAll(buffer, waitingWhenFull: waitingWhenFull) }
+        }.get()
+    }
+
+    /// Writes all of `buffer`: partial writes continue, `EINTR` retries, `EAGAIN` polls
+    /// (with `waitingWhenFull` false it is thrown instead: for a caller that must never
+    /// block, such as the log sink on the event loop's thread).
+    @discardableResult
+    public func writeAll(_ buffer: UnsafeRawBufferPointer, waitingWhenFull: Bool = true) throws(Errno) -> Int {
+        var offset = 0
+        while offset < buffer.count {
+            do {
+                offset += try write(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+            } catch  where error == .wouldBlock && waitingWhenFull {
+                try waitUntilWritable()
+            }
+        }
+        return offset
+    }
+
+    private func waitUntilWritable() throws(Errno) {
+        var entry = pollfd(fd: rawValue, events: Int16(POLLOUT), revents: 0)
+        _ = try SystemCall.retryingInterrupts { poll(&entry, 1, -1) }
+    }
+
+    /// `fsync(2)`: the file's data and metadata are on the disk.
+    public func sync() throws(Errno) {
+        _ = try SystemCall.retryingInterrupts { fsync(rawValue) }
+    }
+
+    /// `fdatasync(2)`: the file's data are on the disk.
+    public func dataSync() throws(Errno) {
+        _ = try SystemCall.retryingInterrupts { fdatasync(rawValue) }
+    }
+
+    /// `ftruncate(2)` to `size` bytes.
+    public func resize(to size: Int) throws(Errno) {
+        _ = try SystemCall.retryingInterrupts { ftruncate(rawValue, off_t(size)) }
+    }
+
+    /// The file's size (`fstat(2)`).
+    public func size() throws(Errno) -> Int {
+        var status = stat()
+        _ = try SystemCall.retryingInterrupts { fstat(rawValue, &status) }
+        return Int(status.st_size)
+    }
+
+    /// Whether the descriptor is a directory (`fstat(2)`).
+    public func isDirectory() throws(Errno) -> Bool {
+        var status = stat()
+        _ = try SystemCall.retryingInterrupts { fstat(rawValue, &status) }
+        return (status.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// One `recv(2)` without blocking (`MSG_DONTWAIT`) into `buffer`: the byte count, 0 at
+    /// end of file; throws ``Errno/wouldBlock`` when nothing waits.
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try SystemCall.retryingInterrupts { recv(rawValue, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) }
+    }
+
+    /// Makes the descriptor non-blocking and close-on-exec (a descriptor taken over from
+    /// another process, such as BlueZ's notify socket).
+    public func makeNonBlockingAndCloseOnExec() throws(Errno) {
+        let status = try SystemCall.retryingInterrupts { fcntl(rawValue, F_GETFL) }
+        _ = try SystemCall.retryingInterrupts { fcntl(rawValue, F_SETFL, status | O_NONBLOCK) }
+        let flags = try SystemCall.retryingInterrupts { fcntl(rawValue, F_GETFD) }
+        _ = try SystemCall.retryingInterrupts { fcntl(rawValue, F_SETFD, flags | FD_CLOEXEC) }
+    }
+
+    /// A connected pair of unix sockets of `type` (`SOCK_DGRAM`, `SOCK_SEQPACKET`,
+    /// `SOCK_STREAM`), close-on-exec.
+    public static func socketPair(type: Int32) throws(Errno) -> (FileDescriptor, FileDescriptor) {
+        var pair: [Int32] = [-1, -1]
+        _ = try SystemCall.retryingInterrupts { socketpair(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) }
+        return (FileDescriptor(rawValue: pair[0]), FileDescriptor(rawValue: pair[1]))
+    }
+}

@@ -1,0 +1,31 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Facts about the machine and the process.
+public enum Host {
+    /// The host name (`gethostname(2)`).
+    public static func name() throws(Errno) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        _ = try SystemCall.retryingInterrupts { gethostname(&buffer, buffer.count) }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Signals and the end of the process.
+public enum ProcessControl {
+    /// `SIGTERM`.
+    public static let terminateSignal = SIGTERM
+    /// `SIGINT`.
+    public static let interruptSignal = SIGINT
+
+    /// Sets `signal`'s disposition to ignore (before a dispatch source takes it over).
+    public static func ignore(signal number: Int32) {
+        _ = signal(number, SIG_IGN)
+    }
+
+    /// Ends the process with `status` (`exit(3)`: buffers flushed, `atexit` handlers run).
+    public static func exit(_ status: Int32) -> Never {
+        Glibc.exit(status)
+    }
+}

@@ -2,6 +2,7 @@ import BoardKit
 import Bridge
 import Config
 import Hall
+import Logging
 
 /// The `boardbridge` command line: parse, run one command, return the exit code.
 public enum BoardBridgeCLI {

@@ -1,4 +1,5 @@
 import Bridge
+import JSON
 
 /// One board as the hall sees it: the latest of each of its topics, bounded.
 public struct HallBoard: Equatable, Sendable {

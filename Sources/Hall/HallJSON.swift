@@ -1,4 +1,5 @@
 import Bridge
+import JSON
 
 /// The JSON the hall serves: the grid view of a board, its detail, a node, the snapshot.
 enum HallJSON {

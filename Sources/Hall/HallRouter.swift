@@ -1,5 +1,6 @@
 import Bridge
 import HTTP
+import JSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -3,6 +3,8 @@ import Config
 import Dispatch
 import HTTP
 import MQTT
+import JSON
+import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

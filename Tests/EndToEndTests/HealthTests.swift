@@ -2,6 +2,7 @@ import Bridge
 import Foundation
 import TestSupport
 import Testing
+import JSON
 
 extension EndToEndTests {
     /// Issue #20 (health): a board that stays connected but sends nothing (`boardsim ctl

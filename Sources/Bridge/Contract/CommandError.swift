@@ -1,4 +1,5 @@
 import JSON
+import Logging
 
 /// Why a command was refused. A refused command changes nothing; its `description` is
 /// the `error` text of the response published on `<base>/<board>/response`.

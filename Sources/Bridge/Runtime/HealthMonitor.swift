@@ -4,6 +4,7 @@ import Config
 import Dispatch
 import Kernel
 import MQTT
+import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -79,7 +79,8 @@ let package = Package(
             // The page: one HTML document with its CSS and JavaScript, compiled into the binary.
             resources: [.embedInCode("Resources/hall.html")]),
         .target(
-            name: "BridgeCLI", dependencies: ["JSON", "Logging", "SystemCalls", "BoardKit", "Adapters", "Config", "Bridge", "Hall"]),
+            name: "BridgeCLI",
+            dependencies: ["JSON", "Logging", "SystemCalls", "BoardKit", "Adapters", "Config", "Bridge", "Hall"]),
         // Release builds of the daemon (memory goal: under 20 MB resident, issue #8):
         // - `-static-stdlib`: the Swift runtime, Dispatch and FoundationEssentials are linked
         //   in, so none of the ten Swift shared libraries is loaded, relocated and

@@ -1,7 +1,7 @@
 import BoardKit
+import JSON
 import Kernel
 import MQTT
-import JSON
 
 extension BridgeConfiguration {
     /// The configuration as a JSON value, keys as in `config.yaml` and sorted, every secret

@@ -2,9 +2,9 @@ import Bridge
 import Config
 import Dispatch
 import HTTP
-import MQTT
 import JSON
 import Logging
+import MQTT
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

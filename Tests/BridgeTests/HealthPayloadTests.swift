@@ -1,9 +1,9 @@
 import BoardKit
 import Foundation
+import JSON
 import Testing
 
 @testable import Bridge
-import JSON
 
 /// Issue #20: the health report's bytes, the `stalled` event, and the diagnostic entities
 /// that read the report (board and bridge devices).

@@ -1,10 +1,10 @@
 import BoardKit
 import Chess
+import JSON
 import Kernel
 import Testing
 
 @testable import Bridge
-import JSON
 
 /// Issue #18 item 8: the commands as Home Assistant buttons and selects, the game sensors,
 /// the diagnostics and the bridge device's sensors.

@@ -1,8 +1,8 @@
 import BoardKit
+import JSON
 import Testing
 
 @testable import Bridge
-import JSON
 
 /// What Home Assistant shows agrees with what the bridge publishes (issue #18 items 2, 7).
 @Suite(.serialized) @MainActor struct HomeAssistantStateTests {

@@ -1,8 +1,8 @@
 import Bridge
 import Foundation
+import JSON
 import TestSupport
 import Testing
-import JSON
 
 extension EndToEndTests {
     /// Issue #20 (health): a board that stays connected but sends nothing (`boardsim ctl

@@ -1,7 +1,7 @@
 import BoardKit
 import Chess
-import Kernel
 import JSON
+import Kernel
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,6 +1,6 @@
 import BoardKit
-import Kernel
 import JSON
+import Kernel
 
 /// Turns the payload of a command topic into a `BridgeCommand`, or a `CommandError`
 /// naming what is wrong. Pure: a refused command changes nothing.

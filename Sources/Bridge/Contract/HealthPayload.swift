@@ -1,4 +1,5 @@
 import JSON
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

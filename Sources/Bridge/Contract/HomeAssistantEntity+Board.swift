@@ -1,4 +1,5 @@
 import JSON
+
 extension HomeAssistantEntity {
     /// The entities of one board (see docs/mqtt-contract.md, "Home Assistant"): what the
     /// board shows, the game, the commands as buttons and selects, diagnostics, and the

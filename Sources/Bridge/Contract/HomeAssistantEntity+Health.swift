@@ -1,4 +1,5 @@
 import JSON
+
 /// The health report's figures as Home Assistant diagnostic entities (issue #20): they
 /// read `<base>/bridge/<node>/health`, so they follow the bridge's availability only (a
 /// stalled or dropped board still shows its figures).

@@ -3,8 +3,8 @@ import BoardKit
 import Config
 import Dispatch
 import Kernel
-import MQTT
 import Logging
+import MQTT
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -138,7 +138,9 @@ final class FakeDevice {
             markPermanent()
             invocation.reply()
         case "CancelPairing": invocation.fail(BlueZErrors.doesNotExist)
-        case "ConnectProfile", "DisconnectProfile": invocation.fail(BlueZErrors.notSupported)
+        // An LE-only board has no BR/EDR service to connect (FakeClassicDevice has the SPP flow).
+        case "ConnectProfile": invocation.fail(ClassicErrors.profileUnavailable(sim.version))
+        case "DisconnectProfile": invocation.fail(BlueZErrors.invalidArguments)
         default: invocation.fail(DBusError.noSuchMethod(invocation.message))
         }
     }

@@ -123,7 +123,7 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
         guard task == nil, link == nil else { return }
         setState(.connecting)
         task = Task { [weak self] in
-            await self?.run(isReconnect: false)
+            await self?.runFirstConnect()
         }
     }
 
@@ -165,11 +165,13 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
 
     // MARK: Connecting
 
-    private func run(isReconnect: Bool) async {
-        var attempt = 0
+    /// The first connect (or one after ``start()`` following a give-up): retried every
+    /// ``initialRetryDelay`` seconds until it works or ``disconnect()``.
+    private func runFirstConnect() async {
         while !Task.isCancelled {
             do throws(BlueZLinkError) {
-                try await establish(isReconnect: isReconnect || linkCount > 0)
+                // After an earlier link the board keeps its session: the reconnect handshake.
+                try await establish(isReconnect: linkCount > 0)
                 task = nil
                 return
             } catch {
@@ -177,22 +179,8 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
                 lastError = error.description
                 logger.warning("connect failed: \(error)")
             }
-            let delay: TimeInterval
-            if isReconnect {
-                attempt += 1
-                guard let next = policy.nextDelay(attempt: attempt) else {
-                    logger.warning("gave up reconnecting after \(attempt - 1) attempts")
-                    task = nil
-                    setState(.disconnected)
-                    return
-                }
-                setState(.reconnecting(attempt: attempt))
-                delay = next
-            } else {
-                setState(.disconnected)
-                delay = initialRetryDelay
-            }
-            guard await manager.scheduler.sleep(delay) else { return }
+            setState(.disconnected)
+            guard await manager.scheduler.sleep(initialRetryDelay) else { return }
         }
     }
 

@@ -213,3 +213,37 @@ struct BlueZRFCOMMTests {
         _ = control
     }
 }
+
+@Suite(.serialized, .enabled(if: TestTools.available("dbus-daemon")))
+@MainActor
+struct BlueZRFCOMMSharedProfileTests {
+    @Test func twoBoardsShareOneProfileAndTheirBytesStaySeparate() async throws {
+        let fixture = try await SimulatorFixture(boards: [])
+        defer { fixture.stop() }
+        let control = ClassicControl(fixture: fixture)
+        for (id, address) in [("one", "CC:00:00:00:00:01"), ("two", "CC:00:00:00:00:02")] {
+            try await control.call("AddClassicBoard", [.string(id), .string(address), .string(id), .string("hci0")])
+        }
+        fixture.manager.start()
+        #expect(await fixture.manager.waitUntilReady(timeout: 20))
+        #expect(await eventually { fixture.manager.model.devices.count == 2 })
+        let profile = BlueZSerialProfile(manager: fixture.manager)
+        let transports = ["CC:00:00:00:00:01", "CC:00:00:00:00:02"].map { address in
+            BlueZRFCOMMTransport(manager: fixture.manager, profile: profile, address: address, connectTimeout: 8) {
+                RawSerialAdapter()
+            }
+        }
+        let recorders = transports.map { EventRecorder($0.events) }
+        defer { for recorder in recorders { recorder.stop() } }
+        for transport in transports { transport.start() }
+        #expect(await eventually { transports.allSatisfy { $0.state == .connected } })
+        transports[1].send(.requestState)
+        transports[1].send(.requestState)
+        #expect(await eventually { rawText(recorders[1].events) == "HSS" })
+        #expect(rawText(recorders[0].events) == "H")
+        #expect(try await control.received("one") == "H")
+        #expect(try await control.received("two") == "HSS")
+        #expect((try await control.call("ListProfiles").first?.arrayValue ?? []).count == 1)
+        for transport in transports { transport.disconnect() }
+    }
+}

@@ -196,6 +196,19 @@ struct BlueZRFCOMMTests {
             #expect(error.name == "org.bluez.Error.DoesNotExist")
         }
 
+        // A connection nobody asked for (another client's ConnectProfile): the bridge's profile
+        // refuses NewConnection, so bluetoothd's caller gets "refused".
+        do {
+            _ = try await fixture.control.call(
+                destination: "org.bluez", path: devicePath, interface: "org.bluez.Device1",
+                member: "ConnectProfile", body: [.string(BlueZSerialProfile.serialPortUUID)])
+            Issue.record("an unsolicited connection was accepted")
+        } catch {
+            #expect(error.name == "org.bluez.Error.Failed")
+            #expect(error.message == "br-connection-refused")
+        }
+        #expect(try await control.status("dgt")["Connected"]?.boolValue == false)
+
         // A device BlueZ does not know.
         let absent = transport(fixture, profile, address: "CC:00:00:00:00:99")
         absent.start()
@@ -210,7 +223,6 @@ struct BlueZRFCOMMTests {
         #expect(leOnly.lastError?.contains("br-connection-profile-unavailable") == true)
         #expect(leOnly.state == .disconnected)
         leOnly.disconnect()
-        _ = control
     }
 }
 

@@ -34,6 +34,8 @@ public final class FakeBlueZ {
     private(set) var adapters: [FakeAdapter] = []
     private(set) var boards: [SimulatedBoard] = []
     private var agents: [String: String] = [:]
+    /// Bluetooth Classic: ProfileManager1 and the SPP boards (`FakeClassicWorld.swift`).
+    private(set) lazy var classic = FakeClassicWorld(sim: self)
     private var ownerSubscription: DBusSubscription?
     private var isShutDown = false
 
@@ -83,6 +85,7 @@ public final class FakeBlueZ {
                 }
                 SimulatorControl.handle(invocation, on: self)
             }
+            try classic.exportControl()
         } catch {
             tree.detach()
             throw .bus(error)
@@ -111,6 +114,7 @@ public final class FakeBlueZ {
         isShutDown = true
         for board in boards { board.stopAll() }
         for adapter in adapters { adapter.stopAll() }
+        classic.stopAll()
         ownerSubscription?.cancel()
         connection.unregisterObject(at: Self.controlPath)
         tree.detach()
@@ -208,6 +212,7 @@ public final class FakeBlueZ {
 
     func clientLeft(_ name: String) {
         agents[name] = nil
+        classic.clientLeft(name)
         for adapter in adapters { adapter.clientLeft(name) }
         for board in boards { board.device?.clientLeft(name) }
     }
@@ -232,7 +237,7 @@ public final class FakeBlueZ {
                     in: [DBusArgument("profile", "o"), DBusArgument("UUID", "s"), DBusArgument("options", "a{sv}")]),
                 DBusMethodDescription("UnregisterProfile", in: [DBusArgument("profile", "o")]),
             ], properties: [],
-            methodHandler: { invocation in invocation.reply() })
+            methodHandler: { [weak self] invocation in self?.classic.profiles.handle(invocation) })
         try tree.addInterface(agentManager, at: "/org/bluez")
         try tree.addInterface(profileManager, at: "/org/bluez")
     }

@@ -143,7 +143,9 @@ final class FakeDevice {
             guard pendingPair != nil else { return invocation.fail(BlueZErrors.doesNotExist) }
             failPairing(BlueZErrors.authenticationCanceled)
             invocation.reply()
-        case "ConnectProfile", "DisconnectProfile": invocation.fail(BlueZErrors.notSupported)
+        // An LE-only board has no BR/EDR service to connect (FakeClassicDevice has the SPP flow).
+        case "ConnectProfile": invocation.fail(ClassicErrors.profileUnavailable(sim.version))
+        case "DisconnectProfile": invocation.fail(BlueZErrors.invalidArguments)
         default: invocation.fail(DBusError.noSuchMethod(invocation.message))
         }
     }

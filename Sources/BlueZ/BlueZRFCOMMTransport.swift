@@ -1,0 +1,353 @@
+import BoardKit
+import DBus
+import Dispatch
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A ``BoardTransport`` for a Bluetooth Classic board (RFCOMM, Serial Port Profile) through
+/// BlueZ, generic over the bytes carried: the board's ``BoardAdapter`` comes from
+/// `makeAdapter` (the DGT adapter for a DGT Bluetooth e-Board).
+///
+/// Link set-up: the shared ``BlueZSerialProfile`` registered (`ProfileManager1`) → the paired
+/// device with ``address`` in BlueZ's objects → `Device1.ConnectProfile(SPP)` → BlueZ calls
+/// `Profile1.NewConnection(device, fd, …)` → the fd is read on the main loop and written
+/// through one paced writer (``BlueZSerialLink``) → ``BoardTransportState/connected`` and
+/// ``BoardEvent/connected`` → `handshakeCommands(isReconnect:)` through the writer.
+///
+/// Data: each read → `adapter.feed(bytes:)` → events → `takePendingResponses()` onto the same
+/// writer. The link drops at end of file or a socket error (the board went away),
+/// `RequestDisconnection` or `Release` from BlueZ: ``BoardEvent/disconnected(error:)``, then
+/// the ``BoardReconnectPolicy`` (each attempt `ConnectProfile` again, with
+/// `handshakeCommands(isReconnect: true)`); when it gives up the state is
+/// ``BoardTransportState/disconnected`` until ``start()``. A failed first connect is retried
+/// every ``initialRetryDelay`` seconds. ``disconnect()`` never reconnects.
+@MainActor
+public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandChecking {
+    /// The manager whose connection and objects this transport uses.
+    public let manager: BlueZManager
+    /// The shared Profile1 object.
+    public let profile: BlueZSerialProfile
+    /// The board's Bluetooth address (`AA:BB:CC:DD:EE:FF`, upper case).
+    public let address: String
+    /// The adapter to use (`hci0`), or `nil` for any that has the device.
+    public let adapterName: String?
+    /// The reconnect schedule after an unexpected drop.
+    public let policy: BoardReconnectPolicy
+    /// How long `ConnectProfile` (and the `NewConnection` that comes with it) may take.
+    public let connectTimeout: TimeInterval
+    /// The pause between failed first connects.
+    public let initialRetryDelay: TimeInterval
+    /// Where log lines go.
+    public let logger: BlueZLogger
+
+    /// The link state.
+    public private(set) var state: BoardTransportState = .idle
+    /// Always empty: Classic boards are paired beforehand, not scanned for.
+    public let discovered: [DiscoveredBoardDevice] = []
+    /// The connected board's name, if any.
+    public private(set) var connectedDeviceName: String?
+    /// The last error, readable.
+    public private(set) var lastError: String?
+    /// Decoded events and link events, in order (the newest 4096 kept if nobody reads).
+    public let events: AsyncStream<BoardEvent>
+    /// Completed links so far (the first and every reconnect).
+    public private(set) var linkCount = 0
+
+    private let makeAdapter: @MainActor () -> any BoardAdapter
+    private let continuation: AsyncStream<BoardEvent>.Continuation
+    private var eventHandler: (@MainActor (BoardEvent) -> Void)?
+    private var link: BlueZSerialLink?
+    private var task: Task<Void, Never>?
+    private var autoConnect = false
+    private var arrivedDescriptor: Int32?
+    private var expecting: String?
+
+    /// A transport for the board at `address`.
+    public init(
+        manager: BlueZManager, profile: BlueZSerialProfile, address: String, adapter: String? = nil,
+        policy: BoardReconnectPolicy = BoardReconnectPolicy(), connectTimeout: TimeInterval = 30,
+        initialRetryDelay: TimeInterval = 10, label: String? = nil,
+        makeAdapter: @escaping @MainActor () -> any BoardAdapter
+    ) {
+        self.manager = manager
+        self.profile = profile
+        self.address = String(address.uppercased().map { $0 == "-" || $0 == "_" ? ":" : $0 })
+        self.adapterName = adapter
+        self.policy = policy
+        self.connectTimeout = connectTimeout
+        self.initialRetryDelay = initialRetryDelay
+        self.makeAdapter = makeAdapter
+        logger = manager.logger.prefixed("[\(label ?? "rfcomm \(address)")] ")
+        (events, continuation) = AsyncStream.makeStream(of: BoardEvent.self, bufferingPolicy: .bufferingNewest(4096))
+    }
+
+    isolated deinit {
+        task?.cancel()
+        link?.close()
+        continuation.finish()
+    }
+
+    /// Delivers events to `handler` instead of ``events``.
+    public func deliverEvents(to handler: (@MainActor (BoardEvent) -> Void)?) {
+        eventHandler = handler
+    }
+
+    /// The current link's adapter's capabilities, else a fresh adapter's.
+    public var capabilities: BoardCapabilities {
+        link?.adapter.capabilities ?? makeAdapter().capabilities
+    }
+
+    /// Whether the link's writer has nothing queued (`true` without a link).
+    public var isWriterIdle: Bool { link?.writer?.isIdle ?? true }
+
+    // MARK: BoardTransport
+
+    /// Does nothing: Classic boards are paired beforehand (`bluetoothctl pair`).
+    public func startScan() {}
+    /// Does nothing.
+    public func stopScan() {}
+
+    /// Connects to `device` (its token or name is ignored: the transport is for ``address``).
+    public func connect(_ device: DiscoveredBoardDevice) {
+        start()
+    }
+
+    /// Connects (retrying a failed first connect every ``initialRetryDelay`` seconds) and
+    /// keeps the link up per ``policy``. Does nothing while a link is up or being set up.
+    public func start() {
+        autoConnect = true
+        guard task == nil, link == nil else { return }
+        setState(.connecting)
+        task = Task { [weak self] in
+            await self?.runFirstConnect()
+        }
+    }
+
+    /// Closes the link (`DisconnectProfile`, best effort) or stops connecting; no reconnect.
+    public func disconnect() {
+        autoConnect = false
+        task?.cancel()
+        task = nil
+        if let link {
+            let devicePath = link.devicePath
+            teardown()
+            continuationYield(.disconnected(error: nil))
+            Task { [manager] in
+                _ = try? await manager.call(
+                    path: devicePath, interface: BlueZNames.deviceInterface, member: "DisconnectProfile",
+                    body: [.string(BlueZSerialProfile.serialPortUUID)])
+            }
+        }
+        setState(.disconnected)
+    }
+
+    /// Encodes `command` and queues it on the paced writer; dropped without a link.
+    public func send(_ command: BoardCommand) {
+        guard let link, let writer = link.writer else {
+            logger.debug("not connected; \(command) dropped")
+            return
+        }
+        guard let bytes = link.adapter.encode(command) else {
+            logger.debug("\(command) is not supported by this board; skipped")
+            return
+        }
+        writer.enqueue(bytes)
+    }
+
+    /// Whether the linked board's adapter encodes `command`.
+    public func canSend(_ command: BoardCommand) -> Bool {
+        link?.adapter.encode(command) != nil
+    }
+
+    // MARK: Connecting
+
+    /// The first connect (or one after ``start()`` following a give-up): retried every
+    /// ``initialRetryDelay`` seconds until it works or ``disconnect()``.
+    private func runFirstConnect() async {
+        while !Task.isCancelled {
+            do throws(BlueZLinkError) {
+                // After an earlier link the board keeps its session: the reconnect handshake.
+                try await establish(isReconnect: linkCount > 0)
+                task = nil
+                return
+            } catch {
+                if error == .cancelled || Task.isCancelled { return }
+                lastError = error.description
+                logger.warning("connect failed: \(error)")
+            }
+            setState(.disconnected)
+            guard await manager.scheduler.sleep(initialRetryDelay) else { return }
+        }
+    }
+
+    private func establish(isReconnect: Bool) async throws(BlueZLinkError) {
+        guard await manager.waitUntilReady(timeout: connectTimeout) else { throw .bluezUnavailable }
+        if Task.isCancelled { throw .cancelled }
+        guard
+            let device = manager.model.devices.values.sorted(by: { $0.path < $1.path }).first(where: {
+                $0.address == address && (adapterName == nil || $0.adapterName == adapterName)
+            })
+        else { throw .deviceNotFound("\(address) is not known to BlueZ (pair it first)") }
+        do throws(DBusError) {
+            try await profile.register()
+        } catch {
+            throw .connectFailed(address: address, error: error)
+        }
+        expecting = device.path
+        arrivedDescriptor = nil
+        profile.attach(
+            devicePath: device.path,
+            BlueZSerialProfile.Handler(
+                connection: { [weak self] descriptor in self?.accept(descriptor, from: device.path) ?? false },
+                disconnect: { [weak self] reason in self?.linkDown(reason) }))
+        defer { expecting = nil }
+        logger.info("ConnectProfile(SPP) to \(device.name ?? "?") \(address)")
+        do throws(DBusError) {
+            _ = try await manager.call(
+                path: device.path, interface: BlueZNames.deviceInterface, member: "ConnectProfile",
+                body: [.string(BlueZSerialProfile.serialPortUUID)], timeout: connectTimeout)
+        } catch {
+            closeArrived()
+            if Task.isCancelled { throw .cancelled }
+            throw .connectFailed(address: address, error: error)
+        }
+        // BlueZ calls NewConnection before it answers ConnectProfile; allow for reordering.
+        let deadline = manager.scheduler.now + connectTimeout
+        while arrivedDescriptor == nil {
+            guard manager.scheduler.now < deadline else { throw .timeout("NewConnection from BlueZ") }
+            guard await manager.scheduler.sleep(0.02) else {
+                closeArrived()
+                throw .cancelled
+            }
+        }
+        guard let descriptor = arrivedDescriptor else { throw .cancelled }
+        arrivedDescriptor = nil
+        if Task.isCancelled {
+            _ = SerialCalls.close(descriptor)
+            throw .cancelled
+        }
+        goUp(descriptor: descriptor, device: device, isReconnect: isReconnect)
+    }
+
+    private func accept(_ descriptor: Int32, from devicePath: String) -> Bool {
+        guard expecting == devicePath, arrivedDescriptor == nil else { return false }
+        arrivedDescriptor = descriptor
+        return true
+    }
+
+    private func closeArrived() {
+        if let descriptor = arrivedDescriptor { _ = SerialCalls.close(descriptor) }
+        arrivedDescriptor = nil
+    }
+
+    private func goUp(descriptor: Int32, device: BlueZDeviceInfo, isReconnect: Bool) {
+        let adapter = makeAdapter()
+        let link = BlueZSerialLink(
+            devicePath: device.path, descriptor: descriptor, adapter: adapter, scheduler: manager.scheduler,
+            logger: logger, onBytes: { [weak self] bytes in self?.received(bytes) },
+            onClose: { [weak self] reason in self?.linkDown(reason) })
+        self.link = link
+        linkCount += 1
+        lastError = nil
+        connectedDeviceName = device.name ?? device.address
+        setState(.connected)
+        logger.info("RFCOMM link up (\(isReconnect ? "reconnect" : "first connect"))")
+        continuationYield(.connected)
+        for step in adapter.handshakeCommands(isReconnect: isReconnect) {
+            guard let bytes = adapter.encode(step.command) else { continue }
+            link.writer?.enqueue(bytes, delayBefore: step.delayBefore)
+        }
+    }
+
+    private func received(_ bytes: Data) {
+        guard let link else { return }
+        let decoded = link.adapter.feed(bytes: bytes)
+        for response in link.adapter.takePendingResponses() { link.writer?.enqueue(response) }
+        for event in decoded { continuationYield(event) }
+    }
+
+    /// The link went down unexpectedly: report, then reconnect per policy.
+    private func linkDown(_ reason: String) {
+        guard link != nil else { return }
+        teardown()
+        lastError = reason
+        logger.warning("RFCOMM link down: \(reason)")
+        continuationYield(.disconnected(error: reason))
+        guard autoConnect else { return setState(.disconnected) }
+        task?.cancel()
+        setState(.reconnecting(attempt: 1))
+        task = Task { [weak self] in
+            guard let self, let first = self.policy.nextDelay(attempt: 1) else {
+                self?.setState(.disconnected)
+                return
+            }
+            guard await self.manager.scheduler.sleep(first) else { return }
+            await self.runReconnect()
+        }
+    }
+
+    private func runReconnect() async {
+        var attempt = 1
+        while !Task.isCancelled {
+            do throws(BlueZLinkError) {
+                try await establish(isReconnect: true)
+                task = nil
+                return
+            } catch {
+                if error == .cancelled || Task.isCancelled { return }
+                lastError = error.description
+                logger.warning("reconnect \(attempt)/\(policy.maxAttempts) failed: \(error)")
+            }
+            attempt += 1
+            guard let delay = policy.nextDelay(attempt: attempt) else {
+                task = nil
+                setState(.disconnected)
+                return
+            }
+            setState(.reconnecting(attempt: attempt))
+            guard await manager.scheduler.sleep(delay) else { return }
+        }
+    }
+
+    private func teardown() {
+        if let link { profile.detach(devicePath: link.devicePath) }
+        link?.close()
+        link = nil
+        connectedDeviceName = nil
+    }
+
+    private func setState(_ new: BoardTransportState) {
+        if state != new { state = new }
+    }
+
+    private func continuationYield(_ event: BoardEvent) {
+        if let eventHandler {
+            eventHandler(event)
+            return
+        }
+        if case .dropped = continuation.yield(event) {
+            logger.warning("event buffer full; the oldest event was dropped")
+        }
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// libc calls whose names clash with methods here.
+enum SerialCalls {
+    static func close(_ descriptor: Int32) -> Int32 {
+        #if canImport(Glibc)
+            Glibc.close(descriptor)
+        #else
+            Musl.close(descriptor)
+        #endif
+    }
+}

@@ -1,0 +1,122 @@
+import BoardKit
+import MainLoop
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// One RFCOMM link: the stream socket BlueZ handed to `Profile1.NewConnection`, read on the
+/// main loop (``MainLoop/ReadableWatch``, non-blocking, into one fixed buffer), written by the
+/// link's ``BlueZPacedWriter`` (non-blocking `send`; a full socket is retried, a partial write
+/// continues with the rest, `EPIPE`/`ECONNRESET` is link loss). End of file or a read error
+/// is reported once through `onClose`; the descriptor is closed exactly once.
+@MainActor
+final class BlueZSerialLink {
+    /// The most bytes read at once.
+    static let readSize = 4096
+    /// How often a full socket is retried before the chunk is given up (at 20 ms: 10 s).
+    static let maximumFullRetries = 500
+
+    let devicePath: String
+    let descriptor: Int32
+    var adapter: any BoardAdapter
+    private(set) var writer: BlueZPacedWriter?
+    private var watch: ReadableWatch?
+    private var buffer = [UInt8](repeating: 0, count: BlueZSerialLink.readSize)
+    private let scheduler: any BlueZScheduler
+    private let onBytes: @MainActor (Data) -> Void
+    private let onClose: @MainActor (String) -> Void
+    private var timers: [BlueZTimer] = []
+
+    init(
+        devicePath: String, descriptor: Int32, adapter: any BoardAdapter, scheduler: any BlueZScheduler,
+        logger: BlueZLogger, onBytes: @escaping @MainActor (Data) -> Void,
+        onClose: @escaping @MainActor (String) -> Void
+    ) {
+        self.devicePath = devicePath
+        self.descriptor = descriptor
+        self.adapter = adapter
+        self.scheduler = scheduler
+        self.onBytes = onBytes
+        self.onClose = onClose
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        writer = BlueZPacedWriter(
+            minimumInterval: adapter.minimumWriteInterval, maximumChunkLength: 512, scheduler: scheduler,
+            logger: logger
+        ) { [weak self] chunk, completion in
+            guard let self else { return completion(.linkLost("link closed")) }
+            self.write(chunk, retries: 0, completion: completion)
+        }
+        writer?.onLinkLost = { [weak self] reason in self?.fail(reason) }
+        watch = ReadableWatch(descriptor: descriptor, closesDescriptor: true) { [weak self] in self?.readAvailable() }
+    }
+
+    var isOpen: Bool { watch != nil }
+
+    /// Stops reading and writing and closes the socket, without reporting. Idempotent.
+    func close() {
+        writer?.stop()
+        for timer in timers { timer.cancel() }
+        timers.removeAll()
+        watch?.cancel()
+        watch = nil
+    }
+
+    private func fail(_ reason: String) {
+        guard isOpen else { return }
+        close()
+        onClose(reason)
+    }
+
+    private func readAvailable() {
+        guard isOpen else { return }
+        let (count, error) = buffer.withUnsafeMutableBytes { raw in
+            let count = recv(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+            return (count, count < 0 ? errno : 0)
+        }
+        if count > 0 {
+            onBytes(Data(buffer[0..<count]))
+        } else if count < 0 && (error == EAGAIN || error == EWOULDBLOCK || error == EINTR) {
+            return
+        } else {
+            fail(count == 0 ? "the board closed the RFCOMM link" : "read failed (errno \(error))")
+        }
+    }
+
+    private func write(_ chunk: Data, retries: Int, completion: @escaping @MainActor (BlueZWriteResult) -> Void) {
+        guard isOpen else { return completion(.linkLost("link closed")) }
+        let (sent, error) = chunk.withUnsafeBytes { raw in
+            let sent = send(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+            return (sent, sent < 0 ? errno : 0)
+        }
+        if sent == chunk.count { return completion(.success) }
+        if sent > 0 {
+            let rest = Data(chunk.dropFirst(sent))
+            return later { [weak self] in self?.write(rest, retries: 0, completion: completion) }
+        }
+        if error == EAGAIN || error == EWOULDBLOCK || error == EINTR {
+            guard retries < Self.maximumFullRetries else { return completion(.failed("socket full")) }
+            return later { [weak self] in self?.write(chunk, retries: retries + 1, completion: completion) }
+        }
+        completion(.linkLost("write failed (errno \(error))"))
+    }
+
+    private func later(_ action: @escaping @MainActor () -> Void) {
+        // Fired timers are done with; keep the list short.
+        if timers.count > 8 { timers.removeFirst(timers.count - 8) }
+        timers.append(scheduler.schedule(after: 0.02, action))
+    }
+
+    isolated deinit {
+        close()
+    }
+}

@@ -1,6 +1,7 @@
 import BoardKit
 import DBus
 import Dispatch
+import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -42,7 +43,7 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     /// The pause between failed first connects.
     public let initialRetryDelay: TimeInterval
     /// Where log lines go.
-    public let logger: BlueZLogger
+    public let logger: Logger
 
     /// The link state.
     public private(set) var state: BoardTransportState = .idle
@@ -147,20 +148,19 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
 
     /// Encodes `command` and queues it on the paced writer; dropped without a link.
     public func send(_ command: BoardCommand) {
-        guard let link, let writer = link.writer else {
+        guard link?.writer != nil else {
             logger.debug("not connected; \(command) dropped")
             return
         }
-        guard let bytes = link.adapter.encode(command) else {
-            logger.debug("\(command) is not supported by this board; skipped")
-            return
-        }
-        writer.enqueue(bytes)
+        if !sendIfSupported(command) { logger.debug("\(command) is not supported by this board; skipped") }
     }
 
-    /// Whether the linked board's adapter encodes `command`.
-    public func canSend(_ command: BoardCommand) -> Bool {
-        link?.adapter.encode(command) != nil
+    /// Encodes `command` once and queues it; `false` (nothing sent) without a link or when
+    /// the adapter encodes nothing for it.
+    public func sendIfSupported(_ command: BoardCommand) -> Bool {
+        guard let link, let writer = link.writer, let bytes = link.adapter.encode(command) else { return false }
+        writer.enqueue(bytes)
+        return true
     }
 
     // MARK: Connecting

@@ -1,4 +1,5 @@
 import BoardKit
+import Logging
 import MainLoop
 
 #if canImport(FoundationEssentials)
@@ -38,7 +39,7 @@ final class BlueZSerialLink {
 
     init(
         devicePath: String, descriptor: Int32, adapter: any BoardAdapter, scheduler: any BlueZScheduler,
-        logger: BlueZLogger, onBytes: @escaping @MainActor (Data) -> Void,
+        logger: Logger, onBytes: @escaping @MainActor (Data) -> Void,
         onClose: @escaping @MainActor (String) -> Void
     ) {
         self.devicePath = devicePath

@@ -1,3 +1,4 @@
+import BoardKit
 import DBus
 
 #if canImport(FoundationEssentials)
@@ -192,7 +193,7 @@ final class FakeClassicDevice {
     /// Writes `bytes` to the host; `false` without a link.
     @discardableResult
     func sendToHost(_ bytes: Data) -> Bool {
-        socket?.send(Array(bytes)) ?? false
+        socket?.send(Array(bytes)) == .sent
     }
 
     /// bluetoothd disconnecting the profile itself (`DisconnectProfile`, `Disconnect`, the

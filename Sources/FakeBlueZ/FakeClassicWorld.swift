@@ -1,3 +1,4 @@
+import BoardKit
 import DBus
 
 #if canImport(FoundationEssentials)
@@ -68,7 +69,7 @@ final class FakeClassicWorld {
         guard !boards.contains(where: { $0.id == id || $0.address == normalized }) else { throw .duplicateBoard(id) }
         let board = FakeClassicDevice(
             sim: sim, id: id, address: normalized, name: name, adapterPath: host.path, personality: personality)
-        do {
+        do throws(DBusError) {
             try board.export()
         } catch {
             throw .bus(error)

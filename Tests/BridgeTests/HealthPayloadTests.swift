@@ -87,8 +87,8 @@ import Testing
         #expect(try JSONValue(parsing: rssi.payload)["unit_of_measurement"] == "dBm")
 
         let bridgeMessages = discovery.bridgeDiscoveryMessages(bridge)
-        // The connection state, version and board count, and the seven health entities.
-        #expect(bridgeMessages.count == 10)
+        // The connection state, version, board counts, reconnect-all, and seven health entities.
+        #expect(bridgeMessages.count == 12)
         let directory = try #require(
             bridgeMessages.first {
                 $0.topic == "homeassistant/binary_sensor/boardbridge_bridge_hall-a/health_state_directory/config"

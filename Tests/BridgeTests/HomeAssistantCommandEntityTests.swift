@@ -112,11 +112,17 @@ import Testing
             configs.compactMap { $0["unique_id"]?.stringValue }.map {
                 $0.replacing("boardbridge_bridge_hall-a_", with: "")
             } == [
-                "connection_state", "version", "boards",
+                "connection_state", "version", "boards", "boards_connected", "reconnect_all",
             ])
         #expect(configs[1]["state_topic"] == "boardbridge/bridge/hall-a/info")
         #expect(configs[1]["value_template"] == "{{ value_json.version }}")
         #expect(configs[2]["value_template"] == "{{ value_json.boards | length }}")
-        #expect(configs.dropFirst().allSatisfy { $0["entity_category"] == "diagnostic" && $0["availability"] != nil })
+        #expect(configs[3]["state_topic"] == "boardbridge/bridge/hall-a/health")
+        // The reconnect-all button is the bridge's reconnect request for every board.
+        #expect(configs[4]["command_topic"] == "boardbridge/bridge/hall-a/request/reconnect")
+        #expect(configs[4]["payload_press"] == #"{"all":true}"#)
+        #expect(configs[4]["entity_category"] == "config")
+        #expect(configs.dropFirst().dropLast().allSatisfy { $0["entity_category"] == "diagnostic" })
+        #expect(configs.dropFirst().allSatisfy { $0["availability"] != nil })
     }
 }

@@ -57,9 +57,27 @@ BOARD_ENTITIES = [
     ("sensor", "last_seen", "Last seen", "diagnostic", False),
     ("sensor", "adapter", "Bluetooth adapter", "diagnostic", False),
     ("sensor", "last_error", "Last connection error", "diagnostic", False),
+    # Issue #20: the board's figures from the bridge's health report.
+    ("binary_sensor", "health_stalled", "Stalled", "diagnostic", True),
+    ("sensor", "health_rssi", "Signal strength", "diagnostic", True),
+    ("sensor", "health_notification_rate", "Notifications per second", "diagnostic", True),
+    ("sensor", "health_last_frame", "Since last frame", "diagnostic", True),
+    ("sensor", "health_reconnects", "Reconnects", "diagnostic", True),
+    ("sensor", "health_missing_acks", "Missing acknowledgements", "diagnostic", True),
+    ("sensor", "health_malformed_frames", "Malformed frames", "diagnostic", True),
 ]
 # The entities that follow the bridge's availability only (not the board's).
-BRIDGE_ONLY = {"connectivity", "ready", "connection_state", "reconnect", "last_error"}
+BRIDGE_ONLY = {"connectivity", "ready", "connection_state", "reconnect", "last_error"} | {
+    e[1] for e in BOARD_ENTITIES if e[1].startswith("health_")
+}
+# The bridge device's entities: (object id, entity_category).
+BRIDGE_ENTITIES = [
+    ("connection_state", "diagnostic"), ("version", "diagnostic"), ("boards", "diagnostic"),
+    ("boards_connected", "diagnostic"), ("reconnect_all", "config"),
+    ("health_state_directory", "diagnostic"), ("health_uptime", "diagnostic"), ("health_cpu", "diagnostic"),
+    ("health_memory", "diagnostic"), ("health_mqtt_queued", "diagnostic"), ("health_mqtt_dropped", "diagnostic"),
+    ("health_free_space", "diagnostic"),
+]
 
 
 def expected_entities(board, enabled_only=False):
@@ -246,10 +264,13 @@ def test_bridge_connectivity_entity(ha):
     devices, entities = registries(ha)
     bridge = mqtt_device(devices, BRIDGE_DEVICE_ID)
     mine = {e["unique_id"]: e for e in entities if e["device_id"] == bridge["id"]}
-    assert sorted(mine) == sorted(f"{BRIDGE_DEVICE_ID}_{key}" for key in ("connection_state", "version", "boards"))
-    assert all(e["entity_category"] == "diagnostic" for e in mine.values())
+    assert sorted(mine) == sorted(f"{BRIDGE_DEVICE_ID}_{key}" for key, _ in BRIDGE_ENTITIES)
+    for key, category in BRIDGE_ENTITIES:
+        assert mine[f"{BRIDGE_DEVICE_ID}_{key}"]["entity_category"] == category, key
     assert state(ha, mine[f"{BRIDGE_DEVICE_ID}_connection_state"]["entity_id"])["state"] == "on"
     assert state(ha, mine[f"{BRIDGE_DEVICE_ID}_boards"]["entity_id"])["state"] == str(len(BOARDS))
+    # Issue #18: boards connected, from the health report (published at start-up).
+    assert state(ha, mine[f"{BRIDGE_DEVICE_ID}_boards_connected"]["entity_id"])["state"] == str(len(BOARDS))
     version = state(ha, mine[f"{BRIDGE_DEVICE_ID}_version"]["entity_id"])["state"]
     assert version == bridge["sw_version"]
 

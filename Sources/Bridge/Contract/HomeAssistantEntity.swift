@@ -71,6 +71,26 @@ extension HomeAssistantEntity {
                     ("state_class", "measurement"), ("icon", "mdi:checkerboard"), ("entity_category", "diagnostic"),
                 ],
                 availability: .bridgeOnly),
+            HomeAssistantEntity(
+                component: "sensor", key: "boards_connected", name: "Boards connected",
+                options: [
+                    ("state_topic", .string(topics.bridgeHealth)),
+                    (
+                        "value_template",
+                        "{{ value_json.boards.values() | selectattr('connection', 'eq', 'ready') | list | length }}"
+                    ),
+                    ("state_class", "measurement"), ("icon", "mdi:bluetooth-connect"),
+                    ("entity_category", "diagnostic"),
+                ],
+                availability: .bridgeOnly),
+            HomeAssistantEntity(
+                component: "button", key: "reconnect_all", name: "Reconnect all boards",
+                options: [
+                    ("command_topic", .string(topics.bridgeRequest("reconnect"))),
+                    ("payload_press", .string((["all": .bool(true)] as JSONValue).encodedString())),
+                    ("qos", 1), ("device_class", "restart"), ("entity_category", "config"),
+                ],
+                availability: .bridgeOnly),
         ]
     }
 }

@@ -421,9 +421,17 @@ public final class BridgeApp {
             response = .ok(data: .array(boards), transaction: parsed.transaction)
         case (.success, "health"):
             response = .ok(data: health.publishReport().json, transaction: parsed.transaction)
+        case (.success(let members), "reconnect") where members["all"] == .bool(true):
+            let ids = transports.keys.sorted()
+            for id in ids {
+                transports[id]?.disconnect()
+                transports[id]?.start()
+            }
+            response = .ok(data: ["boards": .array(ids.map { .string($0) })], transaction: parsed.transaction)
         case (.success(let members), "reconnect"):
             guard let id = members["board"]?.stringValue, let transport = transports[id] else {
-                response = .error(message: "reconnect needs an existing \"board\"", transaction: parsed.transaction)
+                response = .error(
+                    message: "reconnect needs an existing \"board\" (or \"all\":true)", transaction: parsed.transaction)
                 break
             }
             transport.disconnect()

@@ -78,6 +78,14 @@ extension BlueZBoardTransport {
             updateState()
             guard await manager.waitUntilPowered(adapter: adapterName, using: waiter), isCurrent(id) else { return }
             guard await manager.scheduler.sleep(delay), isCurrent(id) else { return }
+            // A Disconnect this transport sent (a recycled link) completes first: bluetoothd
+            // holds the link ~2 s after it (DISCONNECT_TIMER), and a Connect inside that
+            // window succeeds at once only for the link to drop when the hold ends.
+            if let pending = pendingDisconnect {
+                await pending.value
+                pendingDisconnect = nil
+                guard isCurrent(id) else { return }
+            }
             reconnectDelay = nil
             publishStatus()
             do throws(BlueZLinkError) {

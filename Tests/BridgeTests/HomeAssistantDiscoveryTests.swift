@@ -79,7 +79,7 @@ import Testing
             discovery().discoveryMessages(for: board7, bridge: bridge)
             + discovery().discoveryMessages(for: board8, bridge: bridge) + discovery().bridgeDiscoveryMessages(bridge)
         let ids = try messages.compactMap { try config($0)["unique_id"]?.stringValue }
-        #expect(ids.count == 31 + 31 + 3)
+        #expect(ids.count == 31 + 31 + 5)
         #expect(Set(ids).count == ids.count)
         #expect(Set(messages.map(\.topic)).count == messages.count)
     }
@@ -237,7 +237,8 @@ import Testing
 
     @Test func bridgeDevice() throws {
         let messages = discovery().bridgeDiscoveryMessages(bridge)
-        #expect(messages.count == 3)
+        // Connection state, version, boards, boards connected, reconnect all.
+        #expect(messages.count == 5)
         let message = try #require(messages.first)
         #expect(message.topic == "homeassistant/binary_sensor/boardbridge_bridge_hall-a/connection_state/config")
         #expect(message.retain && message.qos == 1)

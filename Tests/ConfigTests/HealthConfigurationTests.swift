@@ -12,7 +12,7 @@ import Testing
     @Test func takesBothKeysAndShowsThemInTheRedactedConfig() throws {
         let config = try ConfigLoader.parse(yamlText: "health:\n  interval: 2.5\n  stall_after: 0\n")
         #expect(config.health == HealthConfiguration(interval: 2.5, stallAfter: 0))
-        #expect(config.redactedDescription.contains(#""health":{"interval":2.5,"stall_after":0.0}"#))
+        #expect(config.redactedDescription.contains(#""health":{"interval":2.5,"stall_after":0}"#))
     }
 
     @Test(arguments: [

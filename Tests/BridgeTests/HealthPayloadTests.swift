@@ -103,4 +103,13 @@ import Testing
         let components = try #require(try JSONValue(parsing: deviceMessage.payload)["components"]?.objectValue)
         #expect(components["health_stalled"]?["unique_id"] == "boardbridge_board_board-07_health_stalled")
     }
+
+    /// Issue #18 item 3 and 6 with #20's entities: removing a board or switching the
+    /// discovery mode withdraws its health entities too.
+    @Test func theOtherModesDiscoveryKeepsTheHealthEntities() throws {
+        var discovery = try HomeAssistantDiscovery(mode: .perComponent, topics: try Topics(node: "hall-a"))
+        discovery.includesHealth = true
+        #expect(discovery.switched(to: .device).includesHealth)
+        #expect(discovery.switched(to: .perComponent).includesHealth)
+    }
 }

@@ -55,7 +55,9 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
     /// The same prefix published the other way: its ``removalMessages(for:bridge:)`` clear
     /// what an earlier run in `mode` left on the broker.
     public func switched(to mode: Mode) -> HomeAssistantDiscovery {
-        HomeAssistantDiscovery(checkedPrefix: prefix, mode: mode)
+        var switched = HomeAssistantDiscovery(checkedPrefix: prefix, mode: mode)
+        switched.includesHealth = includesHealth
+        return switched
     }
 
     /// Home Assistant's birth and last-will topic: re-send discovery (after a random

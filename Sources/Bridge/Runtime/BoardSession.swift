@@ -36,6 +36,9 @@ public final class BoardSession {
     public var connectionReason: String?
     /// Sees every board event first (``HealthMonitor`` counts frames with it).
     public var eventObserver: (@MainActor (BoardEvent) -> Void)?
+    /// Called with every `connection` state this session publishes (the health report
+    /// follows connection changes at once).
+    public var connectionObserver: (@MainActor (String) -> Void)?
 
     /// What the board's family can do (its variant is only known once the board is seen).
     public let capabilities: BoardCapabilities
@@ -378,6 +381,7 @@ public final class BoardSession {
             payload.lastError = handshakeProblem
         }
         publisher.publish(builder.connection(board: board.id, payload))
+        connectionObserver?(payload.state)
     }
 
     /// The full retained state.

@@ -41,6 +41,7 @@ public final class HealthMonitor {
         let session: BoardSession
         var health: BoardHealth
         var state: BoardTransportState = .idle
+        var published: String?
     }
 
     private let settings: HealthConfiguration
@@ -58,6 +59,7 @@ public final class HealthMonitor {
     private var cpuMark: (time: Double, ticks: Int)?
     private var reportTimer: DispatchSourceTimer?
     private var stallTimer: DispatchSourceTimer?
+    private var reportSoon = false
 
     /// A monitor; nothing is published before ``start()`` or ``publishReport()``.
     public init(
@@ -80,6 +82,25 @@ public final class HealthMonitor {
         let id = session.board.id
         entries[id] = Entry(session: session, health: BoardHealth(stallAfter: settings.stallAfter))
         session.eventObserver = { [weak self] event in self?.observe(event, board: id) }
+        session.connectionObserver = { [weak self] state in self?.connectionPublished(state, board: id) }
+    }
+
+    /// A board's `connection` state changed: a report follows shortly (changes of several
+    /// boards within a quarter of a second share one), so the boards-connected figure and
+    /// the per-board states never wait for the next interval.
+    private func connectionPublished(_ state: String, board id: String) {
+        guard var entry = entries[id], entry.published != state else { return }
+        entry.published = state
+        entries[id] = entry
+        guard !reportSoon else { return }
+        reportSoon = true
+        DispatchQueue.main.asyncAfter(deadline: .now() + 0.25) { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self, self.reportSoon else { return }
+                self.reportSoon = false
+                self.publishReport()
+            }
+        }
     }
 
     /// The board's transport changed state (from its status callback).

@@ -76,7 +76,8 @@ import Testing
             })
         let config = try #require(try JSONValue(parsing: stalled.payload).objectValue)
         #expect(config["state_topic"] == "boardbridge/bridge/hall-a/health")
-        #expect(config["value_template"] == "{{ 'ON' if value_json.boards['board-07'].stalled else 'OFF' }}")
+        #expect(
+            config["value_template"] == "{{ 'ON' if value_json.boards.get('board-07', {}).get('stalled') else 'OFF' }}")
         #expect(config["device_class"] == "problem")
         #expect(config["entity_category"] == "diagnostic")
         #expect(

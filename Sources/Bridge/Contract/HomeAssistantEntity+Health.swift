@@ -7,33 +7,36 @@ extension HomeAssistantEntity {
     /// The health entities of one board: stalled (problem), RSSI, notification rate,
     /// seconds since the last frame, reconnects, missing acknowledgements, malformed frames.
     static func boardHealthEntities(board: String, topics: Topics) -> [HomeAssistantEntity] {
-        let figure = "value_json.boards['\(board)']"
+        // `get`: a board missing from a report (just removed, not yet withdrawn) renders
+        // unknown instead of a template error in Home Assistant's log.
+        let figure = "value_json.boards.get('\(board)', {})"
         return [
             healthSensor(
                 "health_stalled", "Stalled", component: "binary_sensor",
-                template: "{{ 'ON' if \(figure).stalled else 'OFF' }}", [("device_class", "problem")], topics: topics),
+                template: "{{ 'ON' if \(figure).get('stalled') else 'OFF' }}", [("device_class", "problem")],
+                topics: topics),
             healthSensor(
-                "health_rssi", "Signal strength", template: "{{ \(figure).rssi }}",
+                "health_rssi", "Signal strength", template: "{{ \(figure).get('rssi') }}",
                 [("device_class", "signal_strength"), ("unit_of_measurement", "dBm"), ("state_class", "measurement")],
                 topics: topics),
             healthSensor(
                 "health_notification_rate", "Notifications per second",
-                template: "{{ \(figure).notifications_per_second }}",
+                template: "{{ \(figure).get('notifications_per_second') }}",
                 [("unit_of_measurement", "1/s"), ("state_class", "measurement"), ("icon", "mdi:bluetooth-transfer")],
                 topics: topics),
             healthSensor(
-                "health_last_frame", "Since last frame", template: "{{ \(figure).seconds_since_last_frame }}",
+                "health_last_frame", "Since last frame", template: "{{ \(figure).get('seconds_since_last_frame') }}",
                 [("device_class", "duration"), ("unit_of_measurement", "s")], topics: topics),
             healthSensor(
-                "health_reconnects", "Reconnects", template: "{{ \(figure).reconnects }}",
+                "health_reconnects", "Reconnects", template: "{{ \(figure).get('reconnects') }}",
                 [("state_class", "total_increasing"), ("icon", "mdi:bluetooth-off")], topics: topics),
             healthSensor(
                 "health_missing_acks", "Missing acknowledgements",
-                template: "{{ \(figure).protocol_violations.missing_acks }}",
+                template: "{{ \(figure).get('protocol_violations', {}).get('missing_acks') }}",
                 [("state_class", "total_increasing"), ("icon", "mdi:alert-circle-outline")], topics: topics),
             healthSensor(
                 "health_malformed_frames", "Malformed frames",
-                template: "{{ \(figure).protocol_violations.malformed_frames }}",
+                template: "{{ \(figure).get('protocol_violations', {}).get('malformed_frames') }}",
                 [("state_class", "total_increasing"), ("icon", "mdi:alert-circle-outline")], topics: topics),
         ]
     }

@@ -73,6 +73,23 @@ public enum BoardBridgeCLI {
         return ExitCode.success
     }
 
+    /// The configuration of `run` and `hall`, or `nil` after every error was written to
+    /// `output` (each with file:line:column, then a count).
+    private static func loadConfiguration(
+        _ configPath: String?, environment: [String: String], output: some CLIOutput,
+        fileExists: (String) -> Bool
+    ) -> BridgeConfiguration? {
+        let path = ConfigLocation.resolve(configPath, fileExists: fileExists)
+        do {
+            return try ConfigLoader.load(path: path, environment: environment)
+        } catch {
+            var text = error.errors.map { "\($0)\n" }.joined()
+            text += "boardbridge: \(error.errors.count) configuration error(s) in \(path)\n"
+            output.writeError(text)
+            return nil
+        }
+    }
+
     /// `run`: loads the configuration and starts the bridge on the main actor. Returns
     /// an exit code when it cannot start, or `nil` when the caller must now run the main
     /// queue (`dispatchMain()`); the bridge exits the process itself on shutdown.
@@ -81,16 +98,10 @@ public enum BoardBridgeCLI {
         configPath: String?, busAddress: String?, environment: [String: String], output: some CLIOutput,
         fileExists: (String) -> Bool = StandardStreams.fileExists
     ) -> Int32? {
-        let path = ConfigLocation.resolve(configPath, fileExists: fileExists)
-        let configuration: BridgeConfiguration
-        do {
-            configuration = try ConfigLoader.load(path: path, environment: environment)
-        } catch {
-            var text = error.errors.map { "\($0)\n" }.joined()
-            text += "boardbridge: \(error.errors.count) configuration error(s) in \(path)\n"
-            output.writeError(text)
-            return ExitCode.config
-        }
+        guard
+            let configuration = loadConfiguration(
+                configPath, environment: environment, output: output, fileExists: fileExists)
+        else { return ExitCode.config }
         do {
             let app = try BridgeApp(configuration: configuration, environment: environment, busAddress: busAddress)
             app.start()
@@ -110,16 +121,10 @@ public enum BoardBridgeCLI {
         configPath: String?, environment: [String: String], output: some CLIOutput,
         fileExists: (String) -> Bool = StandardStreams.fileExists
     ) -> Int32? {
-        let path = ConfigLocation.resolve(configPath, fileExists: fileExists)
-        let configuration: BridgeConfiguration
-        do {
-            configuration = try ConfigLoader.load(path: path, environment: environment)
-        } catch {
-            var text = error.errors.map { "\($0)\n" }.joined()
-            text += "boardbridge: \(error.errors.count) configuration error(s) in \(path)\n"
-            output.writeError(text)
-            return ExitCode.config
-        }
+        guard
+            let configuration = loadConfiguration(
+                configPath, environment: environment, output: output, fileExists: fileExists)
+        else { return ExitCode.config }
         do {
             let logger = Logger(
                 label: "hall", level: configuration.logging.level, format: configuration.logging.format)

@@ -48,6 +48,8 @@ import Testing
             pusher.contentChanged()
         }
         #expect(await eventually { Self.posts(in: log).last == body.text })
+        // The stub logs a push before it answers; the report follows the answer.
+        #expect(await eventually { reports.count == Self.posts(in: log).count })
         let count = Self.posts(in: log).count
         #expect(count >= 2 && count <= 4, "\(count) pushes for 20 changes")
         #expect(

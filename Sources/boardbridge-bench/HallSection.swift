@@ -188,32 +188,16 @@ final class SSEReader: @unchecked Sendable {
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var pending: [UInt8] = []
-        let marker = Array("\"bench_sent\":".utf8)
         while true {
             let n = recv(fd, &buffer, buffer.count, 0)
             guard n > 0 else { return }
             let now = Date().timeIntervalSince1970
             pending.append(contentsOf: buffer[..<n])
-            var found: [Double] = []
-            var snapshot = 0
-            // Events end with an empty line; each board event is one `data:` line.
-            while let end = Self.find([10, 10], in: pending) {
-                let event = pending[..<end]
-                if Self.find(Array("event: snapshot".utf8), in: event) != nil {
-                    snapshot += 1
-                } else if Self.find(Array("event: board".utf8), in: event) != nil,
-                    let at = Self.find(marker, in: event)
-                {
-                    var value = 0
-                    var index = event.startIndex + at + marker.count
-                    while index < event.endIndex, event[index] >= 48, event[index] <= 57 {
-                        value = value * 10 + Int(event[index] - 48)
-                        index += 1
-                    }
-                    found.append(now - Double(value) / 1e6)
-                }
-                pending.removeFirst(end + 2)
-            }
+            // Events end with an empty line; each board event is one `data:` line. One pass
+            // over what arrived, one compaction per read: the reader must not be the bottleneck
+            // it measures (copying the buffer per event cost tens of milliseconds in a burst).
+            let (found, snapshot, consumed) = Self.scan(pending, receivedAt: now)
+            pending.removeFirst(consumed)
             lock.withLock {
                 samples.append(contentsOf: found)
                 snapshotCount += snapshot
@@ -223,11 +207,50 @@ final class SSEReader: @unchecked Sendable {
         }
     }
 
-    private static func find(_ needle: [UInt8], in haystack: some Collection<UInt8>) -> Int? {
-        let bytes = Array(haystack)
-        guard bytes.count >= needle.count else { return nil }
-        for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
-            if Array(bytes[start..<start + needle.count]) == needle { return start }
+    /// The latencies of the board events and the count of snapshots among the complete events
+    /// in `bytes`, and how many bytes those events took.
+    private static func scan(_ bytes: [UInt8], receivedAt now: Double) -> ([Double], Int, Int) {
+        let boardEvent = Array("event: board".utf8)
+        let snapshotEvent = Array("event: snapshot".utf8)
+        let marker = Array("\"bench_sent\":".utf8)
+        var found: [Double] = []
+        var snapshots = 0
+        var eventStart = 0
+        var index = 0
+        while index + 1 < bytes.count {
+            guard bytes[index] == 10, bytes[index + 1] == 10 else {
+                index += 1
+                continue
+            }
+            let event = bytes[eventStart..<index]
+            // Found anywhere in the event: the first one follows the response head, and a chunk
+            // size line may stand before any of them.
+            if find(snapshotEvent, in: event) != nil {
+                snapshots += 1
+            } else if find(boardEvent, in: event) != nil, let at = find(marker, in: event) {
+                var value = 0
+                var digit = at + marker.count
+                while digit < event.endIndex, event[digit] >= 48, event[digit] <= 57 {
+                    value = value * 10 + Int(event[digit] - 48)
+                    digit += 1
+                }
+                found.append(now - Double(value) / 1e6)
+            }
+            index += 2
+            eventStart = index
+        }
+        return (found, snapshots, eventStart)
+    }
+
+    /// The absolute index in `haystack`'s base array where `needle` starts.
+    private static func find(_ needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        var start = haystack.startIndex
+        while start <= haystack.endIndex - needle.count {
+            if haystack[start] == needle[0], haystack[start..<start + needle.count].elementsEqual(needle) {
+                return start
+            }
+            start += 1
         }
         return nil
     }

@@ -34,14 +34,20 @@ public final class HTTPEventStream {
 
     /// Queues one event: `event:` (when given), `id:` (when given) and the data lines.
     public func send(event: String? = nil, id: String? = nil, data: String) {
+        write(Self.encode(event: event, id: id, data: data))
+    }
+
+    /// One event in the stream's wire form, for a caller that sends the same event to many
+    /// streams (encode once, ``write(_:)`` to each).
+    public static func encode(event: String? = nil, id: String? = nil, data: String) -> [UInt8] {
         var text = ""
-        if let event { text += "event: \(Self.singleLine(event))\n" }
-        if let id { text += "id: \(Self.singleLine(id))\n" }
+        if let event { text += "event: \(singleLine(event))\n" }
+        if let id { text += "id: \(singleLine(id))\n" }
         for line in data.split(separator: "\n", omittingEmptySubsequences: false) {
             text += "data: \(line)\n"
         }
         text += "\n"
-        write(Array(text.utf8))
+        return Array(text.utf8)
     }
 
     /// Queues a comment line (`: text`), e.g. a heartbeat that keeps proxies from closing.

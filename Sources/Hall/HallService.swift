@@ -117,8 +117,9 @@ public final class HallService {
 
     private func brokerChanged(_ state: String) {
         brokerState = state
-        let data = JSONValue.object(["broker": .string(state)]).encodedString()
-        for stream in streams.values { stream.send(event: "hall", data: data) }
+        let bytes = HTTPEventStream.encode(
+            event: "hall", data: JSONValue.object(["broker": .string(state)]).encodedString())
+        for stream in streams.values { stream.write(bytes) }
     }
 
     private func broadcast(_ changes: [HallChange]) {
@@ -136,8 +137,8 @@ public final class HallService {
                 guard let node = model.nodes[name] else { continue }
                 (event, data) = ("node", HallJSON.node(node))
             }
-            let text = data.encodedString()
-            for stream in streams.values { stream.send(event: event, id: "\(model.sequence)", data: text) }
+            let bytes = HTTPEventStream.encode(event: event, id: "\(model.sequence)", data: data.encodedString())
+            for stream in streams.values { stream.write(bytes) }
         }
     }
 

@@ -44,6 +44,7 @@ extension BridgeConfiguration {
             "health": .sortedObject([
                 "interval": JSONValue(health.interval), "stall_after": JSONValue(health.stallAfter),
             ]),
+            "hall": hall.redactedValue,
             "boards": .array(boards.map(\.redactedValue)),
         ])
     }
@@ -118,5 +119,21 @@ extension JSONValue {
     /// An object with `members` in key order, so the redacted view is deterministic.
     static func sortedObject(_ members: [String: JSONValue]) -> JSONValue {
         .object(JSONObject(uniqueKeysWithValues: members.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+    }
+}
+
+extension HallConfiguration {
+    /// The `hall` section without its arbiter password.
+    public var redactedValue: JSONValue {
+        .sortedObject([
+            "address": .string(address),
+            "port": JSONValue(port),
+            "tls": tls.map {
+                .sortedObject(["cert_file": .string($0.certificateFile), "key_file": .string($0.keyFile)])
+            }
+                ?? .null,
+            "arbiter_password": BridgeConfiguration.value(of: arbiterPassword),
+            "connection_limit": JSONValue(connectionLimit),
+        ])
     }
 }

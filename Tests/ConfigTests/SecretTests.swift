@@ -45,6 +45,19 @@ import Testing
         #expect(config.redactedDescription.contains(#""developer_key":"<redacted>""#))
     }
 
+    @Test func arbiterPasswordAppearsInNoRendering() throws {
+        let config = try ConfigLoader.parse(
+            yamlText: "hall:\n  port: 8443\n  arbiter_password: \"\(Self.password)\"\n")
+        #expect(config.hall.arbiterPassword?.reveal() == Self.password)
+        for text in Self.renderings(of: config) + ["\(config.hall)", String(reflecting: config.hall)] {
+            #expect(!text.contains("Tr0ub4dor"))
+        }
+        #expect(
+            config.redactedDescription.contains(
+                #""hall":{"address":"127.0.0.1","arbiter_password":"<redacted>","connection_limit":256,"port":8443,"tls":null}"#
+            ))
+    }
+
     @Test func passwordNeverAppearsInErrors() {
         let cases = [
             // Wrong type, missing username, secret in a list, two sources, misspelt key.

@@ -26,17 +26,10 @@ else
         swift build -c release --product boardsim >&2
     fi
 fi
-lock=Tests/HallBrowser/requirements.txt
-minor="$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
-venv="${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/hall-browser-py$minor"
-stamp="$venv/.boardbridge-requirements"
-wanted="$(sha256sum <"$lock" | cut -d' ' -f1)"
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
-    echo "test-hall: installing Selenium into $venv" >&2
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$lock" >&2
-    echo "$wanted" >"$stamp"
-fi
+. deploy/pinned-venv.sh
+venv="$(pinned_venv hall-browser Tests/HallBrowser/requirements.txt)" || {
+    echo "test-hall: cannot install Tests/HallBrowser/requirements.txt" >&2
+    exit 1
+}
 BOARDBRIDGE_BIN_DIR="$bin" BOARDBRIDGE_IMAGES="${BOARDBRIDGE_IMAGES:-docs/images}" \
     timeout 600 "$venv/bin/python" Tests/HallBrowser/test_hall.py

@@ -66,12 +66,8 @@ else
     [ -x "$bin/boardbridge" ] && [ -x "$bin/boardsim" ] || swift build -c release --product boardbridge >&2
     [ -x "$bin/boardsim" ] || swift build -c release --product boardsim >&2
 fi
-venv="${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/multihost-py3"
-paho_pin="paho-mqtt==2.1.0"
-if ! "$venv/bin/python" -c 'import paho.mqtt, sys; sys.exit(paho.mqtt.__version__ != "2.1.0")' 2>/dev/null; then
-    say "installing $paho_pin into $venv"
-    python3 -m venv "$venv" && "$venv/bin/pip" install -q "$paho_pin" >&2 || skip "cannot install $paho_pin"
-fi
+. deploy/pinned-venv.sh
+venv="$(pinned_venv multihost deploy/multihost-requirements.txt)" || skip "cannot install deploy/multihost-requirements.txt"
 py="$venv/bin/python"
 helper="$root/deploy/multihost.py"
 

@@ -40,21 +40,9 @@ fi
 [ -x "$bin/boardsim" ] || { echo "test-realclients: $bin/boardsim missing" >&2; exit 1; }
 
 # The pinned bleak venv.
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge"
-python_version="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
-venv="$cache/realclients-py$python_version"
-requirements=Tests/RealClients/requirements.txt
-stamp="$(sha256sum "$requirements" | cut -d' ' -f1)"
-if [ "$(cat "$venv/.requirements-hash" 2>/dev/null)" != "$stamp" ]; then
-    echo "test-realclients: installing $(tr '\n' ' ' <"$requirements")into $venv" >&2
-    rm -rf "$venv"
-    mkdir -p "$cache"
-    if ! { python3 -m venv "$venv" && "$venv/bin/pip" install -q -r "$requirements"; }; then
-        rm -rf "$venv"
-        missing "cannot install $requirements"
-    fi
-    echo "$stamp" >"$venv/.requirements-hash"
-fi
+. deploy/pinned-venv.sh
+venv="$(pinned_venv realclients Tests/RealClients/requirements.txt)" ||
+    missing "cannot install Tests/RealClients/requirements.txt"
 
 work="$(mktemp -d /tmp/realclients.XXXXXX)"
 pids=()

@@ -67,10 +67,12 @@ else
     [ -x "$bin/boardsim" ] || swift build -c release --product boardsim >&2
 fi
 venv="${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/multihost-py3"
-paho_pin="paho-mqtt==2.1.0"
-if ! "$venv/bin/python" -c 'import paho.mqtt, sys; sys.exit(paho.mqtt.__version__ != "2.1.0")' 2>/dev/null; then
-    say "installing $paho_pin into $venv"
-    python3 -m venv "$venv" && "$venv/bin/pip" install -q "$paho_pin" >&2 || skip "cannot install $paho_pin"
+paho_pin="paho-mqtt==2.1.0" prometheus_pin="prometheus-client==0.26.0"
+if ! "$venv/bin/python" -c 'import paho.mqtt, sys; sys.exit(paho.mqtt.__version__ != "2.1.0")' 2>/dev/null ||
+    ! "$venv/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(m.version("prometheus-client") != "0.26.0")' 2>/dev/null; then
+    say "installing $paho_pin and $prometheus_pin into $venv"
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q "$paho_pin" "$prometheus_pin" >&2 ||
+        skip "cannot install $paho_pin $prometheus_pin"
 fi
 py="$venv/bin/python"
 helper="$root/deploy/multihost.py"
@@ -151,6 +153,13 @@ done
 start central-broker "$central_ns" mosquitto -c "$work/conf/central.conf"
 wait_broker "$central_ns"
 start recorder "$central_ns" "$py" "$helper" record 1883 "$work/central.jsonl"
+# The hall service on the central host: its /metrics and its arbiter commands are checked.
+hall_port=8080 hall_password=multihost-arbiter
+printf 'mqtt:\n  url: mqtt://127.0.0.1:1883\nhall:\n  address: 127.0.0.1\n  port: %s\n  arbiter_password: %s\n' \
+    "$hall_port" "$hall_password" >"$work/hall.yaml"
+start hall "$central_ns" "$bin/boardbridge" hall --config "$work/hall.yaml"
+hall_metrics() { ip netns exec "$central_ns" "$py" "$helper" hall-metrics "$hall_port" "$@"; }
+hall_command() { ip netns exec "$central_ns" "$py" "$helper" hall-command "$hall_port" "$hall_password" "$@"; }
 
 for r in "${rooms[@]}"; do
     ns="$(room_ns "$r")"
@@ -179,6 +188,8 @@ bluetooth:
 homeassistant:
   enabled: true
   status_topic: homeassistant-central/status
+health:
+  interval: 2
 reconnect:
   max_attempts: 0
   delays: [1, 2]
@@ -199,6 +210,10 @@ for r in "${rooms[@]}"; do boards+=("r$r-b1" "r$r-b2"); done
 for r in "${rooms[@]}"; do wait_for 60 state "boardbridge/bridge/r$r/state" online; done
 for board in "${boards[@]}"; do wait_for 90 state "boardbridge/$board/availability" online; done
 say "all ${#boards[@]} boards of ${#rooms[@]} rooms online on the central broker"
+node_boards=()
+for r in "${rooms[@]}"; do node_boards+=("r$r:r$r-b1" "r$r:r$r-b2"); done
+hall_metrics 60 "$(IFS=,; echo "${rooms[*]/#/r}")" - "$(IFS=,; echo "${node_boards[*]}")"
+say "the central hall's /metrics lists every board of every room (their health reports, bridged)"
 
 # The Opera Game (Morphy, Paris 1858), 33 plies; each phase plays the next few on every board.
 game=(e2e4 e7e5 g1f3 d7d6 d2d4 c8g4 d4e5 g4f3 d1f3 d6e5 f1c4 g8f6 f3b3 d8e7 b1c3 c7c6 c1g5 b7b5
@@ -264,6 +279,8 @@ say "phase 4, r2's broker restarted: the 4 plies r2 played while it was down arr
 # 5. SIGKILL of r3's bridge: its last will reaches the central broker, then it comes back.
 stop bridge-r3 KILL
 wait_for 30 state boardbridge/bridge/r3/state offline
+hall_metrics 30 r1,r2 r3 "r1:r1-b1,r2:r2-b1"
+hall_command r3-b1 503 "node r3 offline"
 "$py" - "$work/central.jsonl" <<'PY'
 import json, sys
 sys.path.insert(0, "deploy")

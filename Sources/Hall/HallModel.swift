@@ -29,11 +29,11 @@ public struct HallModel: Sendable {
     /// The base topic read.
     public let base: String
     /// The boards by id.
-    public private(set) var boards: [String: HallBoard] = [:]
+    public internal(set) var boards: [String: HallBoard] = [:]
     /// The bridge hosts by name.
-    public private(set) var nodes: [String: HallNode] = [:]
+    public internal(set) var nodes: [String: HallNode] = [:]
     /// The sequence number of the last change (0: nothing yet).
-    public private(set) var sequence: UInt64 = 0
+    public internal(set) var sequence: UInt64 = 0
     /// Messages refused so far.
     public private(set) var rejectedCount = 0
 
@@ -72,8 +72,10 @@ public struct HallModel: Sendable {
         let changes: [HallChange]?
         switch kind {
         case .input, .bridgeResponse: changes = []
-        case .bridgeState(let node): changes = updateNode(node) { $0.state = json?["state"]?.stringValue }
-        case .bridgeInfo(let node): changes = applyInfo(node: node, json)
+        case .bridgeState(let node):
+            changes = updateNode(node) { $0.state = json?["state"]?.stringValue }.map { $0 + refreshUp(node, now: now) }
+        case .bridgeInfo(let node): changes = applyInfo(node: node, json).map { $0 + refreshUp(node, now: now) }
+        case .bridgeHealth(let node): changes = applyHealth(node: node, json, now: now)
         case .board(let id, let kind): changes = applyBoard(id, kind, json, now: now)
         }
         guard let changes else { return reject(topic, "not the contract's payload, or too many boards") }
@@ -215,7 +217,10 @@ public struct HallModel: Sendable {
     }
 
     private mutating func applyInfo(node: String, _ json: JSONValue?) -> [HallChange]? {
-        var changes = updateNode(node) { $0.version = json?["version"]?.stringValue.map { String($0.prefix(64)) } }
+        var changes = updateNode(node) {
+            $0.version = json?["version"]?.stringValue.map { String($0.prefix(64)) }
+            $0.healthInterval = json?["config"]?["health"]?["interval"]?.doubleValue.flatMap { $0 > 0 ? $0 : nil }
+        }
         guard changes != nil else { return nil }
         let ids = (json?["boards"]?.arrayValue ?? []).prefix(Self.boardLimit).compactMap { entry -> String? in
             guard let id = entry["id"]?.stringValue, (try? Topics.validateBoardID(id)) != nil else { return nil }
@@ -233,7 +238,7 @@ public struct HallModel: Sendable {
         return changes
     }
 
-    private mutating func updateNode(_ name: String, _ update: (inout HallNode) -> Void) -> [HallChange]? {
+    mutating func updateNode(_ name: String, _ update: (inout HallNode) -> Void) -> [HallChange]? {
         guard nodes[name] != nil || nodes.count < Self.nodeLimit else { return nil }
         var node = nodes[name] ?? HallNode(name: name)
         update(&node)
@@ -340,6 +345,13 @@ public struct HallNode: Equatable, Sendable {
     public var version: String?
     /// The boards its `info` lists.
     public var boards: [String] = []
+    /// Its last health report (`<base>/bridge/<node>/health`), when one came.
+    public var health: HallNodeHealth?
+    /// `health.interval` from its `info` (seconds), when given.
+    public var healthInterval: Double?
+    /// Whether it is up, as of the last ``HallModel/refreshHealth(now:)``: not offline, and
+    /// its health report fresh (``HallModel/isUp(_:now:)``).
+    public var up = false
     /// The sequence number of the last change.
     public var sequence: UInt64 = 0
 

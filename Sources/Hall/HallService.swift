@@ -142,6 +142,8 @@ public final class HallService {
     }
 
     private func beat() {
+        // A health report that went stale turns its node down (and its boards with it).
+        broadcast(model.refreshHealth(now: Self.now()))
         for stream in streams.values { stream.sendComment("\(model.sequence)") }
     }
 
@@ -176,6 +178,7 @@ public final class HallService {
             return .response(json(["status": "ok"]))
         case .command(let id, let command):
             guard model.boards[id] != nil else { return .response(.plain(404, "no board \"\(id)\"")) }
+            if let node = model.offlineNode(of: id) { return refuseOffline(board: id, node: node, command, request) }
             transactions += 1
             let transaction = "hall-\(transactions)"
             var object = command
@@ -199,9 +202,35 @@ public final class HallService {
                         "timestamp": .string(ISO8601Timestamp.string(from: Date())),
                     ]))
             return .response(json(["status": "sent", "transaction": .string(transaction)], status: 202))
+        case .metrics:
+            return .response(
+                HTTPResponse(
+                    status: 200, contentType: HallMetrics.contentType,
+                    text: HallMetrics.render(model, now: Self.now()), headers: [("Cache-Control", "no-store")]))
         case .refused(let response):
             return .response(response)
         }
+    }
+
+    /// A command for a board whose host is offline would wait in the void: refused, and said so
+    /// in the board's history.
+    private func refuseOffline(
+        board id: String, node: String, _ command: JSONObject, _ request: HTTPRequest
+    )
+        -> HTTPReply
+    {
+        logger.warning(
+            "arbiter command refused: node offline",
+            [("board", id), ("node", node), ("client", request.clientAddress)])
+        broadcast(
+            model.note(
+                board: id,
+                [
+                    "event_type": "arbiter_command_refused", "command": .object(command),
+                    "reason": .string("node \(node) offline"),
+                    "timestamp": .string(ISO8601Timestamp.string(from: Date())),
+                ]))
+        return .response(.plain(503, "node \(node) offline: the command for board \(id) was not sent"))
     }
 
     private func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {

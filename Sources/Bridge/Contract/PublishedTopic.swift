@@ -5,6 +5,8 @@ public enum PublishedTopic: Equatable, Sendable {
     case bridgeState(node: String)
     /// `<base>/bridge/<node>/info`.
     case bridgeInfo(node: String)
+    /// `<base>/bridge/<node>/health` (``HealthPayload``).
+    case bridgeHealth(node: String)
     /// `<base>/bridge/<node>/response/<op>`.
     case bridgeResponse(node: String, op: String)
     /// `<base>/<board>` and `<base>/<board>/<kind>` for the board outputs.
@@ -76,6 +78,7 @@ extension Topics {
             switch (levels[2], levels.count) {
             case ("state", 3): return .bridgeState(node: node)
             case ("info", 3): return .bridgeInfo(node: node)
+            case ("health", 3): return .bridgeHealth(node: node)
             case ("response", 4...): return .bridgeResponse(node: node, op: levels[3...].joined(separator: "/"))
             case ("request", _): return .input
             default: throw .unknown(topic)

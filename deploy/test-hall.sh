@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The hall view in a real browser: Debian's headless chromium and chromium-driver, driven by
-# Selenium from PyPI (pinned: Tests/HallBrowser/requirements.txt) in a venv under
-# ${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/hall-browser-py<x.y>, against the release
+# Selenium and prometheus-client from PyPI (pinned: Tests/HallBrowser/requirements.txt) in a venv
+# under ${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/hall-browser-py<x.y>-<lock hash>, against the release
 # `boardbridge hall` fed by two bridges (two nodes) with boardsim boards on a private
 # dbus-daemon and a private mosquitto (Tests/HallBrowser/test_hall.py). Writes the README's
 # screenshots into docs/images/.
@@ -28,9 +28,10 @@ else
 fi
 lock=Tests/HallBrowser/requirements.txt
 minor="$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
-venv="${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/hall-browser-py$minor"
-stamp="$venv/.boardbridge-requirements"
 wanted="$(sha256sum <"$lock" | cut -d' ' -f1)"
+# One venv per lock file: runs of different checkouts at once never rebuild each other's.
+venv="${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/hall-browser-py$minor-${wanted:0:12}"
+stamp="$venv/.boardbridge-requirements"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
     echo "test-hall: installing Selenium into $venv" >&2
     rm -rf "$venv"

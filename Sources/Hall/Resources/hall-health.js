@@ -71,7 +71,8 @@
       chip.dataset.rss = num(h.rss_bytes) ? String(h.rss_bytes) : "";
       chip.dataset.queued = num(h.mqtt_queued) ? String(h.mqtt_queued) : "";
     }
-    text += " · " + (Array.isArray(n.boards) ? n.boards.length : 0) + " boards";
+    const count = Array.isArray(n.boards) ? n.boards.length : 0;
+    text += " · " + count + (count === 1 ? " board" : " boards");
     chip.textContent = text;
     return chip;
   }

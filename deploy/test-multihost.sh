@@ -14,8 +14,10 @@
 # only in these namespaces). Each room runs its own private dbus-daemon, boardsim (two
 # boards: Chessnut Air, Millennium), mosquitto and boardbridge (node r<room>); its broker
 # is bridged to the central mosquitto with the configurations deploy/mosquitto/generate-hall.sh
-# writes. A recording subscriber (deploy/multihost.py, paho-mqtt pinned in a venv under
-# ~/.cache/boardbridge) sits on the central broker. Then, with moves played throughout:
+# writes. A recording subscriber (deploy/multihost.py, paho-mqtt and prometheus-client pinned in
+# a venv under ~/.cache/boardbridge) and the hall service sit on the central broker; the hall's
+# /metrics must list every board of every room, and a SIGKILLed room's node as down, whose
+# boards' commands the hall refuses ("node r3 offline"). Then, with moves played throughout:
 # a partition of r1's link, a restart of the central broker, a restart of r2's broker, a
 # SIGKILL of r3's bridge (last will centrally, then a restart), commands and requests sent
 # centrally, and two misconfigured bridges (a board id and a node used twice), and finally a

@@ -283,6 +283,20 @@ stop bridge-r3 KILL
 wait_for 30 state boardbridge/bridge/r3/state offline
 hall_metrics 30 r1,r2 r3 "r1:r1-b1,r2:r2-b1"
 hall_command r3-b1 503 "node r3 offline"
+# A command another client sends centrally to r3's board: the hall answers it (r3 keeps no session).
+ip netns exec "$central_ns" mosquitto_pub -h 127.0.0.1 -q 1 -t boardbridge/r3-b2/set \
+    -m '{"leds":["e2"],"transaction":"leds-r3-down"}'
+wait_for 30 response boardbridge/r3-b2/response leds-r3-down
+"$py" - "$work/central.jsonl" <<'PY'
+import json, sys
+sys.path.insert(0, "deploy")
+import multihost
+answers = [json.loads(m["payload"]) for m in multihost.messages(sys.argv[1])
+           if m["topic"] == "boardbridge/r3-b2/response" and "leds-r3-down" in m["payload"]]
+assert len(answers) == 1 and answers[0]["status"] == "error" and "node r3 offline" in answers[0]["error"], answers
+print(f"multihost: a command sent centrally to r3-b2 while r3 is down: answered once, {answers[0]['error']!r}",
+      file=sys.stderr)
+PY
 "$py" - "$work/central.jsonl" <<'PY'
 import json, sys
 sys.path.insert(0, "deploy")

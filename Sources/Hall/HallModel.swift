@@ -71,7 +71,7 @@ public struct HallModel: Sendable {
         }
         let changes: [HallChange]?
         switch kind {
-        case .input, .bridgeResponse: changes = []
+        case .input, .bridgeResponse, .boardCommand: changes = []
         case .bridgeState(let node):
             changes = updateNode(node) { $0.state = json?["state"]?.stringValue }.map { $0 + refreshUp(node, now: now) }
         case .bridgeInfo(let node): changes = applyInfo(node: node, json).map { $0 + refreshUp(node, now: now) }

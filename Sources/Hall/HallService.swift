@@ -28,6 +28,10 @@ public final class HallService {
     private let router: HallRouter
     private var transactions = 0
     private var rejectionsLogged = 0
+    private var offlineAnswerSecond = 0
+    private var offlineAnswers = 0
+    /// Answers for commands to boards of offline hosts, at most, per second.
+    static let offlineAnswerLimit = 20
     /// SSE clients at most (each costs a connection and a bounded buffer).
     static let streamLimit = 128
 
@@ -102,6 +106,7 @@ public final class HallService {
     // MARK: MQTT
 
     private func received(_ message: MQTTMessage) {
+        answerIfOffline(message)
         switch model.apply(topic: message.topic, payload: message.payload, now: Self.now()) {
         case .success(let changes):
             broadcast(changes)
@@ -112,6 +117,22 @@ public final class HallService {
                     "message ignored",
                     [("topic", rejection.topic), ("reason", rejection.reason), ("ignored", "\(model.rejectedCount)")])
             }
+        }
+    }
+
+    /// Answers a command for a board of an offline host (``HallModel/offlineAnswer(topic:payload:topics:)``),
+    /// at most ``offlineAnswerLimit`` a second: a flood of commands is not echoed in full.
+    private func answerIfOffline(_ message: MQTTMessage) {
+        guard let (topic, json) = model.offlineAnswer(topic: message.topic, payload: message.payload, topics: topics)
+        else { return }
+        let second = Int(Self.now() / 1000)
+        if second != offlineAnswerSecond { (offlineAnswerSecond, offlineAnswers) = (second, 0) }
+        guard offlineAnswers < Self.offlineAnswerLimit else { return }
+        offlineAnswers += 1
+        do {
+            try client.publish(MQTTMessage(topic: topic, payload: json.encoded(), qos: .atLeastOnce, retain: false))
+        } catch {
+            logger.warning("cannot answer a command for an offline host", [("topic", topic), ("error", "\(error)")])
         }
     }
 

@@ -242,4 +242,26 @@ struct HallHealthTests {
         #expect(own.upperBound < health.lowerBound && health.upperBound < end.lowerBound)
         #expect(page.components(separatedBy: "<script>").count == 3)
     }
+
+    @Test("a command another client sends to a board of an offline host is answered with an error naming the host")
+    func offlineAnswer() throws {
+        var model = Self.world()
+        let topics = try Topics(base: "boardbridge", node: "hall")
+        let command = Array(#"{"leds":["e2"],"transaction":"t-7"}"#.utf8)
+        #expect(model.offlineAnswer(topic: "boardbridge/b3/set", payload: command, topics: topics) == nil)
+        Self.apply(&model, "bridge/hall-b/state", #"{"state":"offline"}"#, at: Self.t0)
+        let answer = try #require(model.offlineAnswer(topic: "boardbridge/b3/set", payload: command, topics: topics))
+        #expect(answer.topic == "boardbridge/b3/response")
+        #expect(answer.json["status"] == "error" && answer.json["transaction"] == "t-7")
+        #expect(answer.json["error"]?.stringValue?.hasPrefix("node hall-b offline") == true)
+        let named = model.offlineAnswer(topic: "boardbridge/b3/set/leds", payload: Array("e2".utf8), topics: topics)
+        #expect(named?.json["status"] == "error" && named?.json["transaction"] == nil)
+        #expect(model.offlineAnswer(topic: "boardbridge/b1/set", payload: command, topics: topics) == nil)
+        #expect(model.offlineAnswer(topic: "boardbridge/b3/response", payload: command, topics: topics) == nil)
+        #expect(model.offlineAnswer(topic: "boardbridge/b9/set", payload: command, topics: topics) == nil)
+        let nested = Array(#"{"leds":[],"transaction":{"a":1}}"#.utf8)
+        #expect(
+            model.offlineAnswer(topic: "boardbridge/b3/set", payload: nested, topics: topics)?.json["transaction"]
+                == nil)
+    }
 }

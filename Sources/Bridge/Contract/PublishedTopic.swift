@@ -11,7 +11,9 @@ public enum PublishedTopic: Equatable, Sendable {
     case bridgeResponse(node: String, op: String)
     /// `<base>/<board>` and `<base>/<board>/<kind>` for the board outputs.
     case board(String, BoardTopicKind)
-    /// An input (`…/set`, `…/request/…`): published by clients, not by bridges.
+    /// A board command (`<base>/<board>/set`, `<base>/<board>/set/<name>`): published by clients.
+    case boardCommand(String)
+    /// Another input (`<base>/bridge/…/set`, `…/request/…`): published by clients, not by bridges.
     case input
 }
 
@@ -88,10 +90,10 @@ extension Topics {
         switch levels.count {
         case 1: return .board(first, .state)
         case 2:
-            if levels[1] == "set" { return .input }
+            if levels[1] == "set" { return .boardCommand(first) }
             guard !levels[1].isEmpty, let kind = BoardTopicKind(rawValue: levels[1]) else { throw .unknown(topic) }
             return .board(first, kind)
-        case 3 where levels[1] == "set": return .input
+        case 3 where levels[1] == "set": return .boardCommand(first)
         default: throw .unknown(topic)
         }
     }

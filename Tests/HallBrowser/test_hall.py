@@ -312,6 +312,10 @@ def main():
                  15, "s1 stalled on the page")
         assert "STALLED" in tile(driver, "s1").text and "-77 dBm" in health_line(driver, "s1").text
         assert health_line(driver, "s1").get_attribute("data-reconnects") == "3"
+        tile(driver, "s1").click()
+        wait_for(lambda: "RSSI -77 dBm" in driver.find_element(By.ID, "d-status").text and
+                 "3 reconnects" in driver.find_element(By.ID, "d-status").text, 10, "s1's figures in the detail view")
+        driver.find_element(By.ID, "close").click()
         passed.append("health on the page: RSSI, reconnects, last frame per board; up, RSS, queue per node; STALLED")
 
         # /metrics, read by Prometheus' own Python parser: every node and board.

@@ -54,6 +54,21 @@
       (h.stalled ? " · STALLED" : "");
   };
 
+  // The detail view: every figure of the board's report under its status.
+  const baseDetail = refreshDetail;
+  refreshDetail = async function () {
+    await baseDetail();
+    const board = hall.detail && hall.boards.get(hall.detail), h = board && board.health;
+    if (!h || board.host === "offline") return;
+    const figure = (v, unit) => num(v) ? v + unit : "–";
+    const text = "Link (health report): " + (h.connection || "?") + " · RSSI " + figure(h.rssi, " dBm") + " · " +
+      figure(h.notifications_per_second, " frames/s") + " · last frame " + seconds(h.seconds_since_last_frame) +
+      " · " + figure(h.reconnects, " reconnects") + " · " + figure(h.missing_acks, " missing acks") +
+      (h.stalled ? " · STALLED" : "");
+    const line = el("div", "d-health", text);
+    $("d-status").appendChild(line);
+  };
+
   function nodeChip(n) {
     const h = n.health, offline = n.state === "offline";
     const chip = el("span", "nodechip " + (n.up ? "up" : offline ? "down" : "stale"));

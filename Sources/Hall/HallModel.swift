@@ -79,7 +79,9 @@ public struct HallModel: Sendable {
         case .board(let id, let kind): changes = applyBoard(id, kind, json, now: now)
         }
         guard let changes else { return reject(topic, "not the contract's payload, or too many boards") }
-        return .success(changes)
+        // A node change may name the node and its boards twice (its state, then whether it is up).
+        var seen = Set<HallChange>()
+        return .success(changes.filter { seen.insert($0).inserted })
     }
 
     /// The arbiter acknowledged the board's alert.
@@ -362,7 +364,7 @@ public struct HallNode: Equatable, Sendable {
 }
 
 /// What a message changed.
-public enum HallChange: Equatable, Sendable {
+public enum HallChange: Hashable, Sendable {
     /// A board's view changed.
     case board(String)
     /// A board was removed (an empty retained state).

@@ -92,8 +92,9 @@ struct HallHealthTests {
             changes.contains(.node("hall-a")) && changes.contains(.board("b1")) && !changes.contains(.node("hall-b")))
         #expect(model.nodes["hall-a"]?.up == false && model.nodes["hall-b"]?.up == true)
         #expect(model.refreshHealth(now: Self.t0 + 31_000).isEmpty, "reported once")
-        Self.apply(&model, "bridge/hall-b/state", #"{"state":"offline"}"#, at: Self.t0 + 32_000)
+        let offline = Self.apply(&model, "bridge/hall-b/state", #"{"state":"offline"}"#, at: Self.t0 + 32_000)
         #expect(model.nodes["hall-b"]?.up == false)
+        #expect(offline == [.node("hall-b"), .board("b3")], "each change once")
         // A retained report that is old already when it arrives (a hall started late) is stale.
         var late = HallModel(base: "boardbridge")
         Self.apply(&late, "bridge/hall-c/health", Self.report([], at: Self.t0), at: Self.t0 + 600_000)

@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "Hall", dependencies: ["Bridge", "HTTP", "MQTT", "Config", "MainLoop", "JSON", "Logging"],
             // The page: one HTML document with its CSS and JavaScript, compiled into the binary.
-            resources: [.embedInCode("Resources/hall.html")]),
+            resources: [.embedInCode("Resources/hall.html"), .embedInCode("Resources/hall-health.js")]),
         .target(
             name: "BridgeCLI",
             dependencies: ["JSON", "Logging", "SystemCalls", "BoardKit", "Adapters", "Config", "Bridge", "Hall"]),
@@ -111,6 +111,7 @@ let package = Package(
             name: "boardbridge-bench",
             dependencies: [
                 "BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "DBus", "MainLoop", "TestSupport",
+                "Curl",
                 // The wake-up floor's bare loop calls the same epoll helpers as MainLoop.
                 "CMainQueue",
             ]

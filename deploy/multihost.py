@@ -10,7 +10,14 @@
   multihost.py verify LOG PLIES MOVES BOARD... every board got plies 1..PLIES exactly once
                                     in order (duplicates counted, then dropped), with the UCI
                                     moves MOVES (comma-separated, or - for any); prints counts
-Needs paho-mqtt (pinned by the shell script, in a venv under ~/.cache/boardbridge).
+  multihost.py hall-metrics PORT SECONDS UP DOWN BOARDS   poll the hall's /metrics (parsed by
+                                    prometheus_client) until every node of UP (comma-separated)
+                                    is up 1, every node of DOWN up 0, and every NODE:BOARD of
+                                    BOARDS has its board series; prints the counts
+  multihost.py hall-command PORT PASSWORD BOARD STATUS TEXT   an arbiter command through the
+                                    hall: expects HTTP STATUS and TEXT in the answer
+Needs paho-mqtt and prometheus-client (pinned by the shell script, in a venv under
+~/.cache/boardbridge).
 """
 
 import json
@@ -216,6 +223,66 @@ def verify(path, plies, moves, boards):
     return 1 if failed else 0
 
 
+def split(text):
+    return [item for item in text.split(",") if item and item != "-"]
+
+
+def hall_metrics(port, seconds, up, down, boards):
+    import urllib.request
+    from prometheus_client.parser import text_string_to_metric_families
+    deadline, missing = time.time() + float(seconds), ["no scrape yet"]
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+                text = response.read().decode()
+        except OSError as error:
+            missing = [f"no answer: {error}"]
+            time.sleep(0.5)
+            continue
+        samples = {}
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                samples[(sample.name, frozenset(sample.labels.items()))] = sample.value
+        missing = [f"{node} up" for node in split(up) if samples.get(("boardbridge_up", frozenset({("node", node)}))) != 1]
+        missing += [f"{node} down" for node in split(down)
+                    if samples.get(("boardbridge_up", frozenset({("node", node)}))) != 0]
+        for entry in split(boards):
+            node, board = entry.split(":", 1)
+            labels = frozenset({("node", node), ("board", board)})
+            if ("boardbridge_board_stalled", labels) not in samples or \
+                    ("boardbridge_board_reconnects_total", labels) not in samples:
+                missing.append(f"{node}:{board} series")
+        if not missing:
+            listed = sorted({dict(labels)["board"] for name, labels in samples if name == "boardbridge_board_stalled"})
+            print(f"multihost: the central hall's /metrics: {len(samples)} samples, nodes up {split(up) or '-'}, "
+                  f"down {split(down) or '-'}, boards {', '.join(listed)}", file=sys.stderr)
+            return 0
+        time.sleep(0.5)
+    print(f"multihost: timed out after {seconds} s waiting for the hall's /metrics: {', '.join(missing)}", file=sys.stderr)
+    return 1
+
+
+def hall_command(port, password, board, status, text):
+    import base64
+    import urllib.error
+    import urllib.request
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/boards/{board}/command", method="POST",
+                                     data=json.dumps({"takeback": 1}).encode())
+    request.add_header("Authorization", "Basic " + base64.b64encode(f"arbiter:{password}".encode()).decode())
+    request.add_header("X-BoardBridge-Hall", "1")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            code, body = response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        code, body = error.code, error.read().decode()
+    if code != int(status) or text not in body:
+        print(f"multihost: the hall answered {code} {body.strip()!r} for {board}, expected {status} {text!r}",
+              file=sys.stderr)
+        return 1
+    print(f"multihost: a command for {board} through the central hall: {code} {body.strip()}", file=sys.stderr)
+    return 0
+
+
 def main(argv):
     command = argv[1]
     if command == "record":
@@ -229,6 +296,10 @@ def main(argv):
         return 0
     if command == "verify":
         return verify(argv[2], argv[3], argv[4], argv[5:])
+    if command == "hall-metrics":
+        return hall_metrics(int(argv[2]), argv[3], argv[4], argv[5], argv[6])
+    if command == "hall-command":
+        return hall_command(int(argv[2]), argv[3], argv[4], argv[5], argv[6])
     print(__doc__, file=sys.stderr)
     return 64
 

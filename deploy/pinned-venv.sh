@@ -2,7 +2,7 @@
 #
 # pinned_venv NAME REQUIREMENTS
 #   Prints the path of a venv under ~/.cache/boardbridge (or $XDG_CACHE_HOME/boardbridge)
-#   named NAME-py<major.minor> that holds exactly the pinned REQUIREMENTS file. It is reused
+#   named NAME-py<major.minor>-<hash of the pins> that holds exactly the pinned REQUIREMENTS file. It is reused
 #   while the file's hash matches the stamp written after a complete install; otherwise it is
 #   made again from scratch, so a half-finished install is never reused. Returns non-zero
 #   (and removes the venv) when python3 has no venv module or pip cannot install the pins.
@@ -11,9 +11,10 @@ pinned_venv() {
     local name="$1" requirements="$2" minor cache venv stamp wanted
     minor="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" || return 1
     cache="${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge"
-    venv="$cache/$name-py$minor"
-    stamp="$venv/.boardbridge-requirements"
     wanted="$(sha256sum <"$requirements" | cut -d' ' -f1)" || return 1
+    # One venv per pin set: checkouts with different pins never rebuild each other's.
+    venv="$cache/$name-py$minor-${wanted:0:12}"
+    stamp="$venv/.boardbridge-requirements"
     if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
         echo "installing $(grep -v '^#' "$requirements" | tr '\n' ' ')into $venv" >&2
         rm -rf "$venv"

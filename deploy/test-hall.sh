@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The hall view in a real browser: Debian's headless chromium and chromium-driver, driven by
-# Selenium from PyPI (pinned: Tests/HallBrowser/requirements.txt) in a venv under
-# ${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/hall-browser-py<x.y>, against the release
+# Selenium and prometheus-client from PyPI (pinned: Tests/HallBrowser/requirements.txt) in a venv
+# under ${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/hall-browser-py<x.y>-<lock hash>, against the release
 # `boardbridge hall` fed by two bridges (two nodes) with boardsim boards on a private
 # dbus-daemon and a private mosquitto (Tests/HallBrowser/test_hall.py). Writes the README's
 # screenshots into docs/images/.

@@ -14,8 +14,10 @@
 # only in these namespaces). Each room runs its own private dbus-daemon, boardsim (two
 # boards: Chessnut Air, Millennium), mosquitto and boardbridge (node r<room>); its broker
 # is bridged to the central mosquitto with the configurations deploy/mosquitto/generate-hall.sh
-# writes. A recording subscriber (deploy/multihost.py, paho-mqtt pinned in a venv under
-# ~/.cache/boardbridge) sits on the central broker. Then, with moves played throughout:
+# writes. A recording subscriber (deploy/multihost.py, paho-mqtt and prometheus-client pinned in
+# a venv under ~/.cache/boardbridge) and the hall service sit on the central broker; the hall's
+# /metrics must list every board of every room, and a SIGKILLed room's node as down, whose
+# boards' commands the hall refuses ("node r3 offline"). Then, with moves played throughout:
 # a partition of r1's link, a restart of the central broker, a restart of r2's broker, a
 # SIGKILL of r3's bridge (last will centrally, then a restart), commands and requests sent
 # centrally, and two misconfigured bridges (a board id and a node used twice), and finally a
@@ -147,6 +149,13 @@ done
 start central-broker "$central_ns" mosquitto -c "$work/conf/central.conf"
 wait_broker "$central_ns"
 start recorder "$central_ns" "$py" "$helper" record 1883 "$work/central.jsonl"
+# The hall service on the central host: its /metrics and its arbiter commands are checked.
+hall_port=8080 hall_password=multihost-arbiter
+printf 'mqtt:\n  url: mqtt://127.0.0.1:1883\nhall:\n  address: 127.0.0.1\n  port: %s\n  arbiter_password: %s\n' \
+    "$hall_port" "$hall_password" >"$work/hall.yaml"
+start hall "$central_ns" "$bin/boardbridge" hall --config "$work/hall.yaml"
+hall_metrics() { ip netns exec "$central_ns" "$py" "$helper" hall-metrics "$hall_port" "$@"; }
+hall_command() { ip netns exec "$central_ns" "$py" "$helper" hall-command "$hall_port" "$hall_password" "$@"; }
 
 for r in "${rooms[@]}"; do
     ns="$(room_ns "$r")"
@@ -175,6 +184,8 @@ bluetooth:
 homeassistant:
   enabled: true
   status_topic: homeassistant-central/status
+health:
+  interval: 2
 reconnect:
   max_attempts: 0
   delays: [1, 2]
@@ -195,6 +206,10 @@ for r in "${rooms[@]}"; do boards+=("r$r-b1" "r$r-b2"); done
 for r in "${rooms[@]}"; do wait_for 60 state "boardbridge/bridge/r$r/state" online; done
 for board in "${boards[@]}"; do wait_for 90 state "boardbridge/$board/availability" online; done
 say "all ${#boards[@]} boards of ${#rooms[@]} rooms online on the central broker"
+node_boards=()
+for r in "${rooms[@]}"; do node_boards+=("r$r:r$r-b1" "r$r:r$r-b2"); done
+hall_metrics 60 "$(IFS=,; echo "${rooms[*]/#/r}")" - "$(IFS=,; echo "${node_boards[*]}")"
+say "the central hall's /metrics lists every board of every room (their health reports, bridged)"
 
 # The Opera Game (Morphy, Paris 1858), 33 plies; each phase plays the next few on every board.
 game=(e2e4 e7e5 g1f3 d7d6 d2d4 c8g4 d4e5 g4f3 d1f3 d6e5 f1c4 g8f6 f3b3 d8e7 b1c3 c7c6 c1g5 b7b5
@@ -260,6 +275,22 @@ say "phase 4, r2's broker restarted: the 4 plies r2 played while it was down arr
 # 5. SIGKILL of r3's bridge: its last will reaches the central broker, then it comes back.
 stop bridge-r3 KILL
 wait_for 30 state boardbridge/bridge/r3/state offline
+hall_metrics 30 r1,r2 r3 "r1:r1-b1,r2:r2-b1"
+hall_command r3-b1 503 "node r3 offline"
+# A command another client sends centrally to r3's board: the hall answers it (r3 keeps no session).
+ip netns exec "$central_ns" mosquitto_pub -h 127.0.0.1 -q 1 -t boardbridge/r3-b2/set \
+    -m '{"leds":["e2"],"transaction":"leds-r3-down"}'
+wait_for 30 response boardbridge/r3-b2/response leds-r3-down
+"$py" - "$work/central.jsonl" <<'PY'
+import json, sys
+sys.path.insert(0, "deploy")
+import multihost
+answers = [json.loads(m["payload"]) for m in multihost.messages(sys.argv[1])
+           if m["topic"] == "boardbridge/r3-b2/response" and "leds-r3-down" in m["payload"]]
+assert len(answers) == 1 and answers[0]["status"] == "error" and "node r3 offline" in answers[0]["error"], answers
+print(f"multihost: a command sent centrally to r3-b2 while r3 is down: answered once, {answers[0]['error']!r}",
+      file=sys.stderr)
+PY
 "$py" - "$work/central.jsonl" <<'PY'
 import json, sys
 sys.path.insert(0, "deploy")

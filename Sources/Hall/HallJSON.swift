@@ -6,17 +6,20 @@ enum HallJSON {
     /// A board as the grid shows it (no PGN, no history: see ``detail(_:model:)``).
     static func board(_ board: HallBoard, model: HallModel) -> JSONValue {
         let host = board.node.flatMap { model.nodes[$0]?.state }
+        let health = model.health(of: board.id)
         return [
             "id": .string(board.id),
             "seq": .number(Double(board.sequence)),
             "node": JSONValue(board.node),
             "host": JSONValue(host),
-            "availability": JSONValue(board.availability),
+            // A host that is offline cannot vouch for its boards' retained availability.
+            "availability": JSONValue(host == "offline" ? "offline" : board.availability),
             "connection": board.connection ?? .null,
             "state": board.state.map { .object($0) } ?? .null,
             "clock_reference": JSONValue(board.clockReference),
             "alert": board.alert ?? .null,
-            "attention": .bool(board.needsAttention(hostOffline: host == "offline")),
+            "health": health?.json ?? .null,
+            "attention": .bool(board.needsAttention(hostOffline: host == "offline") || health?.stalled == true),
         ]
     }
 
@@ -33,6 +36,7 @@ enum HallJSON {
         [
             "name": .string(node.name), "seq": .number(Double(node.sequence)), "state": JSONValue(node.state),
             "version": JSONValue(node.version), "boards": .array(node.boards.map { .string($0) }),
+            "up": .bool(node.up), "health": node.health?.json ?? .null,
         ]
     }
 

@@ -29,11 +29,11 @@ public struct HallModel: Sendable {
     /// The base topic read.
     public let base: String
     /// The boards by id.
-    public private(set) var boards: [String: HallBoard] = [:]
+    public internal(set) var boards: [String: HallBoard] = [:]
     /// The bridge hosts by name.
-    public private(set) var nodes: [String: HallNode] = [:]
+    public internal(set) var nodes: [String: HallNode] = [:]
     /// The sequence number of the last change (0: nothing yet).
-    public private(set) var sequence: UInt64 = 0
+    public internal(set) var sequence: UInt64 = 0
     /// Messages refused so far.
     public private(set) var rejectedCount = 0
 
@@ -71,13 +71,17 @@ public struct HallModel: Sendable {
         }
         let changes: [HallChange]?
         switch kind {
-        case .input, .bridgeResponse: changes = []
-        case .bridgeState(let node): changes = updateNode(node) { $0.state = json?["state"]?.stringValue }
-        case .bridgeInfo(let node): changes = applyInfo(node: node, json)
+        case .input, .bridgeResponse, .boardCommand: changes = []
+        case .bridgeState(let node):
+            changes = updateNode(node) { $0.state = json?["state"]?.stringValue }.map { $0 + refreshUp(node, now: now) }
+        case .bridgeInfo(let node): changes = applyInfo(node: node, json).map { $0 + refreshUp(node, now: now) }
+        case .bridgeHealth(let node): changes = applyHealth(node: node, json, now: now)
         case .board(let id, let kind): changes = applyBoard(id, kind, json, now: now)
         }
         guard let changes else { return reject(topic, "not the contract's payload, or too many boards") }
-        return .success(changes)
+        // A node change may name the node and its boards twice (its state, then whether it is up).
+        var seen = Set<HallChange>()
+        return .success(changes.filter { seen.insert($0).inserted })
     }
 
     /// The arbiter acknowledged the board's alert.
@@ -215,7 +219,10 @@ public struct HallModel: Sendable {
     }
 
     private mutating func applyInfo(node: String, _ json: JSONValue?) -> [HallChange]? {
-        var changes = updateNode(node) { $0.version = json?["version"]?.stringValue.map { String($0.prefix(64)) } }
+        var changes = updateNode(node) {
+            $0.version = json?["version"]?.stringValue.map { String($0.prefix(64)) }
+            $0.healthInterval = json?["config"]?["health"]?["interval"]?.doubleValue.flatMap { $0 > 0 ? $0 : nil }
+        }
         guard changes != nil else { return nil }
         let ids = (json?["boards"]?.arrayValue ?? []).prefix(Self.boardLimit).compactMap { entry -> String? in
             guard let id = entry["id"]?.stringValue, (try? Topics.validateBoardID(id)) != nil else { return nil }
@@ -233,7 +240,7 @@ public struct HallModel: Sendable {
         return changes
     }
 
-    private mutating func updateNode(_ name: String, _ update: (inout HallNode) -> Void) -> [HallChange]? {
+    mutating func updateNode(_ name: String, _ update: (inout HallNode) -> Void) -> [HallChange]? {
         guard nodes[name] != nil || nodes.count < Self.nodeLimit else { return nil }
         var node = nodes[name] ?? HallNode(name: name)
         update(&node)
@@ -340,6 +347,13 @@ public struct HallNode: Equatable, Sendable {
     public var version: String?
     /// The boards its `info` lists.
     public var boards: [String] = []
+    /// Its last health report (`<base>/bridge/<node>/health`), when one came.
+    public var health: HallNodeHealth?
+    /// `health.interval` from its `info` (seconds), when given.
+    public var healthInterval: Double?
+    /// Whether it is up, as of the last ``HallModel/refreshHealth(now:)``: not offline, and
+    /// its health report fresh (``HallModel/isUp(_:now:)``).
+    public var up = false
     /// The sequence number of the last change.
     public var sequence: UInt64 = 0
 
@@ -350,7 +364,7 @@ public struct HallNode: Equatable, Sendable {
 }
 
 /// What a message changed.
-public enum HallChange: Equatable, Sendable {
+public enum HallChange: Hashable, Sendable {
     /// A board's view changed.
     case board(String)
     /// A board was removed (an empty retained state).

@@ -28,6 +28,8 @@ public struct HallRouter: Sendable {
         case board(String)
         /// `GET /api/events`: the event stream.
         case events
+        /// `GET /metrics`: every node's health for Prometheus (``HallMetrics``).
+        case metrics
         /// `POST /api/boards/<id>/acknowledge`, authorized.
         case acknowledge(String)
         /// `POST /api/boards/<id>/command`, authorized, with one allowed command.
@@ -58,6 +60,7 @@ public struct HallRouter: Sendable {
         case ("GET", "/"), ("HEAD", "/"): return .page
         case ("GET", "/api/boards"): return .boards
         case ("GET", "/api/events"): return .events
+        case ("GET", "/metrics"): return .metrics
         default: break
         }
         guard parts.count >= 4, parts[0].isEmpty, parts[1] == "api", parts[2] == "boards" else {

@@ -28,6 +28,10 @@ public final class HallService {
     private let router: HallRouter
     private var transactions = 0
     private var rejectionsLogged = 0
+    private var offlineAnswerSecond = 0
+    private var offlineAnswers = 0
+    /// Answers for commands to boards of offline hosts, at most, per second.
+    static let offlineAnswerLimit = 20
     /// SSE clients at most (each costs a connection and a bounded buffer).
     static let streamLimit = 128
 
@@ -102,6 +106,7 @@ public final class HallService {
     // MARK: MQTT
 
     private func received(_ message: MQTTMessage) {
+        answerIfOffline(message)
         switch model.apply(topic: message.topic, payload: message.payload, now: Self.now()) {
         case .success(let changes):
             broadcast(changes)
@@ -112,6 +117,22 @@ public final class HallService {
                     "message ignored",
                     [("topic", rejection.topic), ("reason", rejection.reason), ("ignored", "\(model.rejectedCount)")])
             }
+        }
+    }
+
+    /// Answers a command for a board of an offline host (``HallModel/offlineAnswer(topic:payload:topics:)``),
+    /// at most ``offlineAnswerLimit`` a second: a flood of commands is not echoed in full.
+    private func answerIfOffline(_ message: MQTTMessage) {
+        guard let (topic, json) = model.offlineAnswer(topic: message.topic, payload: message.payload, topics: topics)
+        else { return }
+        let second = Int(Self.now() / 1000)
+        if second != offlineAnswerSecond { (offlineAnswerSecond, offlineAnswers) = (second, 0) }
+        guard offlineAnswers < Self.offlineAnswerLimit else { return }
+        offlineAnswers += 1
+        do {
+            try client.publish(MQTTMessage(topic: topic, payload: json.encoded(), qos: .atLeastOnce, retain: false))
+        } catch {
+            logger.warning("cannot answer a command for an offline host", [("topic", topic), ("error", "\(error)")])
         }
     }
 
@@ -143,6 +164,8 @@ public final class HallService {
     }
 
     private func beat() {
+        // A health report that went stale turns its node down (and its boards with it).
+        broadcast(model.refreshHealth(now: Self.now()))
         for stream in streams.values { stream.sendComment("\(model.sequence)") }
     }
 
@@ -177,6 +200,7 @@ public final class HallService {
             return .response(json(["status": "ok"]))
         case .command(let id, let command):
             guard model.boards[id] != nil else { return .response(.plain(404, "no board \"\(id)\"")) }
+            if let node = model.offlineNode(of: id) { return refuseOffline(board: id, node: node, command, request) }
             transactions += 1
             let transaction = "hall-\(transactions)"
             var object = command
@@ -200,9 +224,35 @@ public final class HallService {
                         "timestamp": .string(ISO8601Timestamp.string(from: Date())),
                     ]))
             return .response(json(["status": "sent", "transaction": .string(transaction)], status: 202))
+        case .metrics:
+            return .response(
+                HTTPResponse(
+                    status: 200, contentType: HallMetrics.contentType,
+                    text: HallMetrics.render(model, now: Self.now()), headers: [("Cache-Control", "no-store")]))
         case .refused(let response):
             return .response(response)
         }
+    }
+
+    /// A command for a board whose host is offline would wait in the void: refused, and said so
+    /// in the board's history.
+    private func refuseOffline(
+        board id: String, node: String, _ command: JSONObject, _ request: HTTPRequest
+    )
+        -> HTTPReply
+    {
+        logger.warning(
+            "arbiter command refused: node offline",
+            [("board", id), ("node", node), ("client", request.clientAddress)])
+        broadcast(
+            model.note(
+                board: id,
+                [
+                    "event_type": "arbiter_command_refused", "command": .object(command),
+                    "reason": .string("node \(node) offline"),
+                    "timestamp": .string(ISO8601Timestamp.string(from: Date())),
+                ]))
+        return .response(.plain(503, "node \(node) offline: the command for board \(id) was not sent"))
     }
 
     private func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {

@@ -10,7 +10,7 @@ import TestSupport
 /// nodes, a move every ~30 s per board with bursts (a quarter of the boards at once, as
 /// after a time-control), 20 connected SSE clients. Measures the time from the MQTT publish
 /// to the event read by each client (the hall's write plus loopback), the hall's CPU, RSS
-/// and the bytes per update.
+/// and the bytes per update; then the cost of a `/metrics` scrape (HallMetricsScrape.swift).
 @MainActor
 struct HallSection: BenchSection {
     let number = 5
@@ -113,6 +113,7 @@ struct HallSection: BenchSection {
         if received < sent * Self.clients {
             throw BenchError(description: "\(sent * Self.clients - received) SSE events missing")
         }
+        try await measureMetrics(context, publisher: publisher, port: port, hall: hall)
     }
 
     private func publish(_ publisher: MQTTClient, board: Int, ply: Int) throws {

@@ -19,6 +19,7 @@ import tempfile
 import time
 import urllib.request
 
+from prometheus_client.parser import text_string_to_metric_families
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -133,6 +134,7 @@ class Stack:
     def start_bridge(self, node):
         lines = ["mqtt:", f"  url: mqtt://127.0.0.1:{self.mqtt_port}", f"node: {node}",
                  f"state_directory: {self.work}/state-{node}", "game:", "  desync_grace: 0.3",
+                 "health:", "  interval: 2",
                  "reconnect:", "  max_attempts: 10", "  delays: [1.5]", "boards:"]
         for board_id, family, address, name, board_node, time_control in BOARDS:
             if board_node != node:
@@ -225,6 +227,28 @@ def first_paint(stack, driver, count=512):
     return elapsed, paint
 
 
+def metrics(stack):
+    """GET /metrics, parsed by prometheus_client: {(sample name, frozen labels): value}, and the types."""
+    code, body = stack.api("/metrics")
+    assert code == 200, (code, body[:300])
+    samples, types = {}, {}
+    for family in text_string_to_metric_families(body.decode()):
+        types[family.name] = family.type
+        for sample in family.samples:
+            samples[(sample.name, frozenset(sample.labels.items()))] = sample.value
+    return samples, types
+
+
+def node_chip(driver, node):
+    chips = driver.find_elements(By.CSS_SELECTOR, f'#nodes .nodechip[data-node="{node}"]')
+    return chips[0] if chips else None
+
+
+def health_line(driver, board):
+    lines = tile(driver, board).find_elements(By.CSS_SELECTOR, ".health")
+    return lines[0] if lines else None
+
+
 def tile(driver, board):
     return driver.find_element(By.CSS_SELECTOR, f'.tile[data-board="{board}"]')
 
@@ -260,6 +284,54 @@ def main():
 
         wait_for(lambda: all(ready(b[0]) for b in BOARDS), 90, "every board on the grid, linked, in the start position")
         passed.append("grid shows every board of both nodes")
+
+        # Health figures (reports every 2 s): per board on its tile, per node in the strip.
+        def figures(board):
+            # RSSI only while BlueZ reports one (often not once connected): shown as a number or "–".
+            line = health_line(driver, board)
+            return line is not None and (line.get_attribute("data-reconnects") or "").isdigit() \
+                and line.get_attribute("data-since") != "" and line.text.startswith("RSSI ")
+        try:
+            wait_for(lambda: all(figures(b[0]) for b in BOARDS), 30, "every tile's RSSI, reconnects and last frame")
+        except AssertionError:
+            raise AssertionError(f"health: {[(b['id'], b['health']) for b in json.loads(stack.api('/api/boards')[1])['boards']]}")
+        assert "reconnects" in health_line(driver, "b1").text and "last frame" in health_line(driver, "b1").text
+        for node in ("hall-a", "hall-b"):
+            wait_for(lambda: node_chip(driver, node) is not None and node_chip(driver, node).get_attribute("data-up") == "1"
+                     and int(node_chip(driver, node).get_attribute("data-rss") or 0) > 1_000_000, 30, f"{node}'s chip up")
+            assert "RSS" in node_chip(driver, node).text and "queue" in node_chip(driver, node).text
+        # A stalled board (a report of a third host, made here): its badge and line.
+        stack.publish("boardbridge/bridge/hall-s/info", '{"boards":[{"id":"s1"}]}')
+        stack.publish("boardbridge/bridge/hall-s/state", '{"state":"online"}')
+        stack.publish("boardbridge/bridge/hall-s/health", json.dumps({
+            "process": {"rss_bytes": 5000000}, "mqtt": {"connected": True, "queued": 0, "dropped": 0},
+            "state_directory": {"problem": False}, "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
+            "boards": {"s1": {"connection": "ready", "rssi": -77, "stalled": True, "reconnects": 3,
+                              "seconds_since_last_frame": 130, "notifications_per_second": 0}}}))
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, '.tile[data-board="s1"]') and "stalled" in status(driver, "s1"),
+                 15, "s1 stalled on the page")
+        assert "STALLED" in tile(driver, "s1").text and "-77 dBm" in health_line(driver, "s1").text
+        assert health_line(driver, "s1").get_attribute("data-reconnects") == "3"
+        tile(driver, "s1").click()
+        wait_for(lambda: "RSSI -77 dBm" in driver.find_element(By.ID, "d-status").text and
+                 "3 reconnects" in driver.find_element(By.ID, "d-status").text, 10, "s1's figures in the detail view")
+        driver.find_element(By.ID, "close").click()
+        passed.append("health on the page: RSSI, reconnects, last frame per board; up, RSS, queue per node; STALLED")
+
+        # /metrics, read by Prometheus' own Python parser: every node and board.
+        samples, types = metrics(stack)
+        for node in ("hall-a", "hall-b", "hall-s"):
+            assert samples[("boardbridge_up", frozenset({("node", node)}))] == 1, node
+            assert samples[("boardbridge_process_rss_bytes", frozenset({("node", node)}))] > 0, node
+        for board, _, _, _, node, _ in BOARDS:
+            labels = frozenset({("node", node), ("board", board)})
+            assert samples[("boardbridge_board_stalled", labels)] == 0, board
+            assert samples[("boardbridge_board_reconnects_total", labels)] == 0, board
+            assert ("boardbridge_board_seconds_since_last_frame", labels) in samples, board
+        assert samples[("boardbridge_board_stalled", frozenset({("node", "hall-s"), ("board", "s1")}))] == 1
+        assert types.get("boardbridge_board_reconnects", types.get("boardbridge_board_reconnects_total")) == "counter"
+        assert types["boardbridge_board_rssi_dbm"] == "gauge"
+        passed.append(f"/metrics parsed by prometheus_client: {len(samples)} samples, {len(types)} families")
 
         stack.ctl("play", NAME["b1"], "e2e4", "e7e5", "g1f3")
         stack.ctl("play", NAME["b3"], "d2d4")
@@ -333,7 +405,7 @@ def main():
         stack.publish("boardbridge/b9", "{broken")
         stack.publish("boardbridge/b1/pgn", "<script>alert(2)</script>")
         time.sleep(1)
-        assert len(driver.find_elements(By.TAG_NAME, "script")) == 1
+        assert len(driver.find_elements(By.TAG_NAME, "script")) == 2  # the page's and hall-health.js
         assert len(driver.find_elements(By.TAG_NAME, "img")) == 0
         assert not driver.find_elements(By.CSS_SELECTOR, '.tile[data-board="b9"]')
         assert stack.api("/api/boards")[0] == 200
@@ -350,7 +422,21 @@ def main():
         wait_for(lambda: "host_offline" in status(driver, "b3") and "host_offline" in status(driver, "b4"), 15,
                  "hall-b's boards host offline")
         assert "host_offline" not in status(driver, "b1")
+        wait_for(lambda: "OFFLINE" in node_chip(driver, "hall-b").text and node_chip(driver, "hall-b").get_attribute("data-up") == "0",
+                 10, "hall-b's chip offline")
         passed.append("a SIGKILLed bridge shows its boards' host offline")
+
+        # A command for a board of the offline host is refused, naming the node; nothing is sent.
+        code, body = stack.api("/api/boards/b3/command", "POST", {"takeback": 1}, password=PASSWORD)
+        assert code == 503 and b"node hall-b offline" in body, (code, body)
+        b3 = json.loads(stack.api("/api/boards/b3")[1])
+        assert b3["availability"] == "offline" and b3["events"][-1]["event_type"] == "arbiter_command_refused", b3
+        samples, _ = metrics(stack)
+        assert samples[("boardbridge_up", frozenset({("node", "hall-b")}))] == 0
+        assert samples[("boardbridge_up", frozenset({("node", "hall-a")}))] == 1
+        assert not any(name == "boardbridge_board_stalled" and ("node", "hall-b") in labels
+                       for name, labels in samples), "an offline host's figures are not exported"
+        passed.append("a command for a board of an offline host gets 503 \"node hall-b offline\"; /metrics up 0")
 
         # The hall service restarts: the page reconnects and resynchronises.
         stack.stop("hall")

@@ -5,11 +5,15 @@ public enum PublishedTopic: Equatable, Sendable {
     case bridgeState(node: String)
     /// `<base>/bridge/<node>/info`.
     case bridgeInfo(node: String)
+    /// `<base>/bridge/<node>/health` (``HealthPayload``).
+    case bridgeHealth(node: String)
     /// `<base>/bridge/<node>/response/<op>`.
     case bridgeResponse(node: String, op: String)
     /// `<base>/<board>` and `<base>/<board>/<kind>` for the board outputs.
     case board(String, BoardTopicKind)
-    /// An input (`…/set`, `…/request/…`): published by clients, not by bridges.
+    /// A board command (`<base>/<board>/set`, `<base>/<board>/set/<name>`): published by clients.
+    case boardCommand(String)
+    /// Another input (`<base>/bridge/…/set`, `…/request/…`): published by clients, not by bridges.
     case input
 }
 
@@ -76,6 +80,7 @@ extension Topics {
             switch (levels[2], levels.count) {
             case ("state", 3): return .bridgeState(node: node)
             case ("info", 3): return .bridgeInfo(node: node)
+            case ("health", 3): return .bridgeHealth(node: node)
             case ("response", 4...): return .bridgeResponse(node: node, op: levels[3...].joined(separator: "/"))
             case ("request", _): return .input
             default: throw .unknown(topic)
@@ -85,10 +90,10 @@ extension Topics {
         switch levels.count {
         case 1: return .board(first, .state)
         case 2:
-            if levels[1] == "set" { return .input }
+            if levels[1] == "set" { return .boardCommand(first) }
             guard !levels[1].isEmpty, let kind = BoardTopicKind(rawValue: levels[1]) else { throw .unknown(topic) }
             return .board(first, kind)
-        case 3 where levels[1] == "set": return .input
+        case 3 where levels[1] == "set": return .boardCommand(first)
         default: throw .unknown(topic)
         }
     }

@@ -72,6 +72,7 @@ let package = Package(
             name: "Bridge",
             dependencies: [
                 "JSON", "Logging", "SystemCalls", "BoardKit", "Chess", "Kernel", "Adapters", "BlueZ", "MQTT", "Config",
+                "SerialTransport",
             ]
         ),
         .target(
@@ -117,7 +118,8 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation", "DBus"]),
+        .target(
+            name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation", "DBus", "Serial", "MainLoop"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
@@ -167,7 +169,8 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["boardbridge-bench", "TestSupport"]),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["Bridge", "JSON", "MQTT", "Chess", "BoardKit", "TestSupport"]),
+            name: "EndToEndTests",
+            dependencies: ["Bridge", "JSON", "MQTT", "Chess", "BoardKit", "Emulation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

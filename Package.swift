@@ -67,7 +67,9 @@ let package = Package(
 
         // MARK: Platform and product
         .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "MainLoop", "Logging", "SystemCalls"]),
-        .target(name: "FakeBlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "Emulation", "Chess", "MainLoop"]),
+        .target(
+            name: "FakeBlueZ",
+            dependencies: ["DBus", "BoardKit", "Adapters", "Emulation", "Chess", "MainLoop", "Serial"]),
         .target(
             name: "Bridge",
             dependencies: [

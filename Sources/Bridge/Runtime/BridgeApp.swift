@@ -187,6 +187,7 @@ public final class BridgeApp {
             self?.health.transportChanged(board: id, to: status.state)
             session.transportStateChanged()
         }
+        session.identityObserver = { [weak self] in self?.boardIdentityChanged(id) }
         session.start()
         if publishingRetained { session.publishRetained() }
         transport.start()
@@ -271,9 +272,21 @@ public final class BridgeApp {
     }
 
     private func descriptor(_ board: ConfiguredBoard) -> BoardDescriptor {
-        BoardDescriptor(
+        var descriptor = BoardDescriptor(
             id: board.id, name: board.name, family: board.family, model: board.model, address: board.address,
             suggestedArea: board.area, capabilities: sessions[board.id]?.capabilities)
+        descriptor.serialNumber = sessions[board.id]?.identity.serialNumber
+        descriptor.firmwareVersion = sessions[board.id]?.identity.version
+        return descriptor
+    }
+
+    /// A board reported its serial number or version: info and its device card show it.
+    private func boardIdentityChanged(_ id: String) {
+        publishInfo()
+        guard let discovery, let board = boards.first(where: { $0.id == id }) else { return }
+        for message in discovery.discoveryMessages(for: descriptor(board), bridge: bridge) {
+            publisher.publish(message)
+        }
     }
 
     private func publishDiscovery() {

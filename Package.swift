@@ -120,8 +120,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(
-            name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation", "DBus", "Serial", "MainLoop"]),
+        .target(name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation", "DBus"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
@@ -171,8 +170,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["boardbridge-bench", "TestSupport"]),
         .testTarget(
-            name: "EndToEndTests",
-            dependencies: ["Bridge", "JSON", "MQTT", "Chess", "BoardKit", "Emulation", "TestSupport"]),
+            name: "EndToEndTests", dependencies: ["Bridge", "JSON", "MQTT", "Chess", "BoardKit", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

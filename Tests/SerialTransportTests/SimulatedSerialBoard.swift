@@ -8,9 +8,6 @@ import Serial
 /// An emulated board behind a pseudo-terminal, reached by a stable link name the way
 /// `/dev/serial/by-id/…` names a USB board: unplugging closes the pseudo-terminal and
 /// removes the link, plugging in opens a new one and points the link at it.
-///
-/// The SerialTransport tests drive it in-process; the end-to-end tests put the real bridge
-/// binary on the other end of the line.
 @MainActor
 public final class SimulatedSerialBoard {
     /// The board's firmware.

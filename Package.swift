@@ -163,7 +163,7 @@ let package = Package(
             name: "BridgeTests",
             dependencies: [
                 "Bridge", "JSON", "Logging", "Adapters", "Config", "Kernel", "Chess", "BoardKit", "Emulation",
-                "TestSupport",
+                "TestSupport", "BlueZ", "SerialTransport",
             ],
             exclude: ["Corpus"]
         ),

@@ -159,6 +159,12 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
         pendingDisconnect = nil
     }
 
+    /// Ends the link as a drop does (``BoardEvent/disconnected(error:)`` with `reason`), then
+    /// reconnects per the policy: for a board that stopped answering.
+    public func recycleLink(reason: String) {
+        linkDown(reason)
+    }
+
     /// Encodes `command` and queues it on the paced writer; dropped without a link.
     public func send(_ command: BoardCommand) {
         guard link?.writer != nil else {

@@ -113,6 +113,13 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
         if wasLinked { continuation.yield(.disconnected(error: nil)) }
     }
 
+    /// Ends the open line as an unplug does (``BoardEvent/disconnected(error:)`` with
+    /// `reason`), then reopens it per the policy: for a board that stopped answering.
+    public func recycleLink(reason: String) {
+        guard port != nil else { return }
+        lost(reason)
+    }
+
     /// Queues the adapter's bytes for `command` on the paced writer.
     public func send(_ command: BoardCommand) {
         _ = sendIfSupported(command)

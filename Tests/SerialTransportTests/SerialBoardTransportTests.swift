@@ -86,6 +86,28 @@ final class Recorder {
         transport.disconnect()
     }
 
+    /// A stalled board's line is recycled: dropped as an unplug is, then reopened.
+    @Test func aRecycledLineIsReopened() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let board = SimulatedSerialBoard(DGTPersonality(), folder: folder)
+        try board.plug()
+        defer { board.unplug() }
+        let transport = SerialBoardTransport(
+            path: board.linkPath, policy: BoardReconnectPolicy(maxAttempts: 5, delays: [0.05])
+        ) { DGTAdapter() }
+        let recorder = Recorder(transport.events)
+        transport.start()
+        #expect(await eventually { recorder.events.contains(.pieces(.startingPosition)) })
+        transport.recycleLink(reason: "stalled")
+        #expect(await eventually { recorder.events.contains(.disconnected(error: "stalled")) })
+        #expect(await eventually { recorder.events.filter { $0 == .pieces(.startingPosition) }.count == 2 })
+        #expect(recorder.events.filter { $0 == .connected }.count == 2)
+        #expect(transport.state == .connected)
+        await transport.close()
+        #expect(transport.state == .disconnected)
+    }
+
     @Test func aMissingDeviceIsRetriedThenGivenUp() async throws {
         let transport = SerialBoardTransport(
             path: "/dev/serial/by-id/no-such-board", policy: BoardReconnectPolicy(maxAttempts: 2, delays: [0.05])

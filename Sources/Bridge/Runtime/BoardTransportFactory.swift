@@ -72,6 +72,21 @@ extension BlueZRFCOMMTransport: BridgedBoardTransport {
     func resumeBoardSession(_ resumes: Bool) {}
 }
 
+// A stalled serial or RFCOMM board (connected, silent) is recycled like a Bluetooth LE one.
+extension SerialBoardTransport: BoardLinkHealthReporting {
+    /// No radio: no signal strength.
+    public var linkRSSI: Int? { nil }
+    /// A serial line drops no acknowledged writes (it has none).
+    public var linkDroppedWrites: Int { 0 }
+}
+
+extension BlueZRFCOMMTransport: BoardLinkHealthReporting {
+    /// Not read for Classic links.
+    public var linkRSSI: Int? { nil }
+    /// A stream socket has no acknowledged writes to drop.
+    public var linkDroppedWrites: Int { 0 }
+}
+
 /// Makes each configured board's transport: a board with `serial:` gets a
 /// ``SerialBoardTransport`` on that device, a DGT board with `address:` a
 /// ``BlueZRFCOMMTransport`` (all of them sharing one ``BlueZSerialProfile`` on the manager),

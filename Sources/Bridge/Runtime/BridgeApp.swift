@@ -120,7 +120,9 @@ public final class BridgeApp {
         let adapters = configuration.bluetooth.adapters
         for (index, var board) in configuration.boards.enumerated() {
             // Boards without an adapter of their own are spread over the configured ones.
-            if board.adapter == nil, adapters.count > 1 { board.adapter = adapters[index % adapters.count] }
+            if board.adapter == nil, board.serial == nil, adapters.count > 1 {
+                board.adapter = adapters[index % adapters.count]
+            }
             try addSession(for: board)
         }
     }

@@ -46,7 +46,9 @@ final class Recorder {
         transport.startScan()
         #expect(transport.discovered.map(\.name) == [board.linkPath])
         transport.connect(transport.device)
-        #expect(await eventually(timeout: .seconds(60)) { recorder.events.contains(.pieces(.startingPosition)) }, "\(recorder.events)")
+        #expect(
+            await eventually(timeout: .seconds(60)) { recorder.events.contains(.pieces(.startingPosition)) },
+            "\(recorder.events)")
         #expect(recorder.events.first == .connected)
         #expect(recorder.events.contains(.ready))
         #expect(recorder.events.contains(.serialNumber("12345")))
@@ -73,14 +75,19 @@ final class Recorder {
         #expect(await eventually(timeout: .seconds(60)) { recorder.events.contains(.pieces(.startingPosition)) })
         board.unplug()
         #expect(
-            await eventually(timeout: .seconds(60)) { recorder.events.contains { if case .disconnected(.some) = $0 { true } else { false } } })
-        #expect(await eventually(timeout: .seconds(60)) { if case .reconnecting = transport.state { true } else { false } })
+            await eventually(timeout: .seconds(60)) {
+                recorder.events.contains { if case .disconnected(.some) = $0 { true } else { false } }
+            })
+        #expect(
+            await eventually(timeout: .seconds(60)) { if case .reconnecting = transport.state { true } else { false } })
         // The move is made while the board is unplugged: the dump after the replug shows it.
         board.perform(.lift(.e2))
         board.perform(.place(Piece(.white, .pawn), on: .e4))
         try board.plug()
         defer { board.unplug() }
-        #expect(await eventually(timeout: .seconds(60)) { recorder.events.last == .pieces(Self.afterE4()) }, "\(recorder.events.suffix(5))")
+        #expect(
+            await eventually(timeout: .seconds(60)) { recorder.events.last == .pieces(Self.afterE4()) },
+            "\(recorder.events.suffix(5))")
         #expect(transport.state == .connected)
         #expect(recorder.events.filter { $0 == .connected }.count == 2)
         transport.disconnect()
@@ -101,7 +108,10 @@ final class Recorder {
         #expect(await eventually(timeout: .seconds(60)) { recorder.events.contains(.pieces(.startingPosition)) })
         transport.recycleLink(reason: "stalled")
         #expect(await eventually(timeout: .seconds(60)) { recorder.events.contains(.disconnected(error: "stalled")) })
-        #expect(await eventually(timeout: .seconds(60)) { recorder.events.filter { $0 == .pieces(.startingPosition) }.count == 2 })
+        #expect(
+            await eventually(timeout: .seconds(60)) {
+                recorder.events.filter { $0 == .pieces(.startingPosition) }.count == 2
+            })
         #expect(recorder.events.filter { $0 == .connected }.count == 2)
         #expect(transport.state == .connected)
         await transport.close()

@@ -67,11 +67,14 @@ let package = Package(
 
         // MARK: Platform and product
         .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "MainLoop", "Logging", "SystemCalls"]),
-        .target(name: "FakeBlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "Emulation", "Chess", "MainLoop"]),
+        .target(
+            name: "FakeBlueZ",
+            dependencies: ["DBus", "BoardKit", "Adapters", "Emulation", "Chess", "MainLoop", "Serial"]),
         .target(
             name: "Bridge",
             dependencies: [
                 "JSON", "Logging", "SystemCalls", "BoardKit", "Chess", "Kernel", "Adapters", "BlueZ", "MQTT", "Config",
+                "SerialTransport",
             ]
         ),
         .target(
@@ -161,7 +164,7 @@ let package = Package(
             name: "BridgeTests",
             dependencies: [
                 "Bridge", "JSON", "Logging", "Adapters", "Config", "Kernel", "Chess", "BoardKit", "Emulation",
-                "TestSupport",
+                "TestSupport", "BlueZ", "SerialTransport",
             ],
             exclude: ["Corpus"]
         ),

@@ -57,6 +57,10 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     public let events: AsyncStream<BoardEvent>
     /// Completed links so far (the first and every reconnect).
     public private(set) var linkCount = 0
+    /// While a reconnect waits: how long that wait is (seconds); else `nil`.
+    public private(set) var nextDelay: TimeInterval?
+    /// Called whenever ``state`` changes (after ``lastError`` and ``nextDelay`` are set).
+    public var onStateChange: (@MainActor (BoardTransportState) -> Void)?
 
     private let makeAdapter: @MainActor () -> any BoardAdapter
     private let continuation: AsyncStream<BoardEvent>.Continuation
@@ -66,6 +70,7 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     private var autoConnect = false
     private var arrivedDescriptor: Int32?
     private var expecting: String?
+    private var pendingDisconnect: Task<Void, Never>?
 
     /// A transport for the board at `address`.
     public init(
@@ -137,13 +142,27 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
             let devicePath = link.devicePath
             teardown()
             continuationYield(.disconnected(error: nil))
-            Task { [manager] in
+            pendingDisconnect = Task { [manager] in
                 _ = try? await manager.call(
                     path: devicePath, interface: BlueZNames.deviceInterface, member: "DisconnectProfile",
                     body: [.string(BlueZSerialProfile.serialPortUUID)])
             }
         }
         setState(.disconnected)
+    }
+
+    /// ``disconnect()``, then waits until BlueZ answered the `DisconnectProfile` (for a clean
+    /// shutdown: BlueZ keeps a link up after its client exits).
+    public func close() async {
+        disconnect()
+        await pendingDisconnect?.value
+        pendingDisconnect = nil
+    }
+
+    /// Ends the link as a drop does (``BoardEvent/disconnected(error:)`` with `reason`), then
+    /// reconnects per the policy: for a board that stopped answering.
+    public func recycleLink(reason: String) {
+        linkDown(reason)
     }
 
     /// Encodes `command` and queues it on the paced writer; dropped without a link.
@@ -279,13 +298,11 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
         continuationYield(.disconnected(error: reason))
         guard autoConnect else { return setState(.disconnected) }
         task?.cancel()
+        guard let first = policy.nextDelay(attempt: 1) else { return setState(.disconnected) }
+        nextDelay = first
         setState(.reconnecting(attempt: 1))
         task = Task { [weak self] in
-            guard let self, let first = self.policy.nextDelay(attempt: 1) else {
-                self?.setState(.disconnected)
-                return
-            }
-            guard await self.manager.scheduler.sleep(first) else { return }
+            guard let self, await self.manager.scheduler.sleep(first) else { return }
             await self.runReconnect()
         }
     }
@@ -308,6 +325,7 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
                 setState(.disconnected)
                 return
             }
+            nextDelay = delay
             setState(.reconnecting(attempt: attempt))
             guard await manager.scheduler.sleep(delay) else { return }
         }
@@ -321,7 +339,13 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     }
 
     private func setState(_ new: BoardTransportState) {
-        if state != new { state = new }
+        switch new {
+        case .reconnecting: break
+        default: nextDelay = nil
+        }
+        guard state != new else { return }
+        state = new
+        onStateChange?(new)
     }
 
     private func continuationYield(_ event: BoardEvent) {

@@ -148,7 +148,7 @@ public enum BoardBridgeCLI {
     /// `check-config`: prints `configuration OK: N boards (path)` or every error.
     static func checkConfig(path: String, environment: [String: String], output: some CLIOutput) -> Int32 {
         do {
-            let config = try ConfigLoader.load(path: path, environment: environment)
+            let config = try ConfigLoader.load(path: path, environment: environment, checkingDevices: true)
             let count = config.boards.count
             output.writeOutput("configuration OK: \(count) board\(count == 1 ? "" : "s") (\(path))\n")
             return ExitCode.success

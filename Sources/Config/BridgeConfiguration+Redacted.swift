@@ -111,6 +111,7 @@ extension ConfiguredBoard {
         case .namePattern(let pattern): object["name_pattern"] = .string(pattern.pattern)
         case .any: break
         }
+        if let serial { object["serial"] = .string(serial) }
         return .sortedObject(object)
     }
 }

@@ -5,8 +5,11 @@ public enum ConfigLoader {
     /// `*_env` keys come from `environment`.
     ///
     /// Throws one error for a missing, unreadable, non-YAML or non-mapping file, or every
-    /// problem found in its contents.
-    public static func load(path: String, environment: [String: String]) throws(ConfigErrors) -> BridgeConfiguration {
+    /// problem found in its contents. `checkingDevices` (`check-config`) also reports a
+    /// serial device path that leads to no device now; `run` waits for it instead.
+    public static func load(
+        path: String, environment: [String: String], checkingDevices: Bool = false
+    ) throws(ConfigErrors) -> BridgeConfiguration {
         let bytes: [UInt8]
         switch ConfigFiles.read(path) {
         case .success(let read): bytes = read
@@ -19,7 +22,7 @@ public enum ConfigLoader {
         }
         return try parse(
             yamlBytes: bytes, fileName: path, environment: environment,
-            baseDirectory: ConfigFiles.directory(of: path))
+            baseDirectory: ConfigFiles.directory(of: path), checkingDevices: checkingDevices)
     }
 
     /// Parses and checks YAML `yamlText` as if read from `fileName` (used in messages).
@@ -35,8 +38,10 @@ public enum ConfigLoader {
 
     /// Parses and checks the YAML bytes `yamlBytes` (any encoding libyaml reads) as if
     /// read from `fileName`; relative paths are resolved against `baseDirectory`.
+    /// `checkingDevices`: see ``load(path:environment:checkingDevices:)``.
     public static func parse(
-        yamlBytes: [UInt8], fileName: String, environment: [String: String] = [:], baseDirectory: String
+        yamlBytes: [UInt8], fileName: String, environment: [String: String] = [:], baseDirectory: String,
+        checkingDevices: Bool = false
     ) throws(ConfigErrors) -> BridgeConfiguration {
         let root: YAMLNode?
         do {
@@ -54,6 +59,7 @@ public enum ConfigLoader {
             ])
         }
         let reader = ConfigReader(file: fileName, environment: environment, baseDirectory: baseDirectory)
+        reader.checksDevices = checkingDevices
         let config = BridgeConfiguration.read(root, reader: reader)
         guard reader.errors.isEmpty else { throw ConfigErrors(reader.errors) }
         return config

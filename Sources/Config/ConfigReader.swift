@@ -9,6 +9,8 @@ final class ConfigReader {
     let environment: [String: String]
     /// The directory relative paths in the file are resolved against.
     let baseDirectory: String
+    /// Whether device paths (`boards[].serial`) must lead to a device now (`check-config`).
+    var checksDevices = false
     /// Every problem so far.
     private(set) var errors: [ConfigError] = []
 

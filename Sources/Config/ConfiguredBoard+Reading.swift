@@ -1,11 +1,12 @@
 import BoardKit
 import Kernel
+import SystemCalls
 
 extension ConfiguredBoard {
     static let keys = [
         "id", "name", "address", "name_pattern", "family", "adapter", "orientation", "time_control", "tags",
         "allow_raw_commands", "developer_key", "developer_key_file", "developer_key_env", "reconnect", "model",
-        "area",
+        "area", "serial",
     ]
 
     /// PGN tag names that are not simply the snake_case key in PascalCase.
@@ -26,6 +27,7 @@ extension ConfiguredBoard {
         var boards: [ConfiguredBoard] = []
         var firstID: [String: YAMLMark] = [:]
         var firstAddress: [String: YAMLMark] = [:]
+        var firstSerial: [String: YAMLMark] = [:]
         for item in items {
             guard let section = reader.mapping(item.node, path: item.path, keys: keys) else { continue }
             let board = read(section, bluetooth: bluetooth, reconnect: reconnect, reader: reader)
@@ -49,6 +51,14 @@ extension ConfiguredBoard {
                         at: node.mark)
                 } else {
                     firstAddress[address] = node.mark
+                }
+            }
+            if let serial = board?.serial, let node = section.value("serial") {
+                if let first = firstSerial[serial] {
+                    reader.fail(
+                        section.path("serial"), "serial \(serial) is also used at line \(first.line)", at: node.mark)
+                } else {
+                    firstSerial[serial] = node.mark
                 }
             }
             if let board { boards.append(board) }
@@ -77,23 +87,34 @@ extension ConfiguredBoard {
         let name = section.nonEmptyString("name")
         let model = section.nonEmptyString("model")
         let area = section.nonEmptyString("area")
-        let match = readMatch(section, reader: reader)
         var family: BoardFamily?
         if let node = section.value("family") {
             family = reader.choice(node, path: section.path("family"), noun: "family")
         } else {
             section.missing("family")
         }
-        if family == .dgt, let node = section.value("family") {
-            // The adapter and the emulation exist; the serial and RFCOMM transports do not yet.
-            valid = false
-            reader.fail(
-                section.path("family"), "dgt boards need the serial transport, which is not built yet (docs/dgt.md)",
-                at: node.mark)
+        let serial = readSerial(section, family: family, reader: reader)
+        if section.has("serial"), serial == nil { valid = false }
+        let match: BoardMatch?
+        if section.has("serial"), !section.has("address"), !section.has("name_pattern") {
+            match = serial == nil ? nil : .any
+        } else {
+            match = readMatch(section, family: family, reader: reader)
+            if family == .dgt, case .namePattern = match, let node = section.value("name_pattern") {
+                valid = false
+                reader.fail(
+                    section.path("name_pattern"),
+                    "a Bluetooth DGT e-Board is paired and found by its address (or give serial: for USB)",
+                    at: node.mark)
+            }
         }
         var adapter: String?
         if let node = section.value("adapter"), let text = reader.string(node, path: section.path("adapter")) {
-            if bluetooth.adapters.contains(text) {
+            if section.has("serial") {
+                valid = false
+                reader.fail(
+                    section.path("adapter"), "a board on a serial line uses no Bluetooth adapter", at: node.mark)
+            } else if bluetooth.adapters.contains(text) {
                 adapter = text
             } else {
                 valid = false
@@ -140,10 +161,40 @@ extension ConfiguredBoard {
         return ConfiguredBoard(
             id: id, name: name, match: match, family: family, adapter: adapter, orientation: orientation,
             timeControl: timeControl, tags: tags, allowRawCommands: allowRaw, developerKey: developerKey,
-            reconnect: boardReconnect, model: model, area: area)
+            reconnect: boardReconnect, model: model, area: area, serial: serial)
     }
 
-    private static func readMatch(_ section: ConfigMapping, reader: ConfigReader) -> BoardMatch? {
+    /// `serial`: an absolute device path, for a `dgt` board only, never with `address` or
+    /// `name_pattern`. With ``ConfigReader/checksDevices`` (check-config) the device must
+    /// exist; `run` waits for a missing one (an unplugged board).
+    private static func readSerial(_ section: ConfigMapping, family: BoardFamily?, reader: ConfigReader) -> String? {
+        guard let node = section.value("serial"), let text = reader.string(node, path: section.path("serial")) else {
+            return nil
+        }
+        let path = section.path("serial")
+        for other in ["address", "name_pattern"] where section.has(other) {
+            reader.fail(path, "give either serial or \(other), not both", at: node.mark)
+            return nil
+        }
+        if let family, family != .dgt {
+            reader.fail(
+                path, "only dgt boards connect over a serial line (this board is \(family.rawValue))", at: node.mark)
+            return nil
+        }
+        guard text.hasPrefix("/"), text.count > 1, !text.unicodeScalars.contains("\0"), text.utf8.count <= 4096 else {
+            reader.fail(
+                path,
+                "invalid device path \(ConfigReader.quote(text)), expected an absolute path like "
+                    + "/dev/serial/by-id/usb-… or /dev/ttyUSB0", at: node.mark)
+            return nil
+        }
+        if reader.checksDevices, !FileSystem.exists(text) {
+            reader.fail(path, "no device at \(text) (is the board plugged in?)", at: node.mark)
+        }
+        return text
+    }
+
+    private static func readMatch(_ section: ConfigMapping, family: BoardFamily?, reader: ConfigReader) -> BoardMatch? {
         let addressNode = section.value("address")
         let patternNode = section.value("name_pattern")
         if addressNode != nil, let patternNode {
@@ -170,7 +221,11 @@ extension ConfiguredBoard {
             }
             return .namePattern(pattern)
         }
-        if addressNode == nil, patternNode == nil {
+        if addressNode == nil, patternNode == nil, family == .dgt {
+            reader.fail(
+                section.path, "missing required key \"serial\" (or \"address\" for a Bluetooth e-Board)",
+                at: section.node.mark)
+        } else if addressNode == nil, patternNode == nil {
             reader.fail(section.path, "missing required key \"address\" (or \"name_pattern\")", at: section.node.mark)
         }
         return nil

@@ -7,9 +7,12 @@ public struct ConfiguredBoard: Sendable, Equatable {
     public var id: String
     /// A readable name (default: the id).
     public var name: String
-    /// How to find the board: ``BoardMatch/address(_:)`` or ``BoardMatch/namePattern(_:)``
-    /// (the configuration never asks for ``BoardMatch/any``).
+    /// How to find the board: ``BoardMatch/address(_:)`` or ``BoardMatch/namePattern(_:)``;
+    /// ``BoardMatch/any`` only for a board on a serial line, which ``serial`` names.
     public var match: BoardMatch
+    /// The serial device of a board on a USB or serial line (`/dev/serial/by-id/…`,
+    /// `/dev/ttyUSB0`): a DGT e-Board; `nil` for a Bluetooth board.
+    public var serial: String?
     /// Which protocol the board speaks.
     public var family: BoardFamily
     /// The BlueZ adapter to use; `nil` lets the bridge choose among `bluetooth.adapters`.
@@ -38,7 +41,8 @@ public struct ConfiguredBoard: Sendable, Equatable {
         id: String, name: String? = nil, match: BoardMatch, family: BoardFamily, adapter: String? = nil,
         orientation: OrientationSetting = .auto, timeControl: TimeControl? = nil, tags: [String: String] = [:],
         allowRawCommands: Bool = false, developerKey: Secret? = nil,
-        reconnect: BoardReconnectPolicy = BoardReconnectPolicy(), model: String? = nil, area: String? = nil
+        reconnect: BoardReconnectPolicy = BoardReconnectPolicy(), model: String? = nil, area: String? = nil,
+        serial: String? = nil
     ) {
         self.id = id
         self.name = name ?? id
@@ -53,6 +57,7 @@ public struct ConfiguredBoard: Sendable, Equatable {
         self.reconnect = reconnect
         self.model = model
         self.area = area
+        self.serial = serial
     }
 
     /// The developer key's six bytes, or `nil` when none is configured.

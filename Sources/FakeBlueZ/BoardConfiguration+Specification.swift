@@ -11,7 +11,9 @@ extension BoardConfiguration {
     /// seconds before an unacknowledged move report is resent), `known`, `present`,
     /// `battery`, `charging`, `uuids` (`;`-separated), `manufacturer` (`ID:HEX;…`),
     /// `servicedata` (`UUID:HEX;…`), `key` (Pegasus: the developer key the firmware
-    /// accepts, 6 bytes hex) and `silent` (the firmware ignores every write) are optional. Keys are case-insensitive.
+    /// accepts, 6 bytes hex), `silent` (the firmware ignores every write), `transport`
+    /// (`dgt`: `pty`, the default, or `rfcomm`) and `link` (`pty`: the line's stable name)
+    /// are optional. Keys are case-insensitive.
     ///
     /// - Throws: ``FakeBlueZError/invalidConfiguration(_:)`` for unknown keys or missing
     ///   required ones, ``FakeBlueZError/invalidValue(key:value:)`` for bad values.
@@ -21,8 +23,8 @@ extension BoardConfiguration {
         guard let familyName = fields.removeValue(forKey: "family") else {
             throw .invalidConfiguration("board specification without family: \(specification)")
         }
-        // A DGT e-Board is no Bluetooth LE board: the fake BlueZ cannot offer one.
-        guard let family = BoardFamily(rawValue: familyName.lowercased()), family.isBluetoothLE else {
+        // A DGT e-Board is no Bluetooth LE board: it sits behind a pty or RFCOMM (`transport`).
+        guard let family = BoardFamily(rawValue: familyName.lowercased()) else {
             throw .invalidValue(key: "family", value: familyName)
         }
         guard let address = fields.removeValue(forKey: "address") else {
@@ -57,6 +59,8 @@ extension BoardConfiguration {
         case "servicedata": serviceData = try SpecificationParser.map(value, key: key)
         case "key", "developerkey": developerKey = value
         case "silent": silent = try SpecificationParser.bool(value, key: key)
+        case "transport": transport = value.lowercased()
+        case "link": link = value
         default: throw .invalidConfiguration("unknown board key '\(key)'")
         }
     }

@@ -55,6 +55,13 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
     public var developerKey: String?
     /// Whether the firmware ignores every write (a board that never answers its handshake).
     public var silent: Bool
+    /// How the host reaches it: `ble` (GATT, every family but `dgt`), `pty` (a DGT e-Board
+    /// on a USB / serial line: a pseudo-terminal) or `rfcomm` (a Bluetooth DGT e-Board behind
+    /// the fake's `ProfileManager1`). A `dgt` board defaults to `pty`.
+    public var transport: String?
+    /// `pty` only: the stable name of the line (a symbolic link to the pseudo-terminal, as
+    /// `/dev/serial/by-id/…` is), default `boardsim-<pid>-<id>` in the temporary folder.
+    public var link: String?
 
     /// A board of `family` at `address`, every other setting at its default.
     public init(family: BoardFamily, address: String, name: String? = nil, adapter: String = "hci0", id: String? = nil)
@@ -81,6 +88,8 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         self.serviceUUIDs = nil
         self.developerKey = nil
         self.silent = false
+        self.transport = nil
+        self.link = nil
     }
 
     /// Decodes, with defaults for every key but `family` and `address`.
@@ -112,7 +121,12 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         serviceUUIDs = try container.decodeIfPresent([String].self, forKey: .serviceUUIDs)
         developerKey = try container.decodeIfPresent(String.self, forKey: .developerKey)
         silent = try value(.silent, silent)
+        transport = try container.decodeIfPresent(String.self, forKey: .transport)
+        link = try container.decodeIfPresent(String.self, forKey: .link)
     }
+
+    /// The transport in effect (`ble`, `pty` or `rfcomm`).
+    public var effectiveTransport: String { transport ?? (family.isBluetoothLE ? "ble" : "pty") }
 
     /// The advertised name in effect.
     public var effectiveName: String { name ?? Self.defaultName(for: family) }
@@ -164,6 +178,14 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
             throw .invalidValue(key: "retransmit", value: "\(retransmit)")
         }
         guard (0...100).contains(battery) else { throw .invalidValue(key: "battery", value: "\(battery)") }
+        switch (effectiveTransport, family) {
+        case ("ble", let family) where family.isBluetoothLE: break
+        case ("pty", .dgt), ("rfcomm", .dgt): break
+        default: throw .invalidValue(key: "transport", value: effectiveTransport)
+        }
+        if let link, !link.hasPrefix("/") || effectiveTransport != "pty" {
+            throw .invalidValue(key: "link", value: link)
+        }
         if let fen { _ = try SimulatedGame.position(fen: fen) }
         for (key, bytes) in manufacturerData {
             guard Self.companyID(key) != nil else { throw .invalidValue(key: "manufacturerData", value: key) }

@@ -59,7 +59,7 @@ extension FakeAdapter {
         guard isPowered, isDiscovering else { return }
         let wantsEveryChange = sessions.contains { filters[$0]?.wantsEveryRSSIChange ?? false }
         let duplicateData = sessions.contains { filters[$0]?.duplicateData ?? false }
-        for board in sim.boards where board.adapterName == name && board.isPresent {
+        for board in sim.boards where board.adapterName == name && board.isPresent && !board.isSerial {
             if let device = devices[board.address], device.hasLink { continue }
             let advertisement = board.advertisement(using: &sim.random)
             guard sessions.contains(where: { filters[$0]?.accepts(advertisement) ?? true }) else { continue }

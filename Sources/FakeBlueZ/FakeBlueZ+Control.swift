@@ -69,6 +69,7 @@ extension FakeBlueZ {
     public func dropLink(board: String, reason: DisconnectReason = .remote) throws(FakeBlueZError) {
         let target = try self.board(board)
         log("board \(target.id): drop link (\(reason.rawValue))")
+        if target.isSerial { try target.dropSerialLink() }
         target.device?.dropLink(reason: reason)
     }
 
@@ -123,7 +124,13 @@ extension FakeBlueZ {
     public func setPresent(board: String, _ present: Bool) throws(FakeBlueZError) {
         let target = try self.board(board)
         target.isPresent = present
-        if present { target.device?.boardAppeared() } else { target.device?.dropLink(reason: .timeout) }
+        if target.isSerial {
+            try target.setSerialPresent(present)
+        } else if present {
+            target.device?.boardAppeared()
+        } else {
+            target.device?.dropLink(reason: .timeout)
+        }
         log("board \(target.id): switched \(present ? "on" : "off")")
     }
 

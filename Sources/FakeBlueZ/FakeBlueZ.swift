@@ -112,7 +112,10 @@ public final class FakeBlueZ {
     public func shutDown() {
         guard !isShutDown else { return }
         isShutDown = true
-        for board in boards { board.stopAll() }
+        for board in boards {
+            board.stopAll()
+            board.terminalLine?.unplug()
+        }
         for adapter in adapters { adapter.stopAll() }
         classic.stopAll()
         ownerSubscription?.cancel()
@@ -155,8 +158,22 @@ public final class FakeBlueZ {
             throw .duplicateBoard(validated.effectiveID)
         }
         let board = try SimulatedBoard(sim: self, configuration: validated)
+        switch validated.effectiveTransport {
+        case "pty":
+            let line = SimulatedTerminalLine(
+                board: board, linkPath: validated.link ?? SimulatedBoard.defaultLinkPath(id: board.id))
+            board.terminalLine = line
+            if validated.present { try line.plug() }
+        case "rfcomm":
+            let device = try classic.addBoard(
+                id: board.id, address: board.address, name: board.name, adapter: validated.adapter,
+                personality: SimulatedClassicFirmware(board: board))
+            device.isPresent = validated.present
+            board.classicDevice = device
+        default:
+            if validated.known { adapter.createKnownDevice(for: board) }
+        }
         boards.append(board)
-        if validated.known { adapter.createKnownDevice(for: board) }
         if let pace = validated.autoplay, pace > 0 { board.startAutoplay(secondsPerMove: pace) }
         log("board \(board.id): \(board.family.rawValue) '\(board.name)' at \(board.address) on \(adapter.name)")
         return board
@@ -165,6 +182,8 @@ public final class FakeBlueZ {
     /// Removes a board: its link drops (reason Remote), its device object goes.
     func deleteBoard(_ board: SimulatedBoard) {
         board.stopAll()
+        board.terminalLine?.unplug()
+        if let device = board.classicDevice { classic.removeBoard(device) }
         board.device?.removeAtOnce(reason: .remote)
         boards.removeAll { $0 === board }
         log("board \(board.id) removed")

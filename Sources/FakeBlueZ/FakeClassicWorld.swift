@@ -56,6 +56,13 @@ final class FakeClassicWorld {
         profiles.clientLeft(name)
     }
 
+    /// Removes a Classic board: its link drops, its device object goes.
+    func removeBoard(_ board: FakeClassicDevice) {
+        board.drop(reason: "board removed")
+        board.remove()
+        boards.removeAll { $0 === board }
+    }
+
     /// Adds a Classic board on `adapter` (name or path).
     @discardableResult
     func addBoard(

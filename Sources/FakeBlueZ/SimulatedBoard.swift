@@ -1,6 +1,7 @@
 import Adapters
 import BoardKit
 import Emulation
+import MainLoop
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -46,6 +47,12 @@ final class SimulatedBoard {
     /// When the last notification was sent (`CLOCK_BOOTTIME` nanoseconds).
     var lastNotificationTime: UInt64 = 0
     weak var device: FakeDevice?
+    /// A serial board's (`pty`, `rfcomm`) way to the host while its line is up.
+    var serialSend: (@MainActor (Data) -> Void)?
+    /// A `pty` board's line.
+    var terminalLine: SimulatedTerminalLine?
+    /// An `rfcomm` board's Classic device.
+    weak var classicDevice: FakeClassicDevice?
     private(set) var isLinked = false
     private var linkEstablishedSent = false
     private var tickTimer: RepeatingTimer?
@@ -172,7 +179,15 @@ final class SimulatedBoard {
             sim.log("board \(id): \(lost) notification(s) lost")
         }
         if !frames.isEmpty {
-            if let device {
+            if isSerial {
+                if let serialSend {
+                    for frame in frames { serialSend(frame) }
+                    notificationsSent += frames.count
+                    lastNotificationTime = BootClock.nanoseconds()
+                } else {
+                    droppedNotifications += frames.count
+                }
+            } else if let device {
                 device.deliverNotifications(Array(frames))
             } else {
                 droppedNotifications += frames.count
@@ -197,8 +212,9 @@ final class SimulatedBoard {
 
     var status: BoardStatus {
         BoardStatus(
-            id: id, name: name, family: family.rawValue, address: address, adapter: adapterName, path: devicePath,
-            exported: device != nil, connected: device?.hasLink ?? false, present: isPresent, rssi: rssi, mtu: mtu,
+            id: id, name: name, family: family.rawValue, address: address, adapter: adapterName,
+            path: terminalLine?.linkPath ?? devicePath, exported: device != nil || classicDevice != nil,
+            connected: isSerial ? isLinked : device?.hasLink ?? false, present: isPresent, rssi: rssi, mtu: mtu,
             battery: batteryPercent, charging: isCharging, placement: personality.board.fenPlacement,
             playing: scriptTask != nil, autoplay: autoplayPace ?? 0, writes: writes.count)
     }

@@ -41,6 +41,9 @@ public struct GameSession: Sendable {
     var resyncSchedule = ResyncSchedule()
     /// Whether the board's battery is low (``SessionOutput/batteryLow(percent:)``).
     public internal(set) var battery = BatteryWatch()
+    /// The board's own clock (a DGT 3000), when the board reports one: its times are the
+    /// game's published times and each move's `[%clk]` (``publishedClocks(at:)``).
+    public internal(set) var physicalClock = PhysicalClock()
 
     /// A session for `game` under `timeControl`.
     public init(
@@ -89,6 +92,8 @@ public struct GameSession: Sendable {
             if tracker.inputPath == .reportedMoves { awaitingBoard = false }
         case .connected:
             isBoardReady = false
+        case .clock(let reading):
+            physicalClock.observe(reading, sideToMove: position.sideToMove)
         case .disconnected:
             isBoardReady = false
             if pausesWhileDisconnected && !tracker.isGameOver { awaitingBoard = true }
@@ -100,6 +105,12 @@ public struct GameSession: Sendable {
         updateGate(at: time, into: &outputs)
         updateResync(at: time, into: &outputs)
         return outputs
+    }
+
+    /// The times to publish: the board's own clock's when it has one, else this session's
+    /// clock's (`nil` when untimed).
+    public func publishedClocks(at time: TimeInterval) -> ColorPair<TimeInterval>? {
+        physicalClock.remainingTimes ?? clock.remainingTimes(at: time)
     }
 
     /// Ends the wait for the board once it has shown something the tracker explains, or
@@ -308,6 +319,8 @@ public struct GameSession: Sendable {
                 let moveTime = min(move.timestamp, time)
                 let startsClock = clock.state == .notStarted && clockStart == .onFirstMove
                 move.clock = clock.moveMade(by: move.color, at: moveTime)
+                // A clock on the board is the game's clock: its time for the mover is the record's.
+                if let shown = physicalClock.remaining(for: move.color) { move.clock = shown }
                 tracker.setClock(move.clock, forPly: move.ply)
                 outputs.append(.tracker(.move(move)))
                 if startsClock, !tracker.isGameOver, clock.start(move.color.opponent, at: moveTime) {

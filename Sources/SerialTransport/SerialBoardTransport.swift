@@ -29,7 +29,13 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     public let policy: BoardReconnectPolicy
 
     /// The link state.
-    public private(set) var state: BoardTransportState = .idle
+    public private(set) var state: BoardTransportState = .idle {
+        didSet { if state != oldValue { onStateChange?(state) } }
+    }
+    /// While a reopen waits: how long that wait is (seconds); else `nil`.
+    public private(set) var nextDelay: TimeInterval?
+    /// Called whenever ``state`` changes (after ``lastError`` and ``nextDelay`` are set).
+    public var onStateChange: (@MainActor (BoardTransportState) -> Void)?
     /// The device, once a scan found its path.
     public private(set) var discovered: [DiscoveredBoardDevice] = []
     /// The last error, readable.
@@ -87,12 +93,31 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
         open(isReconnect: false, attempt: 0)
     }
 
+    /// Opens the line and keeps it open per the policy; does nothing while the line is open
+    /// or a reopen waits. Call again after the policy gave up, or after ``disconnect()``.
+    public func start() {
+        guard port == nil, retry == nil else { return }
+        connect(device)
+    }
+
+    /// ``disconnect()``: a serial line closes at once, nothing to wait for.
+    public func close() async {
+        disconnect()
+    }
+
     /// Closes the line on the user's request; no reconnect follows.
     public func disconnect() {
         let wasLinked = port != nil
         closeLink()
         state = .disconnected
         if wasLinked { continuation.yield(.disconnected(error: nil)) }
+    }
+
+    /// Ends the open line as an unplug does (``BoardEvent/disconnected(error:)`` with
+    /// `reason`), then reopens it per the policy: for a board that stopped answering.
+    public func recycleLink(reason: String) {
+        guard port != nil else { return }
+        lost(reason)
     }
 
     /// Queues the adapter's bytes for `command` on the paced writer.
@@ -122,6 +147,8 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
         link += 1
         let current = link
         port = opened
+        retry = nil
+        nextDelay = nil
         adapter = makeAdapter()
         lastWrite = nil
         watch = ReadableWatch(descriptor: opened.descriptor, closesDescriptor: false) { [weak self] in
@@ -157,9 +184,12 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
 
     private func scheduleReconnect(attempt: Int, isReconnect: Bool) {
         guard let delay = policy.nextDelay(attempt: attempt) else {
+            retry = nil
+            nextDelay = nil
             state = .disconnected
             return
         }
+        nextDelay = delay
         state = .reconnecting(attempt: attempt)
         retry = Task { [weak self] in
             try? await Task.sleep(for: .seconds(delay))
@@ -171,6 +201,7 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     private func closeLink() {
         retry?.cancel()
         retry = nil
+        nextDelay = nil
         writer?.cancel()
         writer = nil
         queue = []

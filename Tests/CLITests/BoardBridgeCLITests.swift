@@ -66,6 +66,31 @@ let shippedConfig = URL(fileURLWithPath: #filePath)
                 """)
     }
 
+    /// Issue #23: a DGT board's serial device that is not there is named (`run` waits for it).
+    @Test func checkConfigNamesAMissingSerialDevice() throws {
+        let directory = try TestTools.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("dgt.yaml").path
+        let device = directory.appendingPathComponent("usb-DGT_DGT_Board_0001-if00").path
+        try "boards:\n  - id: d1\n    family: dgt\n    serial: \(device)\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
+        let recorded = RecordedOutput()
+        #expect(
+            BoardBridgeCLI.run(["check-config", "--config", path], environment: [:], output: recorded)
+                == ExitCode.config)
+        #expect(
+            recorded.error == """
+                boards[0].serial: no device at \(device) (is the board plugged in?) (\(path):4:13)
+                boardbridge: 1 configuration error in \(path)
+
+                """)
+        #expect(FileManager.default.createFile(atPath: device, contents: nil))
+        let present = RecordedOutput()
+        #expect(
+            BoardBridgeCLI.run(["check-config", "--config", path], environment: [:], output: present)
+                == ExitCode.success)
+    }
+
     @Test func checkConfigWithoutAFileHintsAtTheOption() {
         let recorded = RecordedOutput()
         let status = BoardBridgeCLI.run(["check-config"], environment: [:], output: recorded) { _ in false }

@@ -80,12 +80,12 @@ private let board0 = """
                     address: "AA:BB:CC:DD:EE:01"
                     family: chessnut
                   - id: a
-                    address: "AA:BB:CC:DD:EE:02"
+                    serial: ttyUSB0
                     family: dgt
                 """,
             expected: [
                 #"boards[1].id: duplicate board id "a" (first at line 2) (config.yaml:5:9)"#,
-                "boards[1].family: dgt boards need the serial transport, which is not built yet (docs/dgt.md) (config.yaml:7:13)",
+                #"boards[1].serial: invalid device path "ttyUSB0", expected an absolute path like /dev/serial/by-id/usb-… or /dev/ttyUSB0 (config.yaml:6:13)"#,
             ]),
         BrokenConfig(
             name: "duplicate address",
@@ -248,13 +248,14 @@ private let board0 = """
                   - id: b1
                     address: nowhere
                     family: dgt
+                    serial: /dev/ttyUSB0
                 """,
             expected: [
                 "mqtt.keepalive: -1 is out of range, expected 5 to 65535 (config.yaml:2:14)",
                 #"mqtt.protocol: unknown MQTT protocol "4", expected one of 3.1.1, 5 (config.yaml:3:13)"#,
                 ##"base_topic: invalid topic character "#" (an MQTT wildcard) (config.yaml:4:13)"##,
                 #"boards[0].address: invalid Bluetooth address "nowhere", expected six hex pairs like AA:BB:CC:DD:EE:FF (config.yaml:7:14)"#,
-                "boards[0].family: dgt boards need the serial transport, which is not built yet (docs/dgt.md) (config.yaml:8:13)",
+                "boards[0].serial: give either serial or address, not both (config.yaml:9:13)",
             ]),
     ]
 

@@ -23,6 +23,9 @@ struct HallBoard {
     var configuresAdapter = true
     /// Whether the hall waits for it to become ready (a board that refuses its unlock never does).
     var becomesReady = true
+    /// A DGT e-Board on a serial line: boardsim's pseudo-terminal behind this stable name
+    /// (`transport=pty,link=…`), configured as `serial:` instead of `address:`.
+    var serialLink: String?
 }
 
 /// Settings of the bridge under test that the scenarios vary.
@@ -79,7 +82,8 @@ final class Hall {
         var arguments: [String] = []
         for adapter in adapters { arguments += ["--adapter", adapter] }
         for board in boards {
-            let options = board.simulatorOptions.map { "," + $0 } ?? ""
+            var options = board.simulatorOptions.map { "," + $0 } ?? ""
+            if let link = board.serialLink { options += ",transport=pty,link=\(link)" }
             arguments += [
                 "--board",
                 "family=\(board.family),address=\(board.address),id=\(board.id),adapter=\(board.adapter)\(options)",
@@ -321,11 +325,11 @@ final class Hall {
         for board in boards {
             lines += [
                 "  - id: \(board.id)",
-                "    address: \"\(board.address)\"",
+                board.serialLink.map { "    serial: \($0)" } ?? "    address: \"\(board.address)\"",
                 "    family: \(board.family)",
                 "    orientation: \(board.orientation)",
             ]
-            if board.configuresAdapter { lines.append("    adapter: \(board.adapter)") }
+            if board.configuresAdapter, board.serialLink == nil { lines.append("    adapter: \(board.adapter)") }
             if let control = board.timeControl { lines.append("    time_control: \"\(control)\"") }
         }
         return lines.joined(separator: "\n") + "\n"

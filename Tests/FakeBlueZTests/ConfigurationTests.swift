@@ -48,7 +48,13 @@ import Testing
             "address=AA:BB:CC:00:00:01",
             FakeBlueZError.invalidConfiguration("board specification without family: address=AA:BB:CC:00:00:01")
         ),
-        ("family=dgt,address=AA:BB:CC:00:00:01", .invalidValue(key: "family", value: "dgt")),
+        ("family=dgt,address=AA:BB:CC:00:00:01,transport=ble", .invalidValue(key: "transport", value: "ble")),
+        ("family=chessnut,address=AA:BB:CC:00:00:01,transport=pty", .invalidValue(key: "transport", value: "pty")),
+        ("family=dgt,address=AA:BB:CC:00:00:01,link=tty0", .invalidValue(key: "link", value: "tty0")),
+        (
+            "family=dgt,address=AA:BB:CC:00:00:01,transport=rfcomm,link=/tmp/x",
+            .invalidValue(key: "link", value: "/tmp/x")
+        ),
         ("family=chessnut,address=AA:BB:CC:00:01", .invalidValue(key: "address", value: "AA:BB:CC:00:01")),
         ("family=chessnut,address=AA:BB:CC:00:00:01,rssi=loud", .invalidValue(key: "rssi", value: "loud")),
         ("family=chessnut,address=AA:BB:CC:00:00:01,rssi=-200", .invalidValue(key: "rssi", value: "-200")),

@@ -46,18 +46,20 @@ final class Recorder {
         transport.startScan()
         #expect(transport.discovered.map(\.name) == [board.linkPath])
         transport.connect(transport.device)
-        #expect(await eventually { recorder.events.contains(.pieces(.startingPosition)) }, "\(recorder.events)")
+        #expect(
+            await eventually(timeout: .seconds(60)) { recorder.events.contains(.pieces(.startingPosition)) },
+            "\(recorder.events)")
         #expect(recorder.events.first == .connected)
         #expect(recorder.events.contains(.ready))
         #expect(recorder.events.contains(.serialNumber("12345")))
         #expect(recorder.events.contains(.version("1.2")))
         board.perform(.lift(.e2))
         board.perform(.place(Piece(.white, .pawn), on: .e4))
-        #expect(await eventually { recorder.events.last == .pieces(Self.afterE4()) })
+        #expect(await eventually(timeout: .seconds(60)) { recorder.events.last == .pieces(Self.afterE4()) })
         #expect(board.personality.violations.total == 0)
         transport.disconnect()
         #expect(transport.state == .disconnected)
-        #expect(await eventually { recorder.events.last == .disconnected(error: nil) })
+        #expect(await eventually(timeout: .seconds(60)) { recorder.events.last == .disconnected(error: nil) })
     }
 
     @Test func unplugAndReplugMidGameLosesNoMove() async throws {
@@ -70,20 +72,50 @@ final class Recorder {
         ) { DGTAdapter() }
         let recorder = Recorder(transport.events)
         transport.connect(transport.device)
-        #expect(await eventually { recorder.events.contains(.pieces(.startingPosition)) })
+        #expect(await eventually(timeout: .seconds(60)) { recorder.events.contains(.pieces(.startingPosition)) })
         board.unplug()
         #expect(
-            await eventually { recorder.events.contains { if case .disconnected(.some) = $0 { true } else { false } } })
-        #expect(await eventually { if case .reconnecting = transport.state { true } else { false } })
+            await eventually(timeout: .seconds(60)) {
+                recorder.events.contains { if case .disconnected(.some) = $0 { true } else { false } }
+            })
+        #expect(
+            await eventually(timeout: .seconds(60)) { if case .reconnecting = transport.state { true } else { false } })
         // The move is made while the board is unplugged: the dump after the replug shows it.
         board.perform(.lift(.e2))
         board.perform(.place(Piece(.white, .pawn), on: .e4))
         try board.plug()
         defer { board.unplug() }
-        #expect(await eventually { recorder.events.last == .pieces(Self.afterE4()) }, "\(recorder.events.suffix(5))")
+        #expect(
+            await eventually(timeout: .seconds(60)) { recorder.events.last == .pieces(Self.afterE4()) },
+            "\(recorder.events.suffix(5))")
         #expect(transport.state == .connected)
         #expect(recorder.events.filter { $0 == .connected }.count == 2)
         transport.disconnect()
+    }
+
+    /// A stalled board's line is recycled: dropped as an unplug is, then reopened.
+    @Test func aRecycledLineIsReopened() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let board = SimulatedSerialBoard(DGTPersonality(), folder: folder)
+        try board.plug()
+        defer { board.unplug() }
+        let transport = SerialBoardTransport(
+            path: board.linkPath, policy: BoardReconnectPolicy(maxAttempts: 5, delays: [0.05])
+        ) { DGTAdapter() }
+        let recorder = Recorder(transport.events)
+        transport.start()
+        #expect(await eventually(timeout: .seconds(60)) { recorder.events.contains(.pieces(.startingPosition)) })
+        transport.recycleLink(reason: "stalled")
+        #expect(await eventually(timeout: .seconds(60)) { recorder.events.contains(.disconnected(error: "stalled")) })
+        #expect(
+            await eventually(timeout: .seconds(60)) {
+                recorder.events.filter { $0 == .pieces(.startingPosition) }.count == 2
+            })
+        #expect(recorder.events.filter { $0 == .connected }.count == 2)
+        #expect(transport.state == .connected)
+        await transport.close()
+        #expect(transport.state == .disconnected)
     }
 
     @Test func aMissingDeviceIsRetriedThenGivenUp() async throws {
@@ -93,7 +125,7 @@ final class Recorder {
         transport.startScan()
         #expect(transport.discovered.isEmpty)
         transport.connect(transport.device)
-        #expect(await eventually { transport.state == .disconnected })
+        #expect(await eventually(timeout: .seconds(60)) { transport.state == .disconnected })
         #expect(transport.lastError?.hasPrefix("open /dev/serial/by-id/no-such-board: ") == true)
     }
 }

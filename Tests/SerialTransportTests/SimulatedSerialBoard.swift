@@ -9,26 +9,34 @@ import Serial
 /// `/dev/serial/by-id/…` names a USB board: unplugging closes the pseudo-terminal and
 /// removes the link, plugging in opens a new one and points the link at it.
 @MainActor
-final class SimulatedSerialBoard {
-    var personality: any BoardPersonality
-    let linkPath: String
+public final class SimulatedSerialBoard {
+    /// The board's firmware.
+    public var personality: any BoardPersonality
+    /// The stable name (a symbolic link to the current pseudo-terminal while plugged in).
+    public let linkPath: String
     private var terminal: PseudoTerminal?
     private var holder: SerialPort?
     private var watch: ReadableWatch?
     private var ticker: Task<Void, Never>?
     private let start = ContinuousClock.now
 
-    init(_ personality: any BoardPersonality, folder: URL) {
+    /// A board named `usb-DGT_DGT_Board_0001-if00` in `folder`, not plugged in yet.
+    public init(_ personality: any BoardPersonality, folder: URL) {
         self.personality = personality
         linkPath = folder.appendingPathComponent("usb-DGT_DGT_Board_0001-if00").path
     }
 
-    var now: TimeInterval {
+    /// Seconds since the board was made (the personality's clock).
+    public var now: TimeInterval {
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    func plug() throws {
+    /// Whether the board is plugged in.
+    public var isPlugged: Bool { terminal != nil }
+
+    /// Plugs the board in: a new pseudo-terminal, the link pointed at it.
+    public func plug() throws {
         let terminal = try PseudoTerminal()
         // Held open so the controlling side never reads a hang-up while nobody has the line.
         holder = try SerialPort.open(path: terminal.devicePath)
@@ -50,7 +58,9 @@ final class SimulatedSerialBoard {
         }
     }
 
-    func unplug() {
+    /// Unplugs the board: the pseudo-terminal closes (the host reads a hang-up) and the
+    /// link goes away.
+    public func unplug() {
         ticker?.cancel()
         watch?.cancel()
         watch = nil
@@ -62,7 +72,8 @@ final class SimulatedSerialBoard {
         personality.linkLost()
     }
 
-    func perform(_ action: PhysicalAction) {
+    /// A person's action on the board; its messages go to the host when plugged in.
+    public func perform(_ action: PhysicalAction) {
         send(personality.perform(action, at: now))
     }
 

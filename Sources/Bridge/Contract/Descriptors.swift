@@ -19,6 +19,10 @@ public struct BoardDescriptor: Equatable, Sendable {
     /// board that does not report its battery, and no LED button for one without square
     /// LEDs. `nil` announces everything.
     public var capabilities: BoardCapabilities?
+    /// The serial number the board reported (a DGT e-Board's), once known.
+    public var serialNumber: String?
+    /// The firmware version the board reported (a DGT e-Board's `major.minor`), once known.
+    public var firmwareVersion: String?
 
     /// Creates a descriptor.
     public init(

@@ -210,6 +210,8 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
             "via_device": .string(Self.bridgeDeviceID(bridge)),
         ]
         if let area = board.suggestedArea { device["suggested_area"] = .string(area) }
+        if let serial = board.serialNumber { device["serial_number"] = .string(serial) }
+        if let version = board.firmwareVersion { device["sw_version"] = .string(version) }
         // The Bluetooth address, as Home Assistant's device registry spells a MAC.
         if let address = board.address { device["connections"] = [["mac", .string(address.lowercased())]] }
         return .object(device)

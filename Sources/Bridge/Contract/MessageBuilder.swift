@@ -28,7 +28,8 @@ public struct MessageBuilder: Equatable, Sendable {
     }
 
     /// `<base>/bridge/<node>/info`, retained:
-    /// `{"version","node","base_topic","boards":[{"id","name","family","model","address"}],"config"}`.
+    /// `{"version","node","base_topic","boards":[{"id","name","family","model","address"}],"config"}`;
+    /// a board that reported them adds `serial_number` and `firmware_version`.
     /// `config` should arrive without secrets; as a second line of defence, values whose
     /// key contains `password`, `secret` or `token` are replaced with `"<redacted>"`.
     ///
@@ -38,10 +39,14 @@ public struct MessageBuilder: Equatable, Sendable {
         bridge: BridgeDescriptor, boards: [BoardDescriptor], config: JSONValue, peers: BridgePeerWatch? = nil
     ) -> OutgoingMessage {
         let boardList = boards.map { board -> JSONValue in
-            [
+            var entry: JSONObject = [
                 "id": .string(board.id), "name": .string(board.name), "family": .string(board.family.rawValue),
                 "model": .string(board.modelName), "address": JSONValue(board.address),
             ]
+            // What the board reported about itself (a DGT e-Board), once it did.
+            if let serial = board.serialNumber { entry["serial_number"] = .string(serial) }
+            if let version = board.firmwareVersion { entry["firmware_version"] = .string(version) }
+            return .object(entry)
         }
         var members: [(String, JSONValue)] = [
             ("version", .string(bridge.version)), ("node", .string(topics.node)), ("base_topic", .string(topics.base)),

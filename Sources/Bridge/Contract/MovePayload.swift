@@ -32,6 +32,9 @@ public struct MovePayload: Equatable, Sendable {
     /// Whether the move was made while the link or the bridge was down and recovered from
     /// the board afterwards (`"recovered":true`; the key is left out otherwise).
     public var recovered: Bool
+    /// Whether the clock times are the board's own clock's (a DGT 3000 cabled to the board:
+    /// `"clock_source":"board"`), not the bridge's; the key is left out otherwise.
+    public var clockFromBoard = false
 
     /// Creates a payload.
     public init(
@@ -60,7 +63,8 @@ public struct MovePayload: Equatable, Sendable {
             ("color", .string(color.rawValue)),
             ("fen", .string(fen)),
             ("clock", ["white": .seconds(whiteClock), "black": .seconds(blackClock)]),
-            ("timestamp", .string(ISO8601Timestamp.string(from: timestamp))),
+        ] + (clockFromBoard ? [("clock_source", .string("board"))] : []) + [
+            ("timestamp", .string(ISO8601Timestamp.string(from: timestamp)))
         ] + (recovered ? [("recovered", .bool(true))] : [])
     }
 

@@ -30,6 +30,10 @@ public final class BoardSession {
     public private(set) var core: GameSession
     /// The board's battery as last reported.
     public private(set) var battery: (percent: Int, charging: Bool?)?
+    /// The serial number and firmware version the board reported (a DGT e-Board at connect).
+    public private(set) var identity: (serialNumber: String?, version: String?) = (nil, nil)
+    /// Called when ``identity`` changed (the owner re-publishes info and discovery).
+    public var identityObserver: (@MainActor () -> Void)?
     /// Reconnect details for the connection topic, set by the owner of the transport.
     public var connectionDetail = ConnectionDetail()
     /// Why the link was last recycled (``HealthMonitor/stalledReason``), for the connection topic.
@@ -214,6 +218,12 @@ public final class BoardSession {
             battery = (percent, charging)
         case .button(let button):
             publishEvent(.button(name: button.name))
+        case .serialNumber(let number) where number != identity.serialNumber:
+            identity.serialNumber = number
+            identityObserver?()
+        case .version(let version) where version != identity.version:
+            identity.version = version
+            identityObserver?()
         case .raw(let bytes):
             logger.debug("unhandled frame", [("bytes", bytes.map { String($0, radix: 16) }.joined(separator: " "))])
         default:
@@ -292,7 +302,8 @@ public final class BoardSession {
         switch output {
         case .move(let move):
             lastMove = .init(uci: move.uci, san: move.san)
-            let payload = MovePayload(move, clocks: core.clock.remainingTimes(at: clock.now()))
+            var payload = MovePayload(move, clocks: core.publishedClocks(at: clock.now()))
+            payload.clockFromBoard = core.physicalClock.reading != nil
             publisher.publish(builder.move(board: board.id, payload))
             publishEvent(.move(payload))
             logger.info("move", [("ply", String(move.ply)), ("san", move.san), ("recovered", String(move.recovered))])

@@ -42,7 +42,8 @@ public final class BridgeApp {
     private var discoveryTimer: DispatchSourceTimer?
     /// Armed while a re-announcement to Home Assistant waits for its random delay.
     private var reannounceTimer: DispatchSourceTimer?
-    private var transports: [String: BlueZBoardTransport] = [:]
+    private var transports: [String: any BridgedBoardTransport] = [:]
+    private let transportFactory: BoardTransportFactory
     private var signalSources: [any DispatchSourceSignal] = []
     private var watchdog: DispatchSourceTimer?
     private let store: StateStore
@@ -98,6 +99,7 @@ public final class BridgeApp {
                 discoveryUUIDs: configuration.bluetooth.scanFilter.serviceUUIDs,
                 adapters: configuration.bluetooth.adapters),
             logger: logger.labelled("bluez"))
+        transportFactory = BoardTransportFactory(manager: manager, bluetooth: configuration.bluetooth)
         store = try StateStore(directory: configuration.stateDirectory)
         let client = client
         let health = HealthMonitor(
@@ -118,36 +120,27 @@ public final class BridgeApp {
         let adapters = configuration.bluetooth.adapters
         for (index, var board) in configuration.boards.enumerated() {
             // Boards without an adapter of their own are spread over the configured ones.
-            if board.adapter == nil, adapters.count > 1 { board.adapter = adapters[index % adapters.count] }
+            if board.adapter == nil, board.serial == nil, adapters.count > 1 {
+                board.adapter = adapters[index % adapters.count]
+            }
             try addSession(for: board)
         }
     }
 
     @discardableResult
     private func addSession(for board: ConfiguredBoard) throws -> BoardSession {
-        let transport = try makeTransport(for: board)
+        let transport = try transportFactory.makeTransport(for: board)
         let session = BoardSession(
             board: board, transport: transport, game: configuration.game, builder: builder,
             publisher: publisher, store: stateWriter,
             clock: SessionClock(now: { Date().timeIntervalSince1970 }), logger: logger)
         // A restarted bridge continues the game a ChessUp keeps itself instead of starting it afresh.
-        transport.resumesBoardSession = session.resumesBoardGame
+        transport.resumeBoardSession(session.resumesBoardGame)
         transports[board.id] = transport
         sessions[board.id] = session
         health.add(session)
         boards.append(board)
         return session
-    }
-
-    private func makeTransport(for board: ConfiguredBoard) throws -> BlueZBoardTransport {
-        let key = board.developerKeyBytes().map { Data($0) }
-        return try BlueZBoardTransport(
-            manager: manager, family: board.family, match: board.match, adapter: board.adapter,
-            policy: board.reconnect, options: AdapterOptions(developerKey: key),
-            settings: BlueZTransportSettings(
-                connectTimeout: configuration.bluetooth.connectTimeout,
-                notifyMethod: configuration.bluetooth.notifyMethod == .startNotify ? .startNotify : .acquireNotify),
-            label: board.id)
     }
 
     /// Connects to the broker and to BlueZ, starts every board, installs signal handlers
@@ -188,7 +181,7 @@ public final class BridgeApp {
 
     private func startSession(_ id: String, publishingRetained: Bool = true) {
         guard let session = sessions[id], let transport = transports[id] else { return }
-        transport.onStatusChange = { [weak session, weak self] status in
+        transport.observeStatus { [weak session, weak self] status in
             guard let session else { return }
             session.connectionDetail = .init(
                 maxAttempts: status.maxAttempts, nextDelay: status.nextDelay, lastError: status.lastError,
@@ -196,6 +189,7 @@ public final class BridgeApp {
             self?.health.transportChanged(board: id, to: status.state)
             session.transportStateChanged()
         }
+        session.identityObserver = { [weak self] in self?.boardIdentityChanged(id) }
         session.start()
         if publishingRetained { session.publishRetained() }
         transport.start()
@@ -280,9 +274,21 @@ public final class BridgeApp {
     }
 
     private func descriptor(_ board: ConfiguredBoard) -> BoardDescriptor {
-        BoardDescriptor(
+        var descriptor = BoardDescriptor(
             id: board.id, name: board.name, family: board.family, model: board.model, address: board.address,
             suggestedArea: board.area, capabilities: sessions[board.id]?.capabilities)
+        descriptor.serialNumber = sessions[board.id]?.identity.serialNumber
+        descriptor.firmwareVersion = sessions[board.id]?.identity.version
+        return descriptor
+    }
+
+    /// A board reported its serial number or version: info and its device card show it.
+    private func boardIdentityChanged(_ id: String) {
+        publishInfo()
+        guard let discovery, let board = boards.first(where: { $0.id == id }) else { return }
+        for message in discovery.discoveryMessages(for: descriptor(board), bridge: bridge) {
+            publisher.publish(message)
+        }
     }
 
     private func publishDiscovery() {

@@ -143,7 +143,7 @@ struct GapSearch {
             return true
         }
         guard found.count <= Self.maxLines, ends.count <= Self.maxLines, nodes <= nodeLimit,
-            canReach(position, board, target, in: remaining)
+            canReach(position.sideToMove, position.castlingRights, board, target, in: remaining)
         else { return false }
         let node = Node(
             board: board, sideToMove: position.sideToMove, castlingRights: position.castlingRights,
@@ -151,8 +151,15 @@ struct GapSearch {
         guard !dead.contains(node) else { return false }
         nodes += 1
         var any = false
+        let opponent = position.sideToMove.opponent
         for move in position.legalMoves() {
             let next = MoveCandidate(move: move, on: board).result
+            // Cut before the position is made (the rights after the move are a subset of
+            // these, so the bound stays safe).
+            let promising =
+                remaining == 1
+                ? reaches(next, target) : canReach(opponent, position.castlingRights, next, target, in: remaining - 1)
+            guard promising else { continue }
             path.append(move)
             if search(position.applying(move), next, target, remaining: remaining - 1) { any = true }
             path.removeLast()
@@ -180,20 +187,21 @@ struct GapSearch {
         }
     }
 
-    /// Whether `remaining` plies from `position` may still reach `target` (never `false`
-    /// when they can).
-    private func canReach(_ position: Position, _ board: PackedBoard, _ target: Target, in remaining: Int) -> Bool {
+    /// Whether `remaining` plies from `board`, `mover` to move with `rights` (or fewer),
+    /// may still reach `target` (never `false` when they can).
+    private func canReach(
+        _ mover: PieceColor, _ rights: CastlingRights, _ board: PackedBoard, _ target: Target, in remaining: Int
+    ) -> Bool {
         let moverMoves = (remaining + 1) / 2
         let otherMoves = remaining / 2
         switch target {
         case .placement(let placement):
-            let mover = position.sideToMove
             let lostWhite = Self.count(of: .white, on: board) - Self.count(of: .white, on: placement)
             let lostBlack = Self.count(of: .black, on: board) - Self.count(of: .black, on: placement)
             guard lostWhite >= 0, lostBlack >= 0 else { return false }
             func fits(_ color: PieceColor, moves: Int) -> Bool {
                 let arrivals = Self.arrivals(of: color, on: board, target: placement)
-                let castles = position.castlingRights.contains(anyOf: color) ? 1 : 0
+                let castles = rights.contains(anyOf: color) ? 1 : 0
                 let (lost, taken) = color == .white ? (lostWhite, lostBlack) : (lostBlack, lostWhite)
                 // Each piece taken needs a move of its own; a capturer that was not taken
                 // back and stands on no new square went home again: one move more.
@@ -206,8 +214,8 @@ struct GapSearch {
             // Each capture removes one piece for good: exactly this many are left to make.
             let captures = current.nonzeroBitCount - occupancy.nonzeroBitCount
             guard captures >= 0, captures <= remaining else { return false }
-            let castlesWhite = position.castlingRights.contains(anyOf: .white) ? 1 : 0
-            let castlesBlack = position.castlingRights.contains(anyOf: .black) ? 1 : 0
+            let castlesWhite = rights.contains(anyOf: .white) ? 1 : 0
+            let castlesBlack = rights.contains(anyOf: .black) ? 1 : 0
             let fills = (occupancy & ~current).nonzeroBitCount
             guard fills <= remaining + castlesWhite + castlesBlack else { return false }
             // A square whose piece must go is left by a move of that piece's colour (castling
@@ -215,8 +223,7 @@ struct GapSearch {
             let empties = current & ~occupancy
             let whiteEmpties = Self.count(of: .white, on: board, in: empties)
             let blackEmpties = empties.nonzeroBitCount - whiteEmpties
-            let (whiteMoves, blackMoves) =
-                position.sideToMove == .white ? (moverMoves, otherMoves) : (otherMoves, moverMoves)
+            let (whiteMoves, blackMoves) = mover == .white ? (moverMoves, otherMoves) : (otherMoves, moverMoves)
             return whiteEmpties <= whiteMoves + castlesWhite + captures
                 && blackEmpties <= blackMoves + castlesBlack + captures
         }

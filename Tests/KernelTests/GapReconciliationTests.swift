@@ -134,18 +134,19 @@ import Testing
     }
 
     @Test func occupancyGapThatAShorterLineToAnotherPlacementFillsIsReportedNotGuessed() {
-        // After 1. e4 e5: 2. Qe2 d6 3. Kd1 d5 leaves e1 and d7 empty, e2 and d5 filled, as
-        // 2. Ke2 d5 does (king and queen swapped). The squares cannot tell them apart: never
-        // read as 2. Ke2 d5 (a search that stopped at 3 plies did).
+        // After 1. e4 e5: 2. Qe2 d6 3. Kd1 d5 4. exd5 leaves e1, d7 and e4 empty, e2, d1 and
+        // d5 filled, as 2. Ke2 d5 3. exd5 does (king and queen swapped). The squares cannot
+        // tell them apart: never read as the shorter line (a search that stopped at 3 plies
+        // did).
         let start = after(["e2e4", "e7e5"][...])
         var tracker = reconnected(.occupancy, at: start)
-        let shown = after(["d1e2", "d7d6", "e1d1", "d6d5"][...], from: start)
+        let shown = after(["d1e2", "d7d6", "e1d1", "d6d5", "e4d5"][...], from: start)
         let outputs = tracker.handle(.pieces(shown.snapshot), at: 11)
         #expect(outputs.moves.isEmpty, "\(outputs.moves.map(\.uci))")
         let reports = missed(outputs)
         #expect(reports.count == 1)
-        #expect(reports.first?.plies == 2)
-        #expect(reports.first?.candidates.contains(["e1e2", "d7d5"]) == true)
+        #expect(reports.first?.plies == 3)
+        #expect(reports.first?.candidates.contains(["e1e2", "d7d5", "e4d5"]) == true)
         #expect(reports.first?.candidates.count ?? 0 >= 2)
         #expect(tracker.syncState.isOutOfSync)
         #expect(tracker.game.moves.isEmpty)

@@ -88,7 +88,7 @@ final class BlueZLink {
     func feed(_ bytes: Data) -> [BoardEvent] {
         guard let (events, responses) = adapter?.feedAndDrain(bytes) else { return [] }
         if !responses.isEmpty, let writer {
-            for response in responses { writer.enqueue(response) }
+            for response in responses { writer.enqueueResponse(response) }
         }
         if !handshakeAnswered, events.contains(where: Self.answersHandshake) {
             handshakeAnswered = true

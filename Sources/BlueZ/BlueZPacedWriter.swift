@@ -30,6 +30,14 @@ public enum BlueZWriteResult: Hashable, Sendable {
 /// between physical writes"); no other message comes between them. A payload
 /// queued with `delayBefore` waits that long after the previous message completed (or after
 /// it was queued, if the writer was idle): the handshake's delays.
+///
+/// The adapter's mandatory responses (ChessUp's acks, ``enqueueResponse(_:)``) have a lane
+/// of their own: they go out before the next queued message (never between the chunks of
+/// one, and without its `delayBefore`: a handshake step waiting does not hold them up), and
+/// the responses waiting when a write starts go out together in that one write (as many as
+/// fit in ``maximumChunkLength``, the board reads them one after the other). A board that
+/// reports faster than one write's round trip then still gets every ack before it gives up
+/// retransmitting; one write per ack fell behind and the board dropped the link.
 @MainActor
 public final class BlueZPacedWriter {
     /// Performs one physical write and reports how it ended (exactly once, later or at once).
@@ -60,6 +68,10 @@ public final class BlueZPacedWriter {
     private let sink: Sink
     private let logger: Logger
     private var queue: [Message] = []
+    private var responses: [Data] = []
+    /// The responses of the write in flight (kept to retry a busy write).
+    private var responsesInFlight: Data?
+    private var timerIsRetry = false
     private var current: Message?
     private var chunkIndex = 0
     private var retries = 0
@@ -90,9 +102,10 @@ public final class BlueZPacedWriter {
         self.sink = sink
     }
 
-    /// Messages not yet completely written (including the one being written).
+    /// Messages not yet completely written (including the one being written); responses
+    /// count one each.
     public var pendingCount: Int {
-        queue.count + (current == nil ? 0 : 1)
+        queue.count + (current == nil ? 0 : 1) + responses.count + (responsesInFlight == nil ? 0 : 1)
     }
 
     /// Whether nothing is queued or being written.
@@ -113,6 +126,25 @@ public final class BlueZPacedWriter {
         pump()
     }
 
+    /// Queues a mandatory response of the adapter (an ack): written before the next queued
+    /// message, together with the other responses waiting (see the type's documentation).
+    public func enqueueResponse(_ payload: Data) {
+        guard !stopped, !payload.isEmpty else { return }
+        guard responses.count < capacity else {
+            droppedCount += 1
+            logger.error("response queue full (\(capacity) responses); dropped a \(payload.count)-byte response")
+            return
+        }
+        responses.append(payload)
+        // A message waiting for its delay or the floor does not hold the response up: the
+        // timer is set again for whichever is due first.
+        if let timer, !timerIsRetry, !inFlight {
+            timer.cancel()
+            self.timer = nil
+        }
+        pump()
+    }
+
     /// Drops everything queued, ignores the result of a write in flight, and refuses new
     /// payloads. Idempotent.
     public func stop() {
@@ -123,6 +155,9 @@ public final class BlueZPacedWriter {
     private func clear() {
         generation += 1
         queue.removeAll()
+        responses.removeAll()
+        responsesInFlight = nil
+        timerIsRetry = false
         current = nil
         chunkIndex = 0
         retries = 0
@@ -143,6 +178,19 @@ public final class BlueZPacedWriter {
     /// Starts the next write when one is due, or arms the timer for it.
     private func pump() {
         guard !stopped, !inFlight, timer == nil else { return }
+        let now = scheduler.now
+        if responsesInFlight != nil || (!responses.isEmpty && chunkIndex == 0) {
+            // Responses first (a message of several chunks is finished first).
+            let due = lastCompletion.map { max(now, $0 + minimumInterval) } ?? now
+            guard due <= now else {
+                arm(after: due - now)
+                return
+            }
+            let payload = responsesInFlight ?? takeResponses()
+            responsesInFlight = payload
+            write(payload)
+            return
+        }
         if current == nil {
             guard !queue.isEmpty else { return }
             current = queue.removeFirst()
@@ -154,7 +202,6 @@ public final class BlueZPacedWriter {
             pump()
             return
         }
-        let now = scheduler.now
         var due = now
         if chunkIndex == 0 {
             let since = max(message.enqueuedAt, lastCompletion ?? message.enqueuedAt)
@@ -162,14 +209,31 @@ public final class BlueZPacedWriter {
         }
         if let lastCompletion { due = max(due, lastCompletion + minimumInterval) }
         if due > now {
-            timer = scheduler.schedule(after: due - now) { [weak self] in
-                guard let self else { return }
-                self.timer = nil
-                self.pump()
-            }
+            arm(after: due - now)
             return
         }
         write(message.chunks[chunkIndex])
+    }
+
+    /// The responses waiting that fit in one write (at least one), in order.
+    private func takeResponses() -> Data {
+        var payload = responses.removeFirst()
+        let limit = maximumChunkLength ?? Int.max
+        while let next = responses.first, payload.count + next.count <= limit {
+            payload.append(next)
+            responses.removeFirst()
+        }
+        return payload
+    }
+
+    private func arm(after delay: TimeInterval, retry: Bool = false) {
+        timerIsRetry = retry
+        timer = scheduler.schedule(after: delay) { [weak self] in
+            guard let self else { return }
+            self.timer = nil
+            self.timerIsRetry = false
+            self.pump()
+        }
     }
 
     private func write(_ chunk: Data) {
@@ -194,11 +258,7 @@ public final class BlueZPacedWriter {
                 return
             }
             retries += 1
-            timer = scheduler.schedule(after: retryDelay) { [weak self] in
-                guard let self else { return }
-                self.timer = nil
-                self.pump()
-            }
+            arm(after: retryDelay, retry: true)
         case .failed(let reason):
             logger.warning("write failed (\(reason)); payload dropped")
             dropCurrent()
@@ -209,18 +269,27 @@ public final class BlueZPacedWriter {
     }
 
     private func advance() {
-        chunkIndex += 1
-        retries = 0
         lastCompletion = scheduler.now
-        if let message = current, chunkIndex >= message.chunks.count {
-            current = nil
+        retries = 0
+        if responsesInFlight != nil {
+            responsesInFlight = nil
+        } else {
+            chunkIndex += 1
+            if let message = current, chunkIndex >= message.chunks.count {
+                current = nil
+                chunkIndex = 0
+            }
         }
         pump()
     }
 
     private func dropCurrent() {
-        current = nil
-        chunkIndex = 0
+        if responsesInFlight != nil {
+            responsesInFlight = nil
+        } else {
+            current = nil
+            chunkIndex = 0
+        }
         retries = 0
         lastCompletion = scheduler.now
         pump()

@@ -285,7 +285,7 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     private func received(_ bytes: Data) {
         guard let link else { return }
         let decoded = link.adapter.feed(bytes: bytes)
-        for response in link.adapter.takePendingResponses() { link.writer?.enqueue(response) }
+        for response in link.adapter.takePendingResponses() { link.writer?.enqueueResponse(response) }
         for event in decoded { continuationYield(event) }
     }
 

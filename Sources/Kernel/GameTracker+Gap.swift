@@ -17,7 +17,13 @@ extension GameTracker {
     static let identityGapPlies = 4
     /// The longest gap searched on an occupancy board, in plies (occupancy says less, so
     /// longer gaps are rarely unambiguous).
-    static let occupancyGapPlies = 3
+    static let occupancyGapPlies = 6
+    /// How many plies past the shortest line an occupancy board's search looks for a line
+    /// to another placement (one more move for each side).
+    static let occupancyGapMargin = 2
+    /// The most positions an occupancy board's search expands (its bound prunes less, so
+    /// each costs more: a tenth of a second at most in a release build).
+    static let occupancyGapNodes = 40_000
 
     /// Searches the gap to `target` (which differs from the game on `difference`) and
     /// commits or reports what it finds; returns the verdict for the board.
@@ -30,7 +36,9 @@ extension GameTracker {
         case .placement: search = GapSearch(maxPlies: Self.identityGapPlies)
         case .occupancy:
             search = GapSearch(maxPlies: Self.occupancyGapPlies)
-            search.everyLength = true
+            search.distinctPositions = true
+            search.extraPlies = Self.occupancyGapMargin
+            search.nodeLimit = Self.occupancyGapNodes
         }
         switch search.run(from: game.position, board: analysis.board, to: target) {
         case .line(let moves):

@@ -10,19 +10,27 @@ import Chess
 ///   does not hold there needs a move of that colour to put it there (one move puts one
 ///   piece, castling two), every piece missing a move of the other colour to take it
 ///   (and one more to leave the square when that side has no new square and lost nothing);
-/// - occupancy: every square the target fills needs a move to fill it (castling fills
-///   two), every square it empties a move or a capture to empty it.
+/// - occupancy: the line makes exactly as many captures as pieces are gone; every square
+///   the target fills needs a move to fill it (castling fills two), and every square of one
+///   colour's piece that the target empties needs a move of that colour from it (castling
+///   empties two) or a capture.
 ///
-/// On an occupancy board a promotion is ambiguous by nature (the four pieces fill the
-/// same square): a line with one is reported, never guessed.
+/// On an identity board the shortest lines are the answer: a line that puts a piece
+/// somewhere and takes it back leaves the board as a shorter line does.
 ///
-/// A line that puts a piece somewhere and takes it back leaves the board as a shorter
-/// line does; the board cannot tell them apart, and on an identity board the shortest
-/// lines are the ones returned. On an occupancy board a line counts only when no line
-/// of any other length up to ``maxPlies`` fills the same squares (``everyLength``).
+/// On an occupancy board (``distinctPositions``) the lines are grouped by the placement
+/// they lead to, and the search goes on past the shortest line for ``extraPlies`` more
+/// (up to ``maxPlies``). The board is read only when every line found leads to one
+/// placement; its shortest line is the answer, as a piece board reads it (a longer line to
+/// the same placement is that line with moves that cancel out: a piece out and back, a
+/// tempo lost). Two lines to different placements that fill the same squares — other
+/// pieces, another capture, a promotion to another piece — are ambiguous: reported, never
+/// guessed. The search stops after the length where a second placement is found.
 ///
 /// The search also stops after ``nodeLimit`` expanded positions (a fraction of a second):
-/// the gap is then too far to judge.
+/// the gap is then too far to judge (ambiguous when a line was found: the rest of the
+/// search could have found another placement). Positions proved to lead nowhere in the
+/// plies left are remembered (at most ``deadLimit`` of them) and not searched again.
 struct GapSearch {
     /// What the board shows.
     enum Target {
@@ -43,19 +51,36 @@ struct GapSearch {
         case notFound
     }
 
+    /// A position searched with some plies left (its moves depend on castling and en passant).
+    private struct Node: Hashable {
+        var board: PackedBoard
+        var sideToMove: PieceColor
+        var castlingRights: CastlingRights
+        var enPassantSquare: Square?
+        var remaining: Int
+    }
+
     /// The longest line looked for.
     var maxPlies: Int
     /// The most positions generated before giving up.
     var nodeLimit: Int = 200_000
-    /// Whether a line counts only when no line of another length leads there either
-    /// (occupancy: a shorter line may fill the same squares with other pieces); otherwise
-    /// the shortest lines are the answer.
-    var everyLength = false
+    /// The most dead ends remembered.
+    var deadLimit: Int = 100_000
+    /// Whether the lines must all lead to one placement, up to ``extraPlies`` past the
+    /// shortest (occupancy: lines to different placements may fill the same squares);
+    /// otherwise the shortest lines are the answer.
+    var distinctPositions = false
+    /// With ``distinctPositions``: how many plies past the shortest line the search goes on
+    /// (up to ``maxPlies``) looking for a line to another placement.
+    var extraPlies = 2
     /// The most candidate lines reported for an ambiguous gap.
     static let maxLines = 8
 
-    private var nodes = 0
+    /// Positions expanded by the last ``run(from:board:to:)``.
+    private(set) var nodes = 0
     private var found: [[Move]] = []
+    private var ends: [PackedBoard: [[Move]]] = [:]
+    private var dead: Set<Node> = []
     private var path: [Move] = []
 
     /// A search for lines of up to `maxPlies` plies.
@@ -67,36 +92,91 @@ struct GapSearch {
     mutating func run(from position: Position, board: PackedBoard, to target: Target) -> Outcome {
         nodes = 0
         found = []
+        ends = [:]
+        dead = []
         guard maxPlies > 0 else { return .notFound }
         var shortest: Int?
-        for depth in 1...maxPlies {
+        var horizon = maxPlies
+        for depth in 1...maxPlies where depth <= horizon {
             path = []
-            search(position, board, target, remaining: depth)
+            _ = search(position, board, target, remaining: depth)
             if nodes > nodeLimit {
+                if distinctPositions { return ends.isEmpty ? .notFound : groupedOutcome(complete: false) }
                 return shortest == nil ? .notFound : .ambiguous(plies: shortest ?? depth, lines: [])
             }
+            if distinctPositions {
+                if ends.count > 1 { return groupedOutcome(complete: true) }
+                if !ends.isEmpty, shortest == nil {
+                    shortest = depth
+                    horizon = min(maxPlies, depth + extraPlies)
+                }
+                continue
+            }
             if !found.isEmpty, shortest == nil { shortest = depth }
-            if let shortest, !everyLength || found.count > Self.maxLines || depth == maxPlies {
+            if let shortest {
                 return found.count == 1
                     ? .line(found[0]) : .ambiguous(plies: shortest, lines: found.count > Self.maxLines ? [] : found)
             }
         }
-        return .notFound
+        return distinctPositions && !ends.isEmpty ? groupedOutcome(complete: true) : .notFound
     }
 
-    private mutating func search(_ position: Position, _ board: PackedBoard, _ target: Target, remaining: Int) {
+    /// The outcome of an occupancy search: the shortest line of the one placement reached,
+    /// or the shortest line of every placement (ambiguous).
+    private func groupedOutcome(complete: Bool) -> Outcome {
+        let lines = ends.values.flatMap { $0 }.sorted { $0.count < $1.count }
+        let plies = lines.first?.count ?? 0
+        if ends.count == 1, lines.count == 1, complete { return .line(lines[0]) }
+        let listed = ends.count == 1 ? lines : ends.values.compactMap(\.first).sorted { $0.count < $1.count }
+        return .ambiguous(plies: plies, lines: listed.count > Self.maxLines || !complete ? [] : listed)
+    }
+
+    /// Searches `remaining` plies on; returns whether a line was found below.
+    private mutating func search(_ position: Position, _ board: PackedBoard, _ target: Target, remaining: Int) -> Bool {
         if remaining == 0 {
-            if reaches(board, target) { found.append(path) }
-            return
+            guard reaches(board, target) else { return false }
+            if distinctPositions {
+                record(board)
+            } else {
+                found.append(path)
+            }
+            return true
         }
-        guard found.count <= Self.maxLines, nodes <= nodeLimit, canReach(position, board, target, in: remaining)
-        else { return }
+        guard found.count <= Self.maxLines, ends.count <= Self.maxLines, nodes <= nodeLimit,
+            canReach(position.sideToMove, position.castlingRights, board, target, in: remaining)
+        else { return false }
+        let node = Node(
+            board: board, sideToMove: position.sideToMove, castlingRights: position.castlingRights,
+            enPassantSquare: position.enPassantSquare, remaining: remaining)
+        guard !dead.contains(node) else { return false }
         nodes += 1
+        var any = false
+        let opponent = position.sideToMove.opponent
         for move in position.legalMoves() {
             let next = MoveCandidate(move: move, on: board).result
+            // Cut before the position is made (the rights after the move are a subset of
+            // these, so the bound stays safe).
+            let promising =
+                remaining == 1
+                ? reaches(next, target) : canReach(opponent, position.castlingRights, next, target, in: remaining - 1)
+            guard promising else { continue }
             path.append(move)
-            search(position.applying(move), next, target, remaining: remaining - 1)
+            if search(position.applying(move), next, target, remaining: remaining - 1) { any = true }
             path.removeLast()
+        }
+        if !any, nodes <= nodeLimit, dead.count < deadLimit { dead.insert(node) }
+        return any
+    }
+
+    /// Records a line that reaches the target with `end` on the board: the first (shortest)
+    /// lines of each placement are kept; a longer one to a placement already reached is that
+    /// line with moves that cancel out.
+    private mutating func record(_ end: PackedBoard) {
+        if let lines = ends[end] {
+            guard let first = lines.first, first.count == path.count, lines.count <= Self.maxLines else { return }
+            ends[end] = lines + [path]
+        } else {
+            ends[end] = [path]
         }
     }
 
@@ -107,20 +187,21 @@ struct GapSearch {
         }
     }
 
-    /// Whether `remaining` plies from `position` may still reach `target` (never `false`
-    /// when they can).
-    private func canReach(_ position: Position, _ board: PackedBoard, _ target: Target, in remaining: Int) -> Bool {
+    /// Whether `remaining` plies from `board`, `mover` to move with `rights` (or fewer),
+    /// may still reach `target` (never `false` when they can).
+    private func canReach(
+        _ mover: PieceColor, _ rights: CastlingRights, _ board: PackedBoard, _ target: Target, in remaining: Int
+    ) -> Bool {
         let moverMoves = (remaining + 1) / 2
         let otherMoves = remaining / 2
         switch target {
         case .placement(let placement):
-            let mover = position.sideToMove
             let lostWhite = Self.count(of: .white, on: board) - Self.count(of: .white, on: placement)
             let lostBlack = Self.count(of: .black, on: board) - Self.count(of: .black, on: placement)
             guard lostWhite >= 0, lostBlack >= 0 else { return false }
             func fits(_ color: PieceColor, moves: Int) -> Bool {
                 let arrivals = Self.arrivals(of: color, on: board, target: placement)
-                let castles = position.castlingRights.contains(anyOf: color) ? 1 : 0
+                let castles = rights.contains(anyOf: color) ? 1 : 0
                 let (lost, taken) = color == .white ? (lostWhite, lostBlack) : (lostBlack, lostWhite)
                 // Each piece taken needs a move of its own; a capturer that was not taken
                 // back and stands on no new square went home again: one move more.
@@ -130,19 +211,28 @@ struct GapSearch {
             return fits(mover, moves: moverMoves) && fits(mover.opponent, moves: otherMoves)
         case .occupancy(let occupancy):
             let current = board.occupancy
+            // Each capture removes one piece for good: exactly this many are left to make.
+            let captures = current.nonzeroBitCount - occupancy.nonzeroBitCount
+            guard captures >= 0, captures <= remaining else { return false }
+            let castlesWhite = rights.contains(anyOf: .white) ? 1 : 0
+            let castlesBlack = rights.contains(anyOf: .black) ? 1 : 0
             let fills = (occupancy & ~current).nonzeroBitCount
-            let empties = (current & ~occupancy).nonzeroBitCount
-            let castles =
-                (position.castlingRights.contains(anyOf: .white) ? 1 : 0)
-                + (position.castlingRights.contains(anyOf: .black) ? 1 : 0)
-            return fills <= remaining + castles && empties <= 2 * remaining
+            guard fills <= remaining + castlesWhite + castlesBlack else { return false }
+            // A square whose piece must go is left by a move of that piece's colour (castling
+            // leaves two) or its piece is taken (a capture).
+            let empties = current & ~occupancy
+            let whiteEmpties = Self.count(of: .white, on: board, in: empties)
+            let blackEmpties = empties.nonzeroBitCount - whiteEmpties
+            let (whiteMoves, blackMoves) = mover == .white ? (moverMoves, otherMoves) : (otherMoves, moverMoves)
+            return whiteEmpties <= whiteMoves + castlesWhite + captures
+                && blackEmpties <= blackMoves + castlesBlack + captures
         }
     }
 
-    /// The pieces of `color` on `board`.
-    static func count(of color: PieceColor, on board: PackedBoard) -> Int {
+    /// The pieces of `color` on `board` (on the squares of `squares` only, when given).
+    static func count(of color: PieceColor, on board: PackedBoard, in squares: UInt64? = nil) -> Int {
         var count = 0
-        var bits = board.occupancy
+        var bits = squares ?? board.occupancy
         let colorBit: UInt64 = color == .white ? 0 : 8
         while bits != 0 {
             if board.code(at: bits.trailingZeroBitCount) & 8 == colorBit { count += 1 }

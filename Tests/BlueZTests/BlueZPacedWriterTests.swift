@@ -180,4 +180,51 @@ final class RecordingSink {
         scheduler.advance(by: 0)
         #expect(sink.writes.map(\.data) == [Data([1])])
     }
+
+    /// Issue #15 (8): a ChessUp reporting faster than one write's round trip gets its acks
+    /// in time: the acks waiting when a write starts go out together, and a handshake step
+    /// waiting for its delay does not hold them up.
+    @Test func responsesWaitingGoOutTogetherAheadOfTheQueue() {
+        let sink = RecordingSink(scheduler: scheduler)
+        sink.autoComplete = nil
+        let writer = makeWriter(interval: 0, chunk: 20, sink: sink)
+        writer.enqueue(Data([0xB9]))
+        writer.enqueue(Data([0x67]), delayBefore: 0.25)
+        for _ in 0..<30 { writer.enqueueResponse(Data([0x21])) }
+        #expect(sink.writes.map(\.data) == [Data([0xB9])])
+        sink.completeNext()
+        // Twenty acks fill one write; the other ten the next; the delayed `67` after them.
+        #expect(sink.writes.last?.data == Data(repeating: 0x21, count: 20))
+        sink.completeNext()
+        #expect(sink.writes.last?.data == Data(repeating: 0x21, count: 10))
+        sink.completeNext()
+        #expect(sink.writes.count == 3)
+        scheduler.advance(by: 0.3)
+        #expect(sink.writes.last?.data == Data([0x67]))
+        // An ack while the `67` waits out its delay goes out at once.
+        writer.enqueue(Data([0x50]), delayBefore: 1)
+        sink.completeNext()
+        writer.enqueueResponse(Data([0x23]))
+        #expect(sink.writes.last?.data == Data([0x23]))
+        sink.completeNext()
+        scheduler.advance(by: 1.1)
+        #expect(sink.writes.last?.data == Data([0x50]))
+        sink.completeNext()
+        #expect(writer.isIdle)
+    }
+
+    @Test func aResponseNeverComesBetweenTheChunksOfAMessage() {
+        let sink = RecordingSink(scheduler: scheduler)
+        sink.autoComplete = nil
+        let writer = makeWriter(interval: 0, chunk: 2, sink: sink)
+        writer.enqueue(Data([1, 2, 3, 4]))
+        writer.enqueueResponse(Data([0x21]))
+        #expect(sink.writes.map(\.data) == [Data([1, 2])])
+        sink.completeNext()
+        #expect(sink.writes.last?.data == Data([3, 4]))
+        sink.completeNext()
+        #expect(sink.writes.last?.data == Data([0x21]))
+        sink.completeNext()
+        #expect(writer.isIdle)
+    }
 }

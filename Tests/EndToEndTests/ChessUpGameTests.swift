@@ -151,6 +151,41 @@ extension EndToEndTests {
         }
     }
 
+    /// Issue #15 (8): unthrottled (`--pace 0`: a whole game's reports at once) the ChessUp
+    /// reports faster than one ack per write round trip. Its acks must reach it before it
+    /// gives up retransmitting, or it floods and drops the link (it did, over and over):
+    /// the link stays up. The burst is faster than any radio link, so the simulated
+    /// bluetoothd drops notifications its socket cannot take (as the real one would, ten
+    /// datagrams deep). Known issue (#15, left): after a lost report a later report that
+    /// happens to be legal in the game position is committed in its place.
+    @Test func chessUpUnthrottledKeepsItsLinkAndPublishesNoWrongMove() async throws {
+        let board = HallBoard(id: "cup-burst", family: "chessup", address: "AA:BB:CC:00:15:0A")
+        let hall = try await Hall(boards: [board])
+        defer { hall.stop() }
+        for seed in UInt64(1)...2 {
+            let uci = Self.randomLegalGame(seed: 0xB0257 &+ seed, plies: 120)
+            let mark = hall.recorder.mark
+            try await hall.play(board.id, uci, pace: 0)
+            try await Task.sleep(for: .seconds(4))
+            let published = hall.recorder.json(on: hall.topic(board.id, "move"), since: mark)
+            #expect(!published.isEmpty)
+            withKnownIssue("a report lost in the burst lets a later legal one take its ply", isIntermittent: true) {
+                for move in published {
+                    let ply = move["ply"]?.intValue ?? 0
+                    #expect(
+                        (1...uci.count).contains(ply) && move["uci"]?.stringValue == uci[ply - 1],
+                        "a wrong move at ply \(ply): \(move["uci"]?.stringValue ?? "?")")
+                }
+            }
+            let states = hall.recorder.json(on: hall.topic(board.id, "connection"), since: mark)
+                .compactMap { $0["state"]?.stringValue }
+            #expect(states.allSatisfy { $0 == "ready" }, "the link dropped: \(states)")
+            try hall.recorder.publish(hall.topic(board.id, "set"), #"{"new_game":{}}"#)
+            try await hall.ctl("reset", board.id)
+            try await Task.sleep(for: .milliseconds(500))
+        }
+    }
+
     /// A random legal game of at most `plies` plies that does not end early.
     static func randomLegalGame(seed: UInt64, plies: Int) -> [String] {
         var state = seed

@@ -7,13 +7,12 @@ import Testing
 /// made meanwhile is either published exactly once, in order, marked recovered, or the
 /// gap is reported as missed moves (nothing published from it); never a wrong move.
 ///
-/// Two exceptions the board itself cannot see are counted, not failed: a gap whose moves
-/// cancel out in part (a piece goes and comes back) shows the same board as a shorter
-/// line (a shorter line to the same placement is what any reader of the board finds);
-/// and on an occupancy board a gap longer than the search (3 plies) can fill the same
-/// squares as a shorter line with other pieces (misread: a documented limit). A gap that
-/// leaves one piece missing and nothing else looks like a piece in the hand (not yet
-/// reported; counted).
+/// What the board itself cannot see is counted, not failed: a gap whose moves cancel out
+/// in part (a piece goes and comes back) shows the same board as a shorter line (a
+/// shorter line to the same placement is what any reader of the board finds). A gap
+/// that leaves one piece missing and nothing else looks like a piece in the hand (not yet
+/// reported; counted). On an occupancy board a gap is never read as a line to another
+/// placement that fills the same squares (the search covers every gap length played).
 @Suite struct GapPropertyTests {
     static let seed: UInt64 = 0x6A9_0015
 
@@ -23,7 +22,6 @@ import Testing
         var recovered = 0
         var missed = 0
         var collapsed = 0
-        var misread = 0
         var inHand = 0
         for index in 0..<30 {
             let gameSeed = Self.seed &+ UInt64(index)
@@ -99,10 +97,6 @@ import Testing
                     // in the hand, which may stay there as long as the player likes (reported
                     // once the board changes again).
                     inHand += 1
-                } else if path == .occupancy, length > 3, collapses(published, outputs, length: length),
-                    tracker.position.snapshot.occupancy == reference.position.snapshot.occupancy
-                {
-                    misread += 1
                 } else {
                     Issue.record("wrong after the gap: \(published.map(\.uci)), \(context), \(outputs)")
                 }
@@ -115,7 +109,7 @@ import Testing
             #expect(tracker.game.moves.map(\.move) == reference.moves.map(\.move), "seed \(gameSeed)")
         }
         print(
-            "gaps \(path): \(gaps) (recovered \(recovered), missed \(missed), collapsed \(collapsed), misread \(misread), in hand \(inHand)), seed \(Self.seed)"
+            "gaps \(path): \(gaps) (recovered \(recovered), missed \(missed), collapsed \(collapsed), in hand \(inHand)), seed \(Self.seed)"
         )
         #expect(gaps >= 150)
         #expect(recovered >= gaps / 4)

@@ -46,9 +46,12 @@ import Testing
 
     @Test(arguments: [TrackerInputPath.identity, .occupancy])
     func movesMadeWhileTheBridgeWasDownAreRecoveredAfterARestore(path: TrackerInputPath) throws {
-        // The restored game: 1. e4 d5. Meanwhile 2. exd5 Qxd5 3. Nc3 were played.
+        // The restored game: 1. e4 d5. Meanwhile 2. exd5 Qxd5 3. Nc3 (captures by both
+        // sides; identity), 2. e5 d4 3. e6 (occupancy: there a capture on d5 or on another
+        // square cannot be told apart) were played.
+        let line = path == .identity ? line : ["e2e4", "d7d5", "e4e5", "d5d4", "e5e6"]
         var saved = Game()
-        for uci in ["e2e4", "d7d5"] { try saved.play(saved.position.legalMove(uci: uci)!) }
+        for uci in line.prefix(2) { try saved.play(saved.position.legalMove(uci: uci)!) }
         var tracker = GameTracker(game: saved, inputPath: path, options: options)
         let outputs = tracker.handle(.pieces(after(line[...]).snapshot), at: 5)
         #expect(outputs.moves.map(\.uci) == Array(line.suffix(3)))
@@ -114,6 +117,49 @@ import Testing
         #expect(outputs.moves.map(\.uci) == gap)
         #expect(outputs.moves.allSatisfy { $0.recovered })
         #expect(tracker.syncState == .inSync)
+    }
+
+    @Test(arguments: 4...6)
+    func occupancyGapOfMoreThanThreePliesIsRecovered(plies: Int) {
+        // 1. e4 d5 2. e5 d4 3. e6 d3: one order and one route only, and no other line of up
+        // to two plies more empties and fills these squares with other pieces (a king walk
+        // would not do: the queen can take the king's square and the king hers).
+        let gap = ["e2e4", "d7d5", "e4e5", "d5d4", "e5e6", "d4d3"]
+        var tracker = reconnected(.occupancy)
+        let outputs = tracker.handle(.pieces(after(gap.prefix(plies)).snapshot), at: 11)
+        #expect(outputs.moves.map(\.uci) == Array(gap.prefix(plies)))
+        #expect(outputs.moves.allSatisfy { $0.recovered })
+        #expect(tracker.syncState == .inSync)
+        #expect(missed(outputs).isEmpty)
+    }
+
+    @Test func occupancyGapThatAShorterLineToAnotherPlacementFillsIsReportedNotGuessed() {
+        // After 1. e4 e5: 2. Qe2 d6 3. Kd1 d5 4. exd5 leaves e1, d7 and e4 empty, e2, d1 and
+        // d5 filled, as 2. Ke2 d5 3. exd5 does (king and queen swapped). The squares cannot
+        // tell them apart: never read as the shorter line (a search that stopped at 3 plies
+        // did).
+        let start = after(["e2e4", "e7e5"][...])
+        var tracker = reconnected(.occupancy, at: start)
+        let shown = after(["d1e2", "d7d6", "e1d1", "d6d5", "e4d5"][...], from: start)
+        let outputs = tracker.handle(.pieces(shown.snapshot), at: 11)
+        #expect(outputs.moves.isEmpty, "\(outputs.moves.map(\.uci))")
+        let reports = missed(outputs)
+        #expect(reports.count == 1)
+        #expect(reports.first?.plies == 3)
+        #expect(reports.first?.candidates.contains(["e1e2", "d7d5", "e4d5"]) == true)
+        #expect(reports.first?.candidates.count ?? 0 >= 2)
+        #expect(tracker.syncState.isOutOfSync)
+        #expect(tracker.game.moves.isEmpty)
+    }
+
+    @Test func occupancyGapIsReadAsTheShortestLineToItsPlacement() {
+        // 1. e3 Nf6 2. e4 Ng8 shows what 1. e4 shows, pieces and all (a tempo lost, a knight
+        // out and back): read as the shorter line, as a piece board reads it.
+        var tracker = reconnected(.occupancy)
+        let outputs = tracker.handle(.pieces(after(["e2e4"][...]).snapshot), at: 11)
+        #expect(outputs.moves.map(\.uci) == ["e2e4"])
+        #expect(outputs.moves.allSatisfy { $0.recovered })
+        #expect(missed(outputs).isEmpty)
     }
 
     @Test func aPawnLeftOnTheLastRankBecomesTheDefaultPromotion() {

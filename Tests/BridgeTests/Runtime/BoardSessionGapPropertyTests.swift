@@ -1,0 +1,83 @@
+import BoardKit
+import Chess
+import Emulation
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+@testable import Bridge
+
+/// Issue #15 (9) through a whole ``BoardSession`` with the emulated firmware: random legal
+/// games with the link dropped for 1–6 plies at random moments. Every move is published
+/// exactly once, in order, or the gap is reported as `missed_moves` with nothing published
+/// from it; never a wrong move. A ChessUp keeps its own game and sends the reports of the
+/// moves made while the link was down once it is back, so there every move comes through.
+@Suite(.serialized) @MainActor struct BoardSessionGapPropertyTests {
+    static let seed: UInt64 = 0x6A9_0015_0C
+    private let moveTopic = "boardbridge/board-01/move"
+    private let eventTopic = "boardbridge/board-01/event"
+
+    @Test func chessUpPublishesEveryMoveOfEveryGapOnceInOrder() async throws {
+        var gaps = 0
+        for index in 0..<12 {
+            let gameSeed = Self.seed &+ UInt64(index)
+            var harness = try SessionHarness(family: .chessUp, name: "ChessUp")
+            harness.generator = SeededGenerator(seed: gameSeed)
+            var random = SeededGenerator(seed: gameSeed &* 31)
+            await harness.connect()
+            let moves = Self.randomGame(seed: gameSeed, plies: 80)
+            var played: [String] = []
+            var nextGap = 2 + Int(random.next() % 8)
+            while played.count < moves.count {
+                guard played.count == nextGap else {
+                    await harness.play(moves[played.count])
+                    played.append(moves[played.count])
+                    continue
+                }
+                gaps += 1
+                let length = min(1 + Int(random.next() % 6), moves.count - played.count)
+                harness.transport.dropLink()
+                await harness.pump()
+                for uci in moves[played.count..<(played.count + length)] {
+                    await harness.play(uci)
+                    played.append(uci)
+                }
+                nextGap = played.count + 2 + Int(random.next() % 8)
+                harness.transport.establishLink()
+                await harness.pump()
+                harness.time.advance(3)
+                harness.session.tick()
+                await harness.pump()
+                let published = harness.publisher.payloads(on: moveTopic).compactMap { $0["uci"]?.stringValue }
+                let context = "seed \(gameSeed) after \(played.count) plies, gap \(length): \(played.suffix(length))"
+                let missed = harness.publisher.payloads(on: eventTopic).contains {
+                    $0["event_type"] == "out_of_sync" && $0["reason"] == "missed_moves"
+                }
+                #expect(!missed, "\(context)")
+                #expect(published == played, "\(context)")
+                if published != played || missed { break }
+                #expect(harness.session.core.syncState == .inSync, "\(context)")
+            }
+        }
+        #expect(gaps >= 60)
+    }
+
+    /// A random legal game of at most `plies` plies that does not end early.
+    static func randomGame(seed: UInt64, plies: Int) -> [String] {
+        var generator = SeededGenerator(seed: seed)
+        var game = Game()
+        var moves: [String] = []
+        while moves.count < plies {
+            let legal = game.position.legalMoves().filter { move in
+                var next = game
+                try? next.play(move)
+                return next.result == .ongoing
+            }
+            guard let move = legal.randomElement(using: &generator) else { break }
+            try? game.play(move)
+            moves.append(move.uci)
+        }
+        return moves
+    }
+}

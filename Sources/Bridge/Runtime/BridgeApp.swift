@@ -405,49 +405,26 @@ public final class BridgeApp {
     }
 
     private func handleRequest(op: String, payload: [UInt8], target: ResponseTarget) {
-        let parsed = parser.parseRequest(payload)
-        let response: ResponsePayload
-        switch (parsed.result, op) {
-        case (.failure(let error), _):
-            response = .error(error, transaction: parsed.transaction)
-        case (.success, "info"):
-            response = .ok(
-                data: [
-                    "version": .string(BoardBridgeVersion.current), "node": .string(topics.node),
-                    "boards": .array(sessions.keys.sorted().map { .string($0) }),
-                ], transaction: parsed.transaction)
-        case (.success, "boards"):
-            let boards = sessions.keys.sorted().compactMap { sessions[$0]?.statePayload.json }
-            response = .ok(data: .array(boards), transaction: parsed.transaction)
-        case (.success, "health"):
-            response = .ok(data: health.publishReport().json, transaction: parsed.transaction)
-        case (.success(let members), "reconnect") where members["all"] == .bool(true):
-            let ids = transports.keys.sorted()
-            for id in ids {
-                transports[id]?.disconnect()
-                transports[id]?.start()
-            }
-            response = .ok(data: ["boards": .array(ids.map { .string($0) })], transaction: parsed.transaction)
-        case (.success(let members), "reconnect"):
-            guard let id = members["board"]?.stringValue, let transport = transports[id] else {
-                response = .error(
-                    message: "reconnect needs an existing \"board\" (or \"all\":true)", transaction: parsed.transaction)
-                break
-            }
-            transport.disconnect()
-            transport.start()
-            response = .ok(data: ["board": .string(id)], transaction: parsed.transaction)
-        case (.success, _):
-            response = .error(
-                message: "unknown request \"\(op)\", expected one of info, boards, health, reconnect",
-                transaction: parsed.transaction)
-        }
+        let response = requests.answer(op: op, parser.parseRequest(payload))
         if response.status == .error,
             !refusals.admit(RefusalReporter.bridgeRequestKey, board: nil, error: response.error ?? "")
         {
             return
         }
         publisher.publish(builder.bridgeResponse(op: op, response, target: target))
+    }
+
+    /// The bridge requests' answers over this bridge's sessions, transports and health.
+    private var requests: BridgeRequests {
+        BridgeRequests(
+            node: topics.node, boardIDs: { self.sessions.keys.sorted() },
+            boardState: { self.sessions[$0]?.statePayload.json }, healthReport: { self.health.publishReport().json },
+            reconnect: { id in
+                guard let transport = self.transports[id] else { return false }
+                transport.disconnect()
+                transport.start()
+                return true
+            })
     }
 
     // MARK: Signals, watchdog, shutdown

@@ -78,7 +78,8 @@ let package = Package(
             ]
         ),
         .target(
-            name: "Hall", dependencies: ["Bridge", "HTTP", "MQTT", "Config", "MainLoop", "JSON", "Logging"],
+            name: "Hall",
+            dependencies: ["Bridge", "HTTP", "MQTT", "Config", "MainLoop", "JSON", "Logging", "SystemCalls"],
             // The page: one HTML document with its CSS and JavaScript, compiled into the binary.
             resources: [.embedInCode("Resources/hall.html"), .embedInCode("Resources/hall-health.js")]),
         .target(
@@ -99,7 +100,7 @@ let package = Package(
         //   _ThreadLocal); without it the link fails as soon as none of our modules imports
         //   Synchronization (issue #14).
         .executableTarget(
-            name: "boardbridge", dependencies: ["BridgeCLI", "MainLoop"],
+            name: "boardbridge", dependencies: ["BridgeCLI", "MainLoop", "SystemCalls"],
             linkerSettings: [
                 .unsafeFlags(
                     ["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],

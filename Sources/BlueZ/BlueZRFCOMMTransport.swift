@@ -2,6 +2,7 @@ import BoardKit
 import DBus
 import Dispatch
 import Logging
+import SystemCalls
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -246,7 +247,7 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
         guard let descriptor = arrivedDescriptor else { throw .cancelled }
         arrivedDescriptor = nil
         if Task.isCancelled {
-            _ = SerialCalls.close(descriptor)
+            FileDescriptor(rawValue: descriptor).close()
             throw .cancelled
         }
         goUp(descriptor: descriptor, device: device, isReconnect: isReconnect)
@@ -259,7 +260,7 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     }
 
     private func closeArrived() {
-        if let descriptor = arrivedDescriptor { _ = SerialCalls.close(descriptor) }
+        if let descriptor = arrivedDescriptor { FileDescriptor(rawValue: descriptor).close() }
         arrivedDescriptor = nil
     }
 
@@ -356,22 +357,5 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
         if case .dropped = continuation.yield(event) {
             logger.warning("event buffer full; the oldest event was dropped")
         }
-    }
-}
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
-/// libc calls whose names clash with methods here.
-enum SerialCalls {
-    static func close(_ descriptor: Int32) -> Int32 {
-        #if canImport(Glibc)
-            Glibc.close(descriptor)
-        #else
-            Musl.close(descriptor)
-        #endif
     }
 }

@@ -1,17 +1,12 @@
 import BoardKit
 import Logging
 import MainLoop
+import SystemCalls
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
 #endif
 
 /// One RFCOMM link: the stream socket BlueZ handed to `Profile1.NewConnection`, read on the
@@ -48,8 +43,7 @@ final class BlueZSerialLink {
         self.scheduler = scheduler
         self.onBytes = onBytes
         self.onClose = onClose
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        try? FileDescriptor(rawValue: descriptor).makeNonBlockingAndCloseOnExec()
         writer = BlueZPacedWriter(
             minimumInterval: adapter.minimumWriteInterval, maximumChunkLength: 512, scheduler: scheduler,
             logger: logger
@@ -80,35 +74,42 @@ final class BlueZSerialLink {
 
     private func readAvailable() {
         guard isOpen else { return }
-        let (count, error) = buffer.withUnsafeMutableBytes { raw in
-            let count = recv(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
-            return (count, count < 0 ? errno : 0)
+        let socket = FileDescriptor(rawValue: descriptor)
+        let received = buffer.withUnsafeMutableBytes { raw in
+            Result { () throws(Errno) -> Int in try socket.receive(into: raw) }
         }
-        if count > 0 {
+        switch received {
+        case .success(let count) where count > 0:
             onBytes(Data(buffer[0..<count]))
-        } else if count < 0 && (error == EAGAIN || error == EWOULDBLOCK || error == EINTR) {
+        case .success:
+            fail("the board closed the RFCOMM link")
+        case .failure(.wouldBlock):
             return
-        } else {
-            fail(count == 0 ? "the board closed the RFCOMM link" : "read failed (errno \(error))")
+        case .failure(let error):
+            fail("read failed (errno \(error.rawValue))")
         }
     }
 
     private func write(_ chunk: Data, retries: Int, completion: @escaping @MainActor (BlueZWriteResult) -> Void) {
         guard isOpen else { return completion(.linkLost("link closed")) }
-        let (sent, error) = chunk.withUnsafeBytes { raw in
-            let sent = send(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
-            return (sent, sent < 0 ? errno : 0)
+        let socket = FileDescriptor(rawValue: descriptor)
+        let result = chunk.withUnsafeBytes { raw in
+            Result { () throws(Errno) -> Int in try socket.send(raw) }
         }
-        if sent == chunk.count { return completion(.success) }
-        if sent > 0 {
+        switch result {
+        case .success(let sent) where sent == chunk.count:
+            completion(.success)
+        case .success(let sent) where sent > 0:
             let rest = Data(chunk.dropFirst(sent))
-            return later { [weak self] in self?.write(rest, retries: 0, completion: completion) }
-        }
-        if error == EAGAIN || error == EWOULDBLOCK || error == EINTR {
+            later { [weak self] in self?.write(rest, retries: 0, completion: completion) }
+        case .success:
+            completion(.linkLost("write failed (errno 0)"))
+        case .failure(.wouldBlock):
             guard retries < Self.maximumFullRetries else { return completion(.failed("socket full")) }
-            return later { [weak self] in self?.write(chunk, retries: retries + 1, completion: completion) }
+            later { [weak self] in self?.write(chunk, retries: retries + 1, completion: completion) }
+        case .failure(let error):
+            completion(.linkLost("write failed (errno \(error.rawValue))"))
         }
-        completion(.linkLost("write failed (errno \(error))"))
     }
 
     private func later(_ action: @escaping @MainActor () -> Void) {

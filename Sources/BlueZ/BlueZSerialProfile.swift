@@ -1,10 +1,5 @@
 import DBus
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import SystemCalls
 
 /// The bridge's `org.bluez.Profile1` object for the Serial Port Profile (Bluetooth Classic
 /// RFCOMM), shared by every ``BlueZRFCOMMTransport`` of one ``BlueZManager``.
@@ -113,7 +108,7 @@ public final class BlueZSerialProfile {
                 return invocation.fail(DBusError(name: "org.bluez.Error.InvalidArguments", message: "No fd"))
             }
             guard let handler = handlers[device], handler.connection(descriptor) else {
-                _ = close(descriptor)
+                FileDescriptor(rawValue: descriptor).close()
                 manager.logger.warning("refused an RFCOMM connection from \(device): no transport waits for it")
                 return invocation.fail(
                     DBusError(name: "org.bluez.Error.Rejected", message: "No transport for \(device)"))

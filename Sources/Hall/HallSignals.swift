@@ -1,8 +1,5 @@
 import Dispatch
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import SystemCalls
 
 /// SIGTERM / SIGINT for `boardbridge hall`: stop the service (close the streams, the server
 /// and the broker connection) and exit 0.
@@ -12,13 +9,13 @@ public enum HallSignals {
 
     /// Installs the handlers; `stop` runs once, then the process exits.
     public static func install(_ stop: @escaping @MainActor () -> Void) {
-        for number in [SIGTERM, SIGINT] {
-            signal(number, SIG_IGN)
+        for number in [ProcessControl.terminateSignal, ProcessControl.interruptSignal] {
+            ProcessControl.ignore(signal: number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
             source.setEventHandler {
                 MainActor.assumeIsolated {
                     stop()
-                    exit(0)
+                    ProcessControl.exit(0)
                 }
             }
             source.resume()

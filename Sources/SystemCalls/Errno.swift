@@ -34,6 +34,10 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let notPermitted = Errno(rawValue: EPERM)
     /// `EISDIR`.
     public static let isDirectory = Errno(rawValue: EISDIR)
+    /// `EPIPE`.
+    public static let brokenPipe = Errno(rawValue: EPIPE)
+    /// `ECONNRESET`.
+    public static let connectionReset = Errno(rawValue: ECONNRESET)
     /// `ENOTDIR`.
     public static let notDirectory = Errno(rawValue: ENOTDIR)
 

@@ -161,6 +161,22 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         try SystemCall.retryingInterrupts { recv(rawValue, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) }
     }
 
+    /// One `send(2)` of `buffer` without blocking and without `SIGPIPE` (`MSG_DONTWAIT |
+    /// MSG_NOSIGNAL`): the byte count sent (possibly fewer than asked); throws
+    /// ``Errno/wouldBlock`` when the socket is full, ``Errno/brokenPipe`` or
+    /// ``Errno/connectionReset`` when the peer is gone.
+    public func send(_ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
+        try SystemCall.retryingInterrupts {
+            Glibc.send(rawValue, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+        }
+    }
+
+    /// Closes the descriptor and reports what `close(2)` said (a file system may report a
+    /// failed write only here). Not retried, as ``close()``.
+    public func closeReportingErrors() throws(Errno) {
+        if Glibc.close(rawValue) != 0 { throw Errno.current }
+    }
+
     /// Makes the descriptor non-blocking and close-on-exec (a descriptor taken over from
     /// another process, such as BlueZ's notify socket).
     public func makeNonBlockingAndCloseOnExec() throws(Errno) {

@@ -38,6 +38,13 @@ public enum FileSystem {
         return (status.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Bytes free to unprivileged users on the file system of `path` (`statvfs(3)`).
+    public static func freeBytes(_ path: String) throws(Errno) -> Int {
+        var info = statvfs()
+        _ = try SystemCall.retryingInterrupts { statvfs(path, &info) }
+        return Int(info.f_bavail) * Int(info.f_frsize)
+    }
+
     /// Creates the directory `path` with `permissions`; one that already exists is fine.
     public static func createDirectory(_ path: String, permissions: UInt32) throws(Errno) {
         do {

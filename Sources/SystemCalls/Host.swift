@@ -10,6 +10,16 @@ public enum Host {
         _ = try SystemCall.retryingInterrupts { gethostname(&buffer, buffer.count) }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+
+    /// Clock ticks per second of the times in `/proc` (`sysconf(_SC_CLK_TCK)`), 100 when the
+    /// system does not say.
+    public static var clockTicksPerSecond: Int {
+        let ticks = sysconf(Int32(_SC_CLK_TCK))
+        return ticks > 0 ? ticks : 100
+    }
+
+    /// The size of a memory page in bytes (`sysconf(_SC_PAGESIZE)`).
+    public static var pageSize: Int { sysconf(Int32(_SC_PAGESIZE)) }
 }
 
 /// Signals and the end of the process.

@@ -1,13 +1,11 @@
 import BridgeCLI
 import MainLoop
+import SystemCalls
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
 #endif
 
 let environment = ProcessInfo.processInfo.environment
@@ -19,7 +17,7 @@ case .success(.run(let configPath, let busAddress)):
     if let status = BoardBridgeCLI.startBridge(
         configPath: configPath, busAddress: busAddress, environment: environment, output: StandardStreams())
     {
-        exit(status)
+        ProcessControl.exit(status)
     }
     MainLoop.run()
 case .success(.hall(let configPath)):
@@ -27,9 +25,9 @@ case .success(.hall(let configPath)):
     if let status = BoardBridgeCLI.startHall(
         configPath: configPath, environment: environment, output: StandardStreams())
     {
-        exit(status)
+        ProcessControl.exit(status)
     }
     MainLoop.run()
 case let parsed:
-    exit(BoardBridgeCLI.run(parsed, environment: environment, output: StandardStreams()))
+    ProcessControl.exit(BoardBridgeCLI.run(parsed, environment: environment, output: StandardStreams()))
 }

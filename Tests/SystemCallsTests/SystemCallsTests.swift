@@ -216,3 +216,50 @@ private final class ReceivedBytes: @unchecked Sendable {
         #expect(try Host.name() == node)
     }
 }
+
+@Suite struct SocketSendTests {
+    /// `send` never blocks: a full stream socket throws `wouldBlock`; once the peer is gone
+    /// it throws `brokenPipe` (no `SIGPIPE` ends the test runner); `receive` on an empty
+    /// socket throws `wouldBlock`.
+    @Test func fullAndClosedSocketsThrowTheirErrno() throws {
+        let (left, right) = try FileDescriptor.socketPair(type: Int32(SOCK_STREAM.rawValue))
+        defer { left.close() }
+        var empty = [UInt8](repeating: 0, count: 16)
+        #expect(throws: Errno.wouldBlock) {
+            try empty.withUnsafeMutableBytes { raw in _ = try right.receive(into: raw) }
+        }
+        let chunk = [UInt8](repeating: 0x55, count: 65_536)
+        var total = 0
+        var full: Errno?
+        while full == nil && total < 64 << 20 {
+            let sent = chunk.withUnsafeBytes { raw in Result { () throws(Errno) -> Int in try left.send(raw) } }
+            switch sent {
+            case .success(let count): total += count
+            case .failure(let error): full = error
+            }
+        }
+        #expect(full == .wouldBlock && total > 0)
+        right.close()
+        #expect(throws: Errno.brokenPipe) { try chunk.withUnsafeBytes { raw in _ = try left.send(raw) } }
+    }
+
+    /// A close reports its failure (a number that is no descriptor: `EBADF`; never a second
+    /// close of a real one, which another test's new descriptor may have taken meanwhile).
+    @Test func closeReportsItsError() throws {
+        let (left, right) = try FileDescriptor.socketPair(type: Int32(SOCK_DGRAM.rawValue))
+        right.close()
+        try left.closeReportingErrors()
+        #expect(throws: Errno(rawValue: EBADF)) { try FileDescriptor(rawValue: -1).closeReportingErrors() }
+    }
+}
+
+@Suite struct MachineFiguresTests {
+    @Test func figuresMatchTheSystem() throws {
+        #expect(Host.pageSize == Int(getpagesize()))
+        #expect(Host.clockTicksPerSecond == sysconf(Int32(_SC_CLK_TCK)))
+        var info = statvfs()
+        #expect(statvfs("/", &info) == 0)
+        #expect(try FileSystem.freeBytes("/") >= 0)
+        #expect(throws: Errno.noSuchFileOrDirectory) { try FileSystem.freeBytes("/nonexistent/dir") }
+    }
+}

@@ -25,39 +25,39 @@ public final class BridgeApp {
     /// How long a graceful shutdown may take before the process exits anyway.
     public static let shutdownDeadline: TimeInterval = 10
 
-    private let configuration: BridgeConfiguration
-    private let logger: Logger
-    private let topics: Topics
-    private let builder: MessageBuilder
-    private let bridge: BridgeDescriptor
-    private let discovery: HomeAssistantDiscovery?
+    let configuration: BridgeConfiguration
+    let logger: Logger
+    let topics: Topics
+    let builder: MessageBuilder
+    let bridge: BridgeDescriptor
+    let discovery: HomeAssistantDiscovery?
     private let parser: CommandParser
-    private let notifier: SystemdNotifier
-    private let client: MQTTClient
-    private let publisher: MQTTPublisher
-    private let manager: BlueZManager
-    private var sessions: [String: BoardSession] = [:]
-    private var boards: [ConfiguredBoard] = []
-    private var discoveryScan: BlueZDiscoverySession?
-    private var discoveryTimer: DispatchSourceTimer?
+    let notifier: SystemdNotifier
+    let client: MQTTClient
+    let publisher: MQTTPublisher
+    let manager: BlueZManager
+    var sessions: [String: BoardSession] = [:]
+    var boards: [ConfiguredBoard] = []
+    var discoveryScan: BlueZDiscoverySession?
+    var discoveryTimer: DispatchSourceTimer?
     /// Armed while a re-announcement to Home Assistant waits for its random delay.
-    private var reannounceTimer: DispatchSourceTimer?
-    private var transports: [String: any BridgedBoardTransport] = [:]
+    var reannounceTimer: DispatchSourceTimer?
+    var transports: [String: any BridgedBoardTransport] = [:]
     private let transportFactory: BoardTransportFactory
-    private var signalSources: [any DispatchSourceSignal] = []
-    private var watchdog: DispatchSourceTimer?
-    private let store: StateStore
-    private let stateWriter: StateWriter
+    var signalSources: [any DispatchSourceSignal] = []
+    var watchdog: DispatchSourceTimer?
+    let store: StateStore
+    let stateWriter: StateWriter
     /// The health report and stall detection (`<base>/bridge/<node>/health`).
-    private let health: HealthMonitor
-    private var isStopping = false
+    let health: HealthMonitor
+    var isStopping = false
     private var announcedReady = false
     /// What an earlier run left on the broker, cleaned up on the first connection.
-    private var startupCleanup: StartupCleanup?
+    var startupCleanup: StartupCleanup?
     /// Rate-limits the answers to and log lines about refused commands, per board.
     private let refusals: RefusalReporter
     /// Other bridges' info, compared with this one's (duplicate boards or node).
-    private var peers: BridgePeerWatch
+    var peers: BridgePeerWatch
 
     /// Prepares the bridge for `configuration` (nothing connects until ``start()``).
     public init(
@@ -128,7 +128,7 @@ public final class BridgeApp {
     }
 
     @discardableResult
-    private func addSession(for board: ConfiguredBoard) throws -> BoardSession {
+    func addSession(for board: ConfiguredBoard) throws -> BoardSession {
         let transport = try transportFactory.makeTransport(for: board)
         let session = BoardSession(
             board: board, transport: transport, game: configuration.game, builder: builder,
@@ -179,7 +179,7 @@ public final class BridgeApp {
         announcedReady = true
     }
 
-    private func startSession(_ id: String, publishingRetained: Bool = true) {
+    func startSession(_ id: String, publishingRetained: Bool = true) {
         guard let session = sessions[id], let transport = transports[id] else { return }
         transport.observeStatus { [weak session, weak self] status in
             guard let session else { return }
@@ -195,48 +195,6 @@ public final class BridgeApp {
         transport.start()
     }
 
-    // MARK: Discovery mode
-
-    /// `bluetooth.discovery`: keeps scanning and bridges every board of a known family
-    /// that no configured board claims, with an id derived from its address
-    /// (`chessnut-aabbcc000001`).
-    private func startDiscoveryMode() {
-        discoveryScan = manager.startDiscovery()
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        source.schedule(deadline: .now() + 2, repeating: 5)
-        source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated { self?.adoptDiscoveredBoards() }
-        }
-        source.resume()
-        discoveryTimer = source
-    }
-
-    private func adoptDiscoveredBoards() {
-        let claimed = Set(boards.compactMap(\.address).map { $0.uppercased() })
-        for found in manager.discoveredBoards {
-            guard let family = found.family, !claimed.contains(found.address.uppercased()) else { continue }
-            let id = family.rawValue + "-" + found.address.lowercased().filter { $0 != ":" }
-            guard sessions[id] == nil else { continue }
-            let board = ConfiguredBoard(
-                id: id, name: found.device.name, match: .address(found.address.uppercased()), family: family,
-                adapter: found.adapter, orientation: .auto, reconnect: configuration.reconnect)
-            do {
-                try addSession(for: board)
-                logger.notice("bridging a discovered board", [("board", id), ("name", found.device.name)])
-                startSession(id)
-                reportConflicts(peers.setOwnBoards(boards.map(\.id)))
-                publishInfo()
-                if let discovery {
-                    for message in discovery.discoveryMessages(for: descriptor(board), bridge: bridge) {
-                        publisher.publish(message)
-                    }
-                }
-            } catch {
-                logger.warning("cannot bridge a discovered board", [("board", id), ("error", "\(error)")])
-            }
-        }
-    }
-
     // MARK: MQTT
 
     private func brokerConnected() {
@@ -250,7 +208,7 @@ public final class BridgeApp {
         publishDiscovery()
     }
 
-    private func publishInfo() {
+    func publishInfo() {
         let descriptors = boards.map(descriptor)
         publisher.publish(
             builder.bridgeInfo(bridge: bridge, boards: descriptors, config: configuration.redactedValue, peers: peers))
@@ -267,13 +225,13 @@ public final class BridgeApp {
         if peers.conflicts != before { publishInfo() }
     }
 
-    private func reportConflicts(_ conflicts: [BridgeConflict]) {
+    func reportConflicts(_ conflicts: [BridgeConflict]) {
         for conflict in conflicts {
             logger.error("conflict with another bridge", [("problem", conflict.description)])
         }
     }
 
-    private func descriptor(_ board: ConfiguredBoard) -> BoardDescriptor {
+    func descriptor(_ board: ConfiguredBoard) -> BoardDescriptor {
         var descriptor = BoardDescriptor(
             id: board.id, name: board.name, family: board.family, model: board.model, address: board.address,
             suggestedArea: board.area, capabilities: sessions[board.id]?.capabilities)
@@ -289,78 +247,6 @@ public final class BridgeApp {
         for message in discovery.discoveryMessages(for: descriptor(board), bridge: bridge) {
             publisher.publish(message)
         }
-    }
-
-    private func publishDiscovery() {
-        guard let discovery else { return }
-        for message in discovery.bridgeDiscoveryMessages(bridge) { publisher.publish(message) }
-        for board in boards {
-            for message in discovery.discoveryMessages(for: descriptor(board), bridge: bridge) {
-                publisher.publish(message)
-            }
-        }
-    }
-
-    /// Reads what an earlier run announced and prepares its clean-up (``StartupCleanup``).
-    private func prepareStartupCleanup() {
-        let data: Data?
-        do {
-            data = try store.read(AnnouncedRecord.fileName)
-        } catch {
-            logger.warning("cannot read the announced boards", [("error", "\(error)")])
-            data = nil
-        }
-        let cleanup = StartupCleanup(
-            previous: data.flatMap(AnnouncedRecord.decode), boards: configuration.boards.map(descriptor),
-            bridge: bridge, discovery: discovery, builder: builder)
-        for id in cleanup.departed {
-            logger.notice("board left the configuration: clearing its topics", [("board", id)])
-        }
-        startupCleanup = cleanup
-    }
-
-    /// On the first connection: withdraws stale discovery at once, clears the departed
-    /// boards' retained topics a moment later, then remembers what this run announces.
-    private func runStartupCleanup() {
-        guard let cleanup = startupCleanup else { return }
-        startupCleanup = nil
-        for message in cleanup.withdrawals { publisher.publish(message) }
-        let finish = { [weak self] in
-            guard let self else { return }
-            for message in cleanup.clears { self.publisher.publish(message) }
-            do {
-                try self.store.write(try JSONEncoder().encode(cleanup.record), as: AnnouncedRecord.fileName)
-            } catch {
-                self.logger.warning("cannot remember the announced boards", [("error", "\(error)")])
-            }
-        }
-        guard !cleanup.clears.isEmpty else { return finish() }
-        DispatchQueue.main.asyncAfter(deadline: .now() + StartupCleanup.delay) {
-            MainActor.assumeIsolated { finish() }
-        }
-    }
-
-    /// Sends discovery and every board's retained state again after a random delay; further
-    /// `online` messages meanwhile are covered by the one pending.
-    private func scheduleReannouncement() {
-        guard reannounceTimer == nil else { return }
-        let delay = Double.random(in: HomeAssistantDiscovery.reannounceDelay)
-        logger.info(
-            "Home Assistant is online: announcing the boards again",
-            [("in_seconds", String((delay * 10).rounded() / 10))])
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        source.schedule(deadline: .now() + delay)
-        source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated {
-                guard let self else { return }
-                self.reannounceTimer?.cancel()
-                self.reannounceTimer = nil
-                self.publishDiscovery()
-                for session in self.sessions.values { session.publishRetained() }
-            }
-        }
-        source.resume()
-        reannounceTimer = source
     }
 
     private func received(_ message: MQTTMessage) {
@@ -411,43 +297,7 @@ public final class BridgeApp {
     }
 
     private func handleRequest(op: String, payload: [UInt8], target: ResponseTarget) {
-        let parsed = parser.parseRequest(payload)
-        let response: ResponsePayload
-        switch (parsed.result, op) {
-        case (.failure(let error), _):
-            response = .error(error, transaction: parsed.transaction)
-        case (.success, "info"):
-            response = .ok(
-                data: [
-                    "version": .string(BoardBridgeVersion.current), "node": .string(topics.node),
-                    "boards": .array(sessions.keys.sorted().map { .string($0) }),
-                ], transaction: parsed.transaction)
-        case (.success, "boards"):
-            let boards = sessions.keys.sorted().compactMap { sessions[$0]?.statePayload.json }
-            response = .ok(data: .array(boards), transaction: parsed.transaction)
-        case (.success, "health"):
-            response = .ok(data: health.publishReport().json, transaction: parsed.transaction)
-        case (.success(let members), "reconnect") where members["all"] == .bool(true):
-            let ids = transports.keys.sorted()
-            for id in ids {
-                transports[id]?.disconnect()
-                transports[id]?.start()
-            }
-            response = .ok(data: ["boards": .array(ids.map { .string($0) })], transaction: parsed.transaction)
-        case (.success(let members), "reconnect"):
-            guard let id = members["board"]?.stringValue, let transport = transports[id] else {
-                response = .error(
-                    message: "reconnect needs an existing \"board\" (or \"all\":true)", transaction: parsed.transaction)
-                break
-            }
-            transport.disconnect()
-            transport.start()
-            response = .ok(data: ["board": .string(id)], transaction: parsed.transaction)
-        case (.success, _):
-            response = .error(
-                message: "unknown request \"\(op)\", expected one of info, boards, health, reconnect",
-                transaction: parsed.transaction)
-        }
+        let response = requests.answer(op: op, parser.parseRequest(payload))
         if response.status == .error,
             !refusals.admit(RefusalReporter.bridgeRequestKey, board: nil, error: response.error ?? "")
         {
@@ -456,76 +306,20 @@ public final class BridgeApp {
         publisher.publish(builder.bridgeResponse(op: op, response, target: target))
     }
 
-    // MARK: Signals, watchdog, shutdown
-
-    private func installSignalHandlers() {
-        for signalNumber in [ProcessControl.terminateSignal, ProcessControl.interruptSignal] {
-            ProcessControl.ignore(signal: signalNumber)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
-            source.setEventHandler { [weak self] in
-                MainActor.assumeIsolated { self?.signalled(signalNumber) }
-            }
-            source.resume()
-            signalSources.append(source)
-        }
+    /// The bridge requests' answers over this bridge's sessions, transports and health.
+    var requests: BridgeRequests {
+        BridgeRequests(
+            node: topics.node, boardIDs: { self.sessions.keys.sorted() },
+            boardState: { self.sessions[$0]?.statePayload.json }, healthReport: { self.health.publishReport().json },
+            reconnect: { id in
+                guard let transport = self.transports[id] else { return false }
+                transport.disconnect()
+                transport.start()
+                return true
+            })
     }
 
-    private func signalled(_ signalNumber: Int32) {
-        guard !isStopping else {
-            logger.warning("second signal: exiting now")
-            ProcessControl.exit(1)
-        }
-        logger.notice("shutting down", [("signal", String(signalNumber))])
-        Task { await shutdown() }
-    }
-
-    private func startWatchdog() {
-        guard let interval = notifier.watchdogInterval else { return }
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        source.schedule(deadline: .now() + interval / 2, repeating: interval / 2)
-        source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated { _ = self?.notifier.notify("WATCHDOG=1") }
-        }
-        source.resume()
-        watchdog = source
-    }
-
-    /// Publishes `offline`, saves the games, closes the links and flushes MQTT, then exits.
-    public func shutdown() async {
-        guard !isStopping else { return }
-        isStopping = true
-        notifier.notify("STOPPING=1")
-        let deadline = DispatchSource.makeTimerSource(queue: .main)
-        deadline.schedule(deadline: .now() + Self.shutdownDeadline)
-        let logger = logger
-        deadline.setEventHandler {
-            logger.error("shutdown deadline passed, exiting")
-            ProcessControl.exit(1)
-        }
-        deadline.resume()
-        for (id, session) in sessions {
-            session.stop()
-            publisher.publish(builder.availability(board: id, online: false))
-        }
-        publisher.publish(builder.bridgeState(online: false))
-        discoveryTimer?.cancel()
-        health.stop()
-        reannounceTimer?.cancel()
-        reannounceTimer = nil
-        discoveryScan?.stop()
-        // Every link's Disconnect at once: bluetoothd holds each link 2 s (DISCONNECT_TIMER)
-        // before it answers, so one after the other would pass the deadline at five boards.
-        let closing = transports.values.map { transport in Task { await transport.close() } }
-        for task in closing { await task.value }
-        manager.stop()
-        _ = await client.flush(timeout: .seconds(3))
-        client.stop()
-        stateWriter.flush()
-        logger.notice("stopped")
-        ProcessControl.exit(0)
-    }
-
-    private static func hostName() -> String {
+    static func hostName() -> String {
         guard let name = try? Host.name() else { return "boardbridge" }
         let safe = name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }
         return safe.isEmpty ? "boardbridge" : String(safe)

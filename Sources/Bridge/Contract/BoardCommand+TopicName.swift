@@ -1,0 +1,15 @@
+import BoardKit
+
+extension BoardCommand {
+    /// The command's name as the command topic spells it (`leds`, `move`, `raw`, `session`,
+    /// `request`), for the answer that a board cannot do it.
+    var topicName: String {
+        switch self {
+        case .indicate, .clearIndications: "leds"
+        case .executeMove: "move"
+        case .custom: "raw"
+        case .startSession, .loadPosition: "session"
+        case .requestState, .requestBattery: "request"
+        }
+    }
+}

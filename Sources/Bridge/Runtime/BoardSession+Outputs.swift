@@ -1,0 +1,94 @@
+import BoardKit
+import Chess
+import Kernel
+
+/// The kernel's outputs as MQTT messages (moves, sync changes, clock, events) and as alerts
+/// on the board's LEDs.
+extension BoardSession {
+    /// Publishes one tracker output; returns whether the game record changed.
+    func publish(_ output: TrackerOutput) -> Bool {
+        switch output {
+        case .move(let move):
+            lastMove = .init(uci: move.uci, san: move.san)
+            var payload = MovePayload(move, clocks: core.publishedClocks(at: clock.now()))
+            payload.clockFromBoard = core.physicalClock.reading != nil
+            publisher.publish(builder.move(board: board.id, payload))
+            publishEvent(.move(payload))
+            logger.info("move", [("ply", String(move.ply)), ("san", move.san), ("recovered", String(move.recovered))])
+            return true
+        case .syncChanged(let state):
+            switch state {
+            case .outOfSync(let squares):
+                reportedOutOfSync = true
+                let missed = missedMoves
+                missedMoves = nil
+                publishEvent(
+                    .outOfSync(
+                        squares: squares, reason: missed.map { _ in "missed_moves" } ?? core.tracker.setUpWait?.reason,
+                        candidates: missed?.candidates))
+            case .inSync:
+                if reportedOutOfSync { publishEvent(.inSync) }
+                reportedOutOfSync = false
+                clearAlertIndication()
+            case .moveInProgress: break
+            }
+            return false
+        case .takeback(let takeback):
+            lastMove = core.game.moves.last.map { .init(uci: $0.move.uci, san: $0.san) }
+            publishEvent(.takeback(plies: takeback.plies, fen: takeback.fen))
+            return true
+        case .illegalMove(let illegal):
+            publishEvent(.refused(illegal, on: core.position))
+            logger.warning("illegal move", [("uci", illegal.move.uci), ("reason", illegal.reason.rawValue)])
+            return false
+        case .gameEnded(let end):
+            publishEvent(.gameEnd(result: end.result.rawValue, termination: end.reason.name))
+            logger.notice("game over", [("result", end.result.rawValue), ("reason", end.reason.name)])
+            return true
+        case .missedMoves(let missed):
+            missedMoves = missed
+            logger.warning("moves missed while nobody watched", [("candidates", String(missed.candidates.count))])
+            return false
+        case .orientationDetected(let orientation):
+            logger.info("orientation detected", [("orientation", orientation.rawValue)])
+            return false
+        case .resultClaim(let result):
+            publishEvent(.resultClaim(result: result.rawValue))
+            logger.notice("result claimed with the kings", [("result", result.rawValue)])
+            return false
+        case .newGame(let fen):
+            lastMove = nil
+            let control = core.clock.timeControl
+            publishEvent(
+                .gameStart(
+                    fen: fen, game: GameCommand.Tags(published: core.game.tags),
+                    timeControl: control.isTimed ? control.pgn : nil
+                ))
+            logger.notice("new game", [("fen", fen)])
+            return true
+        }
+    }
+
+    func publishClock(_ update: ClockUpdate) {
+        guard let payload = ClockPayload(update, sideToMove: core.position.sideToMove) else { return }
+        publisher.publish(builder.clock(board: board.id, payload))
+    }
+
+    func publishEvent(_ event: BoardEventPayload) {
+        publisher.publish(builder.event(board: board.id, event, timestamp: date(clock.now())))
+    }
+
+    // MARK: Alerts on the board
+
+    func indicate(_ squares: [Square]) {
+        guard capabilities.contains(.perSquareLEDs), !squares.isEmpty else { return }
+        transport.send(core.physical(.indicate(squares: squares, style: .alert)))
+        indicatedAlert = true
+    }
+
+    func clearAlertIndication() {
+        guard indicatedAlert else { return }
+        indicatedAlert = false
+        transport.send(.clearIndications)
+    }
+}

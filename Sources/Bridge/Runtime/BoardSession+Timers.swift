@@ -1,0 +1,78 @@
+import Dispatch
+import Kernel
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The session's timers (the kernel's next deadline, battery requests) and its persistence.
+extension BoardSession {
+    // MARK: Battery
+
+    /// Asks a board that reports its battery for the level (on `ready` and every
+    /// `game.battery_interval` seconds while ready).
+    func requestBattery() {
+        guard capabilities.contains(.batteryReporting), isReady, transport.state == .connected else { return }
+        transport.send(.requestBattery)
+    }
+
+    func startBatteryTimer() {
+        guard batteryTimer == nil, capabilities.contains(.batteryReporting), batteryInterval > 0 else { return }
+        let source = DispatchSource.makeTimerSource(queue: .main)
+        source.schedule(deadline: .now() + batteryInterval, repeating: batteryInterval)
+        source.setEventHandler { [weak self] in
+            MainActor.assumeIsolated { self?.requestBattery() }
+        }
+        source.resume()
+        batteryTimer = source
+    }
+
+    // MARK: Time and persistence
+
+    /// Arms the timer for the kernel's next deadline. Called after every event, so it does
+    /// nothing while the deadline stays the same: cancelling and creating a Dispatch timer
+    /// costs two round trips through libdispatch's manager thread, which showed in the
+    /// profile of every piece lifted.
+    func scheduleTick() {
+        let deadline = core.nextDeadline
+        guard deadline != armedDeadline else { return }
+        armedDeadline = deadline
+        guard let deadline else {
+            timer?.cancel()
+            timer = nil
+            return
+        }
+        let delay = max(0, deadline - clock.now())
+        if let timer {
+            timer.schedule(deadline: .now() + delay)
+            return
+        }
+        let source = DispatchSource.makeTimerSource(queue: .main)
+        source.schedule(deadline: .now() + delay)
+        source.setEventHandler { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self else { return }
+                // Fired: whatever the kernel's deadline is now, it needs arming again.
+                self.armedDeadline = nil
+                self.tick()
+            }
+        }
+        source.resume()
+        timer = source
+    }
+
+    /// Saves the session through the state writer (a journal line, or the whole snapshot
+    /// replaced atomically, now; flushed to disk in the background — with `deferringSync`,
+    /// once the writer's deferred flushes are started; failures are logged by the writer's
+    /// owner).
+    public func persist(deferringSync: Bool = false) {
+        savedSetUpWait = core.tracker.setUpWait
+        store?.saveSession(core.snapshot(at: clock.now()), as: board.id, deferringSync: deferringSync)
+    }
+
+    func date(_ seconds: Double) -> Date {
+        Date(timeIntervalSince1970: seconds)
+    }
+}

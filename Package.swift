@@ -62,7 +62,8 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl"]),
         .target(name: "BroadcastRelay", dependencies: ["Broadcast", "Curl"]),
         .target(
-            name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT", "JSON", "Logging", "SystemCalls"]),
+            name: "Config",
+            dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT", "JSON", "Logging", "SystemCalls", "Broadcast"]),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "MainLoop"]),
 
         // MARK: Platform and product
@@ -75,7 +76,11 @@ let package = Package(
             ]
         ),
         .target(
-            name: "Hall", dependencies: ["Bridge", "HTTP", "MQTT", "Config", "MainLoop", "JSON", "Logging"],
+            name: "Hall",
+            dependencies: [
+                "Bridge", "HTTP", "MQTT", "Config", "MainLoop", "JSON", "Logging", "Broadcast", "BroadcastRelay",
+                "Chess", "SystemCalls",
+            ],
             // The page: one HTML document with its CSS and JavaScript, compiled into the binary.
             resources: [.embedInCode("Resources/hall.html")]),
         .target(
@@ -152,7 +157,9 @@ let package = Package(
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Logging", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
-        .testTarget(name: "HallTests", dependencies: ["Hall", "Bridge", "JSON", "Logging", "TestSupport"]),
+        .testTarget(
+            name: "HallTests",
+            dependencies: ["Hall", "Bridge", "JSON", "Logging", "TestSupport", "Config", "Broadcast", "HTTP", "Chess"]),
         .testTarget(
             name: "ConfigTests", dependencies: ["Config", "JSON", "BoardKit", "Kernel", "TestSupport"],
             exclude: ["Corpus"]),

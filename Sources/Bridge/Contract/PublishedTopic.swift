@@ -9,7 +9,8 @@ public enum PublishedTopic: Equatable, Sendable {
     case bridgeResponse(node: String, op: String)
     /// `<base>/<board>` and `<base>/<board>/<kind>` for the board outputs.
     case board(String, BoardTopicKind)
-    /// An input (`…/set`, `…/request/…`): published by clients, not by bridges.
+    /// An input (`…/set`, `…/request/…`) published by clients, or the hall's broadcast
+    /// alerts (`<base>/bridge/hall/broadcast/…`): not a bridge's state.
     case input
 }
 
@@ -78,6 +79,8 @@ extension Topics {
             case ("info", 3): return .bridgeInfo(node: node)
             case ("response", 4...): return .bridgeResponse(node: node, op: levels[3...].joined(separator: "/"))
             case ("request", _): return .input
+            // The hall's broadcast alerts (orphan boards), not a bridge's topics.
+            case ("broadcast", 4...): return .input
             default: throw .unknown(topic)
             }
         }

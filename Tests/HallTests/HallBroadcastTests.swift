@@ -1,0 +1,180 @@
+import Broadcast
+import Chess
+import Config
+import HTTP
+import JSON
+import Testing
+
+@testable import Hall
+
+/// Issue #22: the hall's relay outputs (`/broadcast/<round>/…`), their ETags, the delay,
+/// "start round" and orphan boards, driven with a fake clock.
+@Suite struct HallBroadcastTests {
+    static func configuration(delay: Double = 0, running: Bool = true) throws -> BroadcastConfiguration {
+        let round = try BroadcastRound(
+            csv: """
+                board,board_id,white,black
+                3,b3,"Loe, Lee","Zoe, Zed"
+                1,b1,"Doe, John","Moe, Max"
+                2,b2,"Roe, Richard","Poe, Ed"
+                """, round: "5", event: "Open", timeControl: "5400+30")
+        return BroadcastConfiguration(
+            orphanAfter: 60, rounds: [.init(round: round, delay: delay, running: running)])
+    }
+
+    static func board(_ id: String, moves: [String], clocks: (Double, Double)? = nil) throws -> HallBoard {
+        var game = Game()
+        for (ply, san) in moves.enumerated() {
+            try game.play(san: san, clock: 5400 - Double(ply))
+        }
+        var board = HallBoard(id: id)
+        board.pgn = game.pgn
+        let clock: JSONValue =
+            clocks.map { ["white": .number($0.0), "black": .number($0.1), "running": "white", "paused": false] }
+            ?? ["white": nil, "black": nil]
+        board.state = ["fen": .string(game.position.fen), "clock": clock]
+        return board
+    }
+
+    static func get(_ path: String, etag: String? = nil, method: String = "GET") -> HTTPRequest {
+        HTTPRequest(method: method, path: path, headers: etag.map { ["if-none-match": $0] } ?? [:])
+    }
+
+    /// The answer to a request for `path`; a 599 when the broadcast does not answer it.
+    static func respond(
+        _ broadcast: inout HallBroadcast, _ path: String, etag: String? = nil, method: String = "GET", at time: Double
+    ) -> HTTPResponse {
+        broadcast.respond(to: get(path, etag: etag, method: method), at: time) ?? HTTPResponse(status: 599)
+    }
+
+    static func header(_ response: HTTPResponse, _ name: String) -> String? {
+        response.headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    @Test func aPollWithTheETagGets304UntilAMove() throws {
+        var broadcast = HallBroadcast(configuration: try Self.configuration(), at: 0)
+        _ = broadcast.update(board: try Self.board("b1", moves: ["e4"]), at: 1)
+        for file in ["games.pgn", "round.json", "game-1.pgn", "game-3.pgn"] {
+            let first = Self.respond(&broadcast, "/broadcast/5/\(file)", at: 2)
+            #expect(first.status == 200)
+            let etag = try #require(Self.header(first, "ETag"))
+            #expect(etag.hasPrefix("\"") && etag.hasSuffix("\"") && etag.count == 18)
+            #expect(Self.header(first, "Last-Modified") == "Thu, 01 Jan 1970 00:00:02 GMT")
+            let again = Self.respond(&broadcast, "/broadcast/5/\(file)", etag: etag, at: 3)
+            #expect(again.status == 304 && again.body.isEmpty)
+            #expect(Self.header(again, "ETag") == etag)
+            let weak = Self.respond(&broadcast, "/broadcast/5/\(file)", etag: "W/\(etag)", at: 3)
+            #expect(weak.status == 304)
+            let other = Self.respond(&broadcast, "/broadcast/5/\(file)", etag: "\"x\", \(etag)", at: 3)
+            #expect(other.status == 304)
+        }
+        let before = Self.respond(&broadcast, "/broadcast/5/games.pgn", at: 4)
+        let etag = try #require(Self.header(before, "ETag"))
+        // Another board's move changes games.pgn but not game-1.pgn.
+        let game1 = try #require(Self.header(Self.respond(&broadcast, "/broadcast/5/game-1.pgn", at: 4), "ETag"))
+        _ = broadcast.update(board: try Self.board("b2", moves: ["d4"]), at: 5)
+        let after = Self.respond(&broadcast, "/broadcast/5/games.pgn", etag: etag, at: 6)
+        #expect(after.status == 200)
+        #expect(Self.header(after, "ETag") != etag)
+        #expect(Self.header(after, "Last-Modified") == "Thu, 01 Jan 1970 00:00:06 GMT")
+        #expect(Self.respond(&broadcast, "/broadcast/5/game-1.pgn", etag: game1, at: 6).status == 304)
+        // The same message again (a repeated retained state) changes nothing.
+        #expect(broadcast.update(board: try Self.board("b2", moves: ["d4"]), at: 7).isEmpty)
+    }
+
+    @Test func everyServedGameReplaysToTheBoardsPositionInBoardOrder() throws {
+        var broadcast = HallBroadcast(configuration: try Self.configuration(), at: 0)
+        let played = [
+            "b1": ["e4", "e5", "Nf3", "Nc6", "Bb5"], "b2": ["d4", "Nf6"], "b3": ["c4", "e5", "Nc3", "Nf6", "g3", "d5"],
+        ]
+        var boards: [String: HallBoard] = [:]
+        for (id, moves) in played {
+            boards[id] = try Self.board(id, moves: moves, clocks: (5000, 4990.5))
+            _ = broadcast.update(board: boards[id]!, at: 1)
+        }
+        let games = try Game.games(pgn: #require(broadcast.render(round: "5", file: "games.pgn", at: 2)))
+        #expect(games.map { $0.tags["Round"] } == ["5.1", "5.2", "5.3"])
+        for (index, id) in ["b1", "b2", "b3"].enumerated() {
+            #expect(games[index].position.fen == boards[id]?.state?["fen"]?.stringValue)
+            #expect(games[index].moves.map(\.san) == played[id])
+            #expect(games[index].tags["WhiteClock"] == "1:23:20")
+            #expect(games[index].tags["BlackClock"] == "1:23:10.5")
+            let single = try Game(pgn: #require(broadcast.render(round: "5", file: "game-\(index + 1).pgn", at: 2)))
+            #expect(single.position.fen == games[index].position.fen)
+        }
+        let index = try JSONValue(parsing: #require(broadcast.render(round: "5", file: "round.json", at: 2)))
+        #expect(index["pairings"]?.arrayValue?.map { $0["white"]?["lname"]?.stringValue } == ["Doe", "Roe", "Loe"])
+    }
+
+    @Test func withADelayNothingNewerIsServed() throws {
+        var broadcast = HallBroadcast(configuration: try Self.configuration(delay: 60), at: 0)
+        _ = broadcast.update(board: try Self.board("b1", moves: ["e4"]), at: 100)
+        _ = broadcast.update(board: try Self.board("b1", moves: ["e4", "c5"]), at: 130)
+        func moves(at time: Double) throws -> [String] {
+            let response = Self.respond(&broadcast, "/broadcast/5/game-1.pgn", at: time)
+            return try Game(pgn: String(decoding: response.body, as: UTF8.self)).moves.map(\.san)
+        }
+        for time in stride(from: 100.0, to: 220, by: 0.25) {
+            let shown = try moves(at: time)
+            let allowed = time - 60 >= 130 ? 2 : time - 60 >= 100 ? 1 : 0
+            #expect(shown.count <= allowed, "at \(time): \(shown)")
+            // A delayed file is rendered again at least once a second.
+            #expect(shown.count >= (time - 61 >= 130 ? 2 : time - 61 >= 100 ? 1 : 0), "at \(time): \(shown)")
+        }
+    }
+
+    @Test func startRoundSendsEachBoardItsNewGameAndForgetsTheOldGames() throws {
+        var broadcast = HallBroadcast(configuration: try Self.configuration(running: false), at: 0)
+        #expect(broadcast.update(board: try Self.board("b1", moves: ["e4"]), at: 1).isEmpty)
+        let before = try Game.games(pgn: #require(broadcast.render(round: "5", file: "games.pgn", at: 2)))
+        #expect(before.allSatisfy { $0.moves.isEmpty })
+        let started = broadcast.start(round: "5", at: 3)
+        let commands = try #require(started)
+        #expect(commands.map(\.board) == ["b1", "b2", "b3"])
+        let first = try JSONValue(parsing: commands[0].command)
+        #expect(first["new_game"]?["white"]?.stringValue == "Doe, John")
+        #expect(first["new_game"]?["round"]?.stringValue == "5")
+        #expect(first["new_game"]?["board"]?.doubleValue == 1)
+        #expect(first["new_game"]?["time_control"]?.stringValue == "5400+30")
+        #expect(
+            first["new_game"]?["tags"]?["GameId"]?.stringValue == broadcast.rounds["5"]?.feed.round.pairings[0].gameID)
+        #expect(broadcast.start(round: "6", at: 3) == nil)
+        #expect(broadcast.update(board: try Self.board("b1", moves: []), at: 4) == ["5"])
+        #expect(broadcast.update(board: try Self.board("b1", moves: ["d4"]), at: 5) == ["5"])
+        let game = try Game(pgn: #require(broadcast.render(round: "5", file: "game-1.pgn", at: 6)))
+        #expect(game.moves.map(\.san) == ["d4"])
+    }
+
+    @Test func aSilentBoardOfARunningRoundIsAnOrphan() throws {
+        var broadcast = HallBroadcast(configuration: try Self.configuration(), at: 0)
+        _ = broadcast.update(board: try Self.board("b1", moves: ["e4"]), at: 50)
+        _ = broadcast.update(board: try Self.board("b2", moves: ["e4"]), at: 10)
+        #expect(broadcast.orphans(at: 59).isEmpty)
+        #expect(broadcast.orphans(at: 60)["5"]?.map(\.boardID) == ["b3"])
+        #expect(broadcast.orphans(at: 70)["5"]?.map(\.boardID) == ["b2", "b3"])
+        #expect(broadcast.orphans(at: 110)["5"]?.map(\.boardID) == ["b1", "b2", "b3"])
+        let idle = HallBroadcast(configuration: try Self.configuration(running: false), at: 0)
+        #expect(idle.orphans(at: 1000).isEmpty)
+        let status = broadcast.status(at: 70)
+        #expect(status.arrayValue?.first?["orphans"]?.arrayValue?.count == 2)
+    }
+
+    @Test(arguments: [
+        ("/broadcast/6/games.pgn", "GET", 404), ("/broadcast/5/game-0.pgn", "GET", 404),
+        ("/broadcast/5/game-4.pgn", "GET", 404), ("/broadcast/5/game-01.pgn", "GET", 404),
+        ("/broadcast/5/game-x.pgn", "GET", 404), ("/broadcast/5/../../etc/passwd", "GET", 404),
+        ("/broadcast/5/games.pgn", "POST", 405), ("/broadcast/5/games.pgn", "HEAD", 200),
+        ("/broadcast/5/index.json", "GET", 200), ("/broadcast", "GET", 404),
+    ])
+    func badPathsAreRefused(_ path: String, _ method: String, _ status: Int) throws {
+        var broadcast = HallBroadcast(configuration: try Self.configuration(), at: 0)
+        #expect(Self.respond(&broadcast, path, method: method, at: 1).status == status)
+        #expect(Self.respond(&broadcast, "/api/boards", at: 1).status == 599)
+    }
+
+    @Test func httpDatesAreIMFFixdates() {
+        #expect(HallBroadcastOutput.httpDate(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HallBroadcastOutput.httpDate(1_764_633_600) == "Tue, 02 Dec 2025 00:00:00 GMT")
+        #expect(HallBroadcastOutput.httpDate(951_782_400 + 86_399.9) == "Tue, 29 Feb 2000 23:59:59 GMT")
+    }
+}

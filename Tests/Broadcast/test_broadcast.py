@@ -91,11 +91,14 @@ class Stack:
         self.mqtt_port = free_port()
         self.http_port = free_port()
         self.files = os.path.join(self.work, "relay")
+        self.relay_port = free_port()
+        self.relay_log = os.path.join(self.work, "relay-requests.jsonl")
         self.processes = {}
 
-    def start(self, name, argv):
+    def start(self, name, argv, env=None):
         log = open(os.path.join(self.work, name + ".log"), "ab")
-        popen = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        popen = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 env=None if env is None else {**os.environ, **env})
         self.processes[name] = (popen, log)
         return popen
 
@@ -144,6 +147,9 @@ class Stack:
         wait_for(lambda: port_open(self.mqtt_port), 10, "mosquitto")
         for node in ("node-a", "node-b"):
             self.start_bridge(node)
+        stub = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "CurlTests", "relay_stub.py")
+        self.start("relay", [sys.executable, stub, str(self.relay_port), self.relay_log])
+        wait_for(lambda: port_open(self.relay_port), 10, "the relay stub")
         self.start_hall()
 
     def start_bridge(self, node):
@@ -166,7 +172,8 @@ class Stack:
             f.write("board,board_id,white,white_title,white_fide_id,white_rating,black,black_rating\n")
             for board_id, *_ in BOARDS:
                 n = NUMBER[board_id]
-                f.write(f'{n},{board_id},"White{n:02d}, Player",{"GM" if n == 1 else ""},{1500000 + n},{2700 - n},'
+                white = "Bad, Move" if n == 16 else f"White{n:02d}, Player"
+                f.write(f'{n},{board_id},"{white}",{"GM" if n == 1 else ""},{1500000 + n},{2700 - n},'
                         f'"Black{n:02d}, Player",{2600 - n}\n')
         path = os.path.join(self.work, "hall.yaml")
         with open(path, "w") as f:
@@ -174,8 +181,10 @@ class Stack:
                     f"  port: {self.http_port}\n  arbiter_password: {PASSWORD}\n  broadcast:\n"
                     f"    orphan_after: 10\n    rounds:\n      - round: '1'\n        pairings_file: {pairings}\n"
                     f"        event: Weekend Open\n        site: Test Hall\n        date: 2026.12.05\n"
-                    f"        time_control: 5400+30\n        files_dir: {self.files}\n")
-        self.start("hall", [os.path.join(BIN, "boardbridge"), "hall", "--config", path])
+                    f"        time_control: 5400+30\n        files_dir: {self.files}\n"
+                    f"        push:\n          url: http://127.0.0.1:{self.relay_port}/push/1\n"
+                    f"          token_env: RELAY_TOKEN\n")
+        self.start("hall", [os.path.join(BIN, "boardbridge"), "hall", "--config", path], env={"RELAY_TOKEN": "good"})
         wait_for(lambda: port_open(self.http_port), 15, "the hall listening")
 
     def http(self, path, method="GET", headers=None, password=None):
@@ -211,7 +220,7 @@ def check_game(game, board_id, played, detail):
     n = NUMBER[board_id]
     headers = game.headers
     assert headers["Round"] == f"1.{n}", (board_id, headers["Round"])
-    assert headers["White"] == f"White{n:02d}, Player", headers["White"]
+    assert headers["White"] == ("Bad, Move" if n == 16 else f"White{n:02d}, Player"), headers["White"]
     assert headers["Black"] == f"Black{n:02d}, Player", headers["Black"]
     assert headers["Event"] == "Weekend Open" and headers["TimeControl"] == "5400+30", dict(headers)
     assert headers["WhiteFideId"] == str(1500000 + n) and headers["WhiteElo"] == str(2700 - n), dict(headers)
@@ -220,7 +229,9 @@ def check_game(game, board_id, played, detail):
     assert moves == played, (board_id, moves, played)
     final = game.end().board()
     state = detail["state"]
-    assert final.fen().split(" ")[:4] == state["fen"].split(" ")[:4], (board_id, final.fen(), state["fen"])
+    # The placement, side to move and castling rights (python-chess writes an en-passant square only
+    # when a capture is legal; the bridge always does).
+    assert final.fen().split(" ")[:3] == state["fen"].split(" ")[:3], (board_id, final.fen(), state["fen"])
     # Clocks: every move carries the bridge's [%clk], and the tags the board's clocks now.
     record = chess.pgn.read_game(io.StringIO(detail["pgn"]))
     bridge_clocks = [node.clock() for node in record.mainline()]
@@ -257,7 +268,8 @@ def main():
 
         def started(board_id):
             game = stack.board(board_id)["state"]["game"]
-            return game["white"] == f"White{NUMBER[board_id]:02d}, Player" and str(game["round"]) == "1"
+            n = NUMBER[board_id]
+            return game["white"] == ("Bad, Move" if n == 16 else f"White{n:02d}, Player") and str(game["round"]) == "1"
 
         wait_for(lambda: all(started(b[0]) for b in BOARDS), 30, "every board's new_game from the round")
         passed.append("start round: every board got its new_game")
@@ -289,7 +301,7 @@ def main():
 
         status, _, index = stack.http("/broadcast/1/round.json")
         pairings = json.loads(index)["pairings"]
-        assert [p["white"]["lname"] for p in pairings] == [f"White{n:02d}" for n in range(1, 17)], pairings
+        assert [p["white"]["lname"] for p in pairings] == [f"White{n:02d}" for n in range(1, 16)] + ["Bad"], pairings
         passed.append("round.json lists the boards in board order")
 
         def files_match():
@@ -313,6 +325,31 @@ def main():
         status, new_headers, _ = stack.http("/broadcast/1/games.pgn", headers={"If-None-Match": etag})
         assert new_headers["ETag"] != etag, new_headers
         passed.append("If-None-Match: 304 until a move, then 200 with a new ETag")
+
+        # Push: the relay got the round as served, with a bearer token, and its per-game error is shown.
+        def last_push():
+            with open(stack.relay_log) as f:
+                pushes = [json.loads(line) for line in f if line.strip()]
+            pushes = [p for p in pushes if p.get("path") == "/push/1"]
+            return pushes[-1] if pushes else None
+
+        served = stack.http("/broadcast/1/games.pgn")[2].decode()
+        wait_for(lambda: (last_push() or {}).get("body") == served, 20, "the relay holding the round as served")
+        pushed = read_games(last_push()["body"])
+        assert len(pushed) == 16, len(pushed)
+        for game, board_id in zip(pushed, order):
+            moves = [move.uci() for move in game.mainline_moves()]
+            assert moves[:len(played[board_id])] == played[board_id], (board_id, moves)
+
+        def push_error():
+            report = json.loads(stack.http("/api/broadcast")[2])["rounds"][0].get("push_report") or {}
+            return report if report.get("game_errors") else None
+
+        report = wait_for(push_error, 20, "the relay's per-game error in /api/broadcast")
+        assert report["status"] == 200 and report["game_errors"][0]["players"].startswith("Bad, Move"), report
+        with open(os.path.join(stack.work, "hall.log"), errors="replace") as f:
+            assert "relay refused a game" in f.read()
+        passed.append("push: the round as served, per-game errors in /api/broadcast and the log")
 
         # Orphans: nothing moves for orphan_after (10 s); every board of the running round is silent.
         topic = "boardbridge/bridge/hall/broadcast/1/orphans"

@@ -118,6 +118,8 @@ let package = Package(
                 "BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "DBus", "MainLoop", "TestSupport",
                 // The wake-up floor's bare loop calls the same epoll helpers as MainLoop.
                 "CMainQueue",
+                // The broadcast section times the hall's relay outputs in process.
+                "Hall", "Broadcast", "Config", "HTTP",
             ]
         ),
 

@@ -121,6 +121,7 @@ final class HallBroadcastService {
             dirty.insert(parts[3])
             pushers[parts[3]]?.contentChanged()
             tick()
+            notify("broadcast", status().encodedString())
             let sent = commands.count - failed.count
             return .response(
                 Self.json(

@@ -34,6 +34,19 @@ public struct HallBroadcast: Sendable {
     private var fed: [String: (pgn: String?, clocks: BroadcastClocks?)] = [:]
     /// The outputs rendered so far, by `<round>/<file>`.
     var outputs: [String: HallBroadcastOutput] = [:]
+    /// Bumped whenever a game's feed takes in its board (by `<round>/<game id>`).
+    private var gameVersions: [String: UInt64] = [:]
+    /// Each game's PGN as last rendered (by `<round>/<game id>`): a poll after one board's
+    /// move renders that game only.
+    private var gameTexts: [String: RenderedGame] = [:]
+
+    /// One game's PGN, the version and board number it was rendered for, and when.
+    private struct RenderedGame {
+        var version: UInt64
+        var number: Int
+        var renderedAt: Double
+        var text: String
+    }
 
     /// The rounds of `configuration`, as of `now`.
     public init(configuration: BroadcastConfiguration, at now: Double) {
@@ -64,6 +77,9 @@ public struct HallBroadcast: Sendable {
                 guard let game else { continue }
                 state.feed.update(boardID: board.id, game: game, clocks: clocks, at: now)
                 state.version &+= 1
+                if let pairing = state.feed.round.pairing(onBoard: board.id) {
+                    gameVersions[name + "/" + pairing.gameID, default: 0] &+= 1
+                }
                 touched.append(name)
             } else {
                 state.feed.heardFrom(boardID: board.id, at: now)
@@ -84,7 +100,10 @@ public struct HallBroadcast: Sendable {
         state.running = true
         state.version &+= 1
         rounds[name] = state
-        for pairing in round.pairings { if let board = pairing.boardID { fed[board] = nil } }
+        for pairing in round.pairings {
+            if let board = pairing.boardID { fed[board] = nil }
+            gameTexts[name + "/" + pairing.gameID] = nil
+        }
         return round.pairings.compactMap { pairing in
             pairing.boardID.map { ($0, round.startCommand(for: pairing)) }
         }
@@ -103,27 +122,49 @@ public struct HallBroadcast: Sendable {
 
     /// The file `file` of round `name` (`games.pgn`, `round.json`, `game-<n>.pgn`) as a
     /// relay may see it at `now`; `nil` when there is no such file.
-    public func render(round name: String, file: String, at now: Double) -> String? {
+    public mutating func render(round name: String, file: String, at now: Double) -> String? {
         guard let feed = rounds[name]?.feed else { return nil }
         switch file {
-        case "games.pgn": return feed.gamesPGN(at: now)
+        case "games.pgn":
+            return feed.round.pairings.indices.map { gamePGN(round: name, number: $0 + 1, at: now) ?? "" }
+                .joined(separator: "\n")
         case "round.json", "index.json": return feed.roundIndexJSON(at: now)
         default:
             guard file.hasPrefix("game-"), file.hasSuffix(".pgn"),
                 let number = Int(file.dropFirst(5).dropLast(4)), String(number) == file.dropFirst(5).dropLast(4)
             else { return nil }
-            return feed.gamePGN(number: number, at: now)
+            return gamePGN(round: name, number: number, at: now)
         }
     }
 
     /// Every file of round `name` (`games.pgn`, `round.json`, `game-1.pgn` …) at `now`.
-    public func files(round name: String, at now: Double) -> [(name: String, text: String)] {
-        guard let feed = rounds[name]?.feed else { return [] }
-        var files = [("games.pgn", feed.gamesPGN(at: now)), ("round.json", feed.roundIndexJSON(at: now))]
-        for number in feed.round.pairings.indices.map({ $0 + 1 }) {
-            files.append(("game-\(number).pgn", feed.gamePGN(number: number, at: now) ?? ""))
+    public mutating func files(round name: String, at now: Double) -> [(name: String, text: String)] {
+        guard let count = rounds[name]?.feed.round.pairings.count else { return [] }
+        var files: [(name: String, text: String)] = []
+        for file in ["games.pgn", "round.json"] + (0..<count).map({ "game-\($0 + 1).pgn" }) {
+            files.append((file, render(round: name, file: file, at: now) ?? ""))
         }
         return files
+    }
+
+    /// Game `number` of round `name` (1-based, board order) as of `now - delay`, rendered
+    /// again only when its board changed, or while a delay still holds some of it back
+    /// (then at most ``delayedRefresh`` seconds old).
+    private mutating func gamePGN(round name: String, number: Int, at now: Double) -> String? {
+        guard let state = rounds[name], state.feed.round.pairings.indices.contains(number - 1) else { return nil }
+        let pairing = state.feed.round.pairings[number - 1]
+        let key = name + "/" + pairing.gameID
+        let version = gameVersions[key, default: 0]
+        let delay = state.configuration.delay
+        if let cached = gameTexts[key], cached.version == version, cached.number == number {
+            // Everything the game took in was already older than the delay when it was
+            // rendered: nothing will appear until its board changes again.
+            let complete = cached.renderedAt - delay >= (state.feed.lastUpdate(gameID: pairing.gameID) ?? -.infinity)
+            if delay == 0 || complete || now - cached.renderedAt < Self.delayedRefresh { return cached.text }
+        }
+        let text = state.feed.gamePGN(number: number, at: now) ?? ""
+        gameTexts[key] = RenderedGame(version: version, number: number, renderedAt: now, text: text)
+        return text
     }
 
     /// The rounds for the hall view: name, running, delay, boards, and the orphans at `now`.

@@ -3,6 +3,7 @@ import Chess
 import Config
 import HTTP
 import JSON
+import TestSupport
 import Testing
 
 @testable import Hall
@@ -45,6 +46,11 @@ import Testing
         _ broadcast: inout HallBroadcast, _ path: String, etag: String? = nil, method: String = "GET", at time: Double
     ) -> HTTPResponse {
         broadcast.respond(to: get(path, etag: etag, method: method), at: time) ?? HTTPResponse(status: 599)
+    }
+
+    /// A file of round 5 as rendered at `time` (empty when there is no such file).
+    static func render(_ broadcast: inout HallBroadcast, _ file: String, at time: Double) -> String {
+        broadcast.render(round: "5", file: file, at: time) ?? ""
     }
 
     static func header(_ response: HTTPResponse, _ name: String) -> String? {
@@ -92,17 +98,17 @@ import Testing
             boards[id] = try Self.board(id, moves: moves, clocks: (5000, 4990.5))
             _ = broadcast.update(board: boards[id]!, at: 1)
         }
-        let games = try Game.games(pgn: #require(broadcast.render(round: "5", file: "games.pgn", at: 2)))
+        let games = try Game.games(pgn: Self.render(&broadcast, "games.pgn", at: 2))
         #expect(games.map { $0.tags["Round"] } == ["5.1", "5.2", "5.3"])
         for (index, id) in ["b1", "b2", "b3"].enumerated() {
             #expect(games[index].position.fen == boards[id]?.state?["fen"]?.stringValue)
             #expect(games[index].moves.map(\.san) == played[id])
             #expect(games[index].tags["WhiteClock"] == "1:23:20")
             #expect(games[index].tags["BlackClock"] == "1:23:10.5")
-            let single = try Game(pgn: #require(broadcast.render(round: "5", file: "game-\(index + 1).pgn", at: 2)))
+            let single = try Game(pgn: Self.render(&broadcast, "game-\(index + 1).pgn", at: 2))
             #expect(single.position.fen == games[index].position.fen)
         }
-        let index = try JSONValue(parsing: #require(broadcast.render(round: "5", file: "round.json", at: 2)))
+        let index = try JSONValue(parsing: Self.render(&broadcast, "round.json", at: 2))
         #expect(index["pairings"]?.arrayValue?.map { $0["white"]?["lname"]?.stringValue } == ["Doe", "Roe", "Loe"])
     }
 
@@ -123,10 +129,52 @@ import Testing
         }
     }
 
+    /// Random moves, takebacks and polls on a steady clock: with no delay every poll gets
+    /// exactly what the feed shows; with one, each game is what the feed showed at some
+    /// moment of the last ``HallBroadcast/delayedRefresh`` seconds (never newer).
+    @Test(arguments: [0.0, 30.0])
+    func theGameCacheServesWhatTheFeedShows(delay: Double) throws {
+        var broadcast = HallBroadcast(configuration: try Self.configuration(delay: delay), at: 0)
+        var random = SeededGenerator(seed: 2222)
+        var lines: [String: [String]] = ["b1": [], "b2": [], "b3": []]
+        var hundredths = 0
+        for _ in 0..<200 {
+            hundredths += Int.random(in: 0...1500, using: &random)
+            let time = Double(hundredths) / 100
+            if Bool.random(using: &random) {
+                let id = ["b1", "b2", "b3"][Int.random(in: 0..<3, using: &random)]
+                var game = Game()
+                for san in lines[id]! { try game.play(san: san) }
+                let moves = game.position.legalMoves()
+                if Int.random(in: 0..<6, using: &random) == 0 || moves.isEmpty {
+                    if !lines[id]!.isEmpty { lines[id]!.removeLast() }  // a takeback
+                } else {
+                    lines[id]!.append(game.position.san(for: moves[Int.random(in: 0..<moves.count, using: &random)]))
+                }
+                _ = broadcast.update(board: try Self.board(id, moves: lines[id]!), at: time)
+                continue
+            }
+            let feed = try #require(broadcast.rounds["5"]?.feed)
+            let served = Self.render(&broadcast, "games.pgn", at: time)
+            if delay == 0 {
+                #expect(served == feed.gamesPGN(at: time))
+                continue
+            }
+            let games = served.components(separatedBy: "\n[Event").count
+            #expect(games == 3)
+            for number in 1...3 {
+                let text = Self.render(&broadcast, "game-\(number).pgn", at: time)
+                let window = stride(from: hundredths, through: max(0, hundredths - 100), by: -1)
+                let shownOnce = window.contains { feed.gamePGN(number: number, at: Double($0) / 100) == text }
+                #expect(shownOnce, "game \(number) at \(time) is not what the feed showed in the last second")
+            }
+        }
+    }
+
     @Test func startRoundSendsEachBoardItsNewGameAndForgetsTheOldGames() throws {
         var broadcast = HallBroadcast(configuration: try Self.configuration(running: false), at: 0)
         #expect(broadcast.update(board: try Self.board("b1", moves: ["e4"]), at: 1).isEmpty)
-        let before = try Game.games(pgn: #require(broadcast.render(round: "5", file: "games.pgn", at: 2)))
+        let before = try Game.games(pgn: Self.render(&broadcast, "games.pgn", at: 2))
         #expect(before.allSatisfy { $0.moves.isEmpty })
         let started = broadcast.start(round: "5", at: 3)
         let commands = try #require(started)
@@ -141,7 +189,7 @@ import Testing
         #expect(broadcast.start(round: "6", at: 3) == nil)
         #expect(broadcast.update(board: try Self.board("b1", moves: []), at: 4) == ["5"])
         #expect(broadcast.update(board: try Self.board("b1", moves: ["d4"]), at: 5) == ["5"])
-        let game = try Game(pgn: #require(broadcast.render(round: "5", file: "game-1.pgn", at: 6)))
+        let game = try Game(pgn: Self.render(&broadcast, "game-1.pgn", at: 6))
         #expect(game.moves.map(\.san) == ["d4"])
     }
 

@@ -212,7 +212,7 @@ final class HallBroadcastService {
     }
 
     /// `<base>/bridge/hall/broadcast/<round>/orphans` (docs/mqtt-contract.md).
-    static func orphanTopic(base: String, round: String) -> String {
+    nonisolated static func orphanTopic(base: String, round: String) -> String {
         "\(base)/\(Topics.bridgeLevel)/hall/broadcast/\(round)/orphans"
     }
 

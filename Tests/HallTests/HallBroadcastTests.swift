@@ -220,6 +220,15 @@ import Testing
         #expect(Self.respond(&broadcast, "/api/boards", at: 1).status == 599)
     }
 
+    @Test func theHallIgnoresItsOwnOrphanAlerts() throws {
+        var model = HallModel(base: "boardbridge")
+        let topic = HallBroadcastService.orphanTopic(base: "boardbridge", round: "5")
+        #expect(topic == "boardbridge/bridge/hall/broadcast/5/orphans")
+        let result = model.apply(topic: topic, payload: Array(#"{"round":"5","orphans":[]}"#.utf8), now: 0)
+        #expect(try result.get() == [])
+        #expect(model.rejectedCount == 0)
+    }
+
     @Test func httpDatesAreIMFFixdates() {
         #expect(HallBroadcastOutput.httpDate(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
         #expect(HallBroadcastOutput.httpDate(1_764_633_600) == "Tue, 02 Dec 2025 00:00:00 GMT")

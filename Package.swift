@@ -62,7 +62,8 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl"]),
         .target(name: "BroadcastRelay", dependencies: ["Broadcast", "Curl"]),
         .target(
-            name: "Config", dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT", "JSON", "Logging", "SystemCalls"]),
+            name: "Config",
+            dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT", "JSON", "Logging", "SystemCalls", "Broadcast"]),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "MainLoop"]),
 
         // MARK: Platform and product
@@ -79,7 +80,10 @@ let package = Package(
         ),
         .target(
             name: "Hall",
-            dependencies: ["Bridge", "HTTP", "MQTT", "Config", "MainLoop", "JSON", "Logging", "SystemCalls"],
+            dependencies: [
+                "Bridge", "HTTP", "MQTT", "Config", "MainLoop", "JSON", "Logging", "Broadcast", "BroadcastRelay",
+                "Chess", "SystemCalls",
+            ],
             // The page: one HTML document with its CSS and JavaScript, compiled into the binary.
             resources: [.embedInCode("Resources/hall.html"), .embedInCode("Resources/hall-health.js")]),
         .target(
@@ -118,6 +122,8 @@ let package = Package(
                 "Curl",
                 // The wake-up floor's bare loop calls the same epoll helpers as MainLoop.
                 "CMainQueue",
+                // The broadcast section times the hall's relay outputs in process.
+                "Hall", "Broadcast", "Config", "HTTP",
             ]
         ),
 
@@ -157,7 +163,9 @@ let package = Package(
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Logging", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
-        .testTarget(name: "HallTests", dependencies: ["Hall", "Bridge", "JSON", "Logging", "TestSupport"]),
+        .testTarget(
+            name: "HallTests",
+            dependencies: ["Hall", "Bridge", "JSON", "Logging", "TestSupport", "Config", "Broadcast", "HTTP", "Chess"]),
         .testTarget(
             name: "ConfigTests", dependencies: ["Config", "JSON", "BoardKit", "Kernel", "TestSupport"],
             exclude: ["Corpus"]),

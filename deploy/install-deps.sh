@@ -24,6 +24,7 @@ packages=(
     procps             # ps, for the benchmarks' RSS and CPU readings
     iproute2           # ip netns and veth pairs, for deploy/test-multihost.sh
     python3-venv       # the pinned paho-mqtt venv of deploy/test-multihost.sh
+    python3-venv       # the pinned python-chess venv of deploy/test-broadcast.sh
     chromium           # the hall view's browser test (deploy/test-hall.sh)
     chromium-driver    # chromedriver, driven by Selenium (pinned, in a venv)
 )

@@ -72,6 +72,10 @@ public struct BroadcastRoundFeed: Sendable {
         }
     }
 
+    /// When the game `gameID` last took in its board's record (`nil`: never). Once `now -
+    /// delay` is past it, the game's outputs stay the same until its next update.
+    public func lastUpdate(gameID: String) -> Double? { feeds[gameID]?.lastUpdate }
+
     /// The PGN of the game at `number` (1-based, board order), as of `now - delay`.
     public func gamePGN(number: Int, at now: Double) -> String? {
         guard round.pairings.indices.contains(number - 1) else { return nil }

@@ -10,6 +10,8 @@ public struct HallConfiguration: Sendable, Equatable {
     public var arbiterPassword: Secret?
     /// At most this many HTTP connections at once (default 256).
     public var connectionLimit: Int
+    /// The rounds broadcast to relays (`hall.broadcast`).
+    public var broadcast = BroadcastConfiguration()
 
     /// A certificate and its key, as file paths.
     public struct TLSFiles: Sendable, Equatable {
@@ -39,7 +41,7 @@ public struct HallConfiguration: Sendable, Equatable {
 
     static let keys = [
         "address", "port", "tls", "arbiter_password", "arbiter_password_file", "arbiter_password_env",
-        "connection_limit",
+        "connection_limit", "broadcast",
     ]
 
     static func read(_ section: ConfigMapping, reader: ConfigReader) -> HallConfiguration {
@@ -75,6 +77,9 @@ public struct HallConfiguration: Sendable, Equatable {
             if let certificate = file("cert_file"), let key = file("key_file") {
                 hall.tls = TLSFiles(certificateFile: certificate, keyFile: key)
             }
+        }
+        if let section = section.mapping("broadcast", keys: BroadcastConfiguration.keys) {
+            hall.broadcast = BroadcastConfiguration.read(section, reader: reader)
         }
         return hall
     }

@@ -32,6 +32,7 @@ public final class HallService {
     private var offlineAnswers = 0
     /// Answers for commands to boards of offline hosts, at most, per second.
     static let offlineAnswerLimit = 20
+    private var broadcastService: HallBroadcastService?
     /// SSE clients at most (each costs a connection and a bounded buffer).
     static let streamLimit = 128
 
@@ -67,6 +68,14 @@ public final class HallService {
         server = try HTTPServer(settings: settings) { request in handle?(request) ?? .response(.plain(503, "starting"))
         }
         handle = { [weak self] request in self?.answer(request) ?? .response(.plain(503, "stopping")) }
+        broadcastService = HallBroadcastService(
+            configuration: hall.broadcast, topics: topics, logger: logger,
+            publish: { [weak self] topic, payload, retain in
+                try self?.client.publish(MQTTMessage(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain))
+            },
+            notify: { [weak self] event, data in
+                for stream in self?.streams.values ?? [:].values { stream.send(event: event, data: data) }
+            })
     }
 
     /// Subscribes, connects and starts the heartbeat.
@@ -91,12 +100,14 @@ public final class HallService {
         timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.beat() } }
         timer.resume()
         heartbeat = timer
+        broadcastService?.start()
         logger.info("hall listening", [("address", server.settings.address), ("port", "\(server.port)")])
     }
 
     /// Closes the streams, the server and the broker connection.
     public func stop() {
         heartbeat?.cancel()
+        broadcastService?.stop()
         for stream in streams.values { stream.close() }
         streams = [:]
         server.stop()
@@ -110,6 +121,9 @@ public final class HallService {
         switch model.apply(topic: message.topic, payload: message.payload, now: Self.now()) {
         case .success(let changes):
             broadcast(changes)
+            for case .board(let id) in changes {
+                if let board = model.boards[id] { broadcastService?.boardChanged(board) }
+            }
         case .failure(let rejection):
             rejectionsLogged += 1
             if rejectionsLogged <= 20 || rejectionsLogged % 100 == 0 {
@@ -172,6 +186,7 @@ public final class HallService {
     // MARK: HTTP
 
     private func answer(_ request: HTTPRequest) -> HTTPReply {
+        if let reply = broadcastService?.answer(request, router: router) { return reply }
         switch router.route(request) {
         case .page:
             return .response(HallPage.response)
@@ -192,6 +207,7 @@ public final class HallService {
             let snapshot = HallJSON.snapshot(
                 model, now: Self.now(), broker: brokerState, actions: router.actionsEnabled)
             stream.send(event: "snapshot", id: "\(model.sequence)", data: snapshot.encodedString())
+            if let status = broadcastService?.statusText { stream.send(event: "broadcast", data: status) }
             return .eventStream(stream)
         case .acknowledge(let id):
             guard model.boards[id] != nil else { return .response(.plain(404, "no board \"\(id)\"")) }

@@ -64,7 +64,7 @@ struct BenchOptions: Equatable {
     /// The usage text.
     static var usage: String {
         let sections = BenchSections.all.map {
-            "  \($0.number)  \($0.id.padding(toLength: 8, withPad: " ", startingAt: 0))\($0.title)"
+            "  \($0.number)  \($0.id.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.title)"
         }
         return """
             usage: swift run -c release boardbridge-bench [options]

@@ -6,9 +6,10 @@ import Foundation
 /// that needs something not built yet is simply not listed (no stubs).
 protocol BenchSection: Sendable {
     /// The position in the run and in the table (1 = pure core, 2 = MQTT floor, 3 = end
-    /// to end, 4 = start-up, 5 = the hall view).
+    /// to end, 4 = start-up, 5 = the hall view, 6 = broadcast).
     var number: Int { get }
-    /// The short name used by `--only` and in the JSON (`core`, `floor`, `e2e`, `startup`, `hall`).
+    /// The short name used by `--only` and in the JSON (`core`, `floor`, `e2e`, `startup`, `hall`,
+    /// `broadcast`).
     var id: String { get }
     /// A one-line title for the table.
     var title: String { get }
@@ -22,10 +23,10 @@ protocol BenchSection: Sendable {
 
 /// The registry of the sections that can run, in order.
 enum BenchSections {
-    /// Every runnable section: the pure core, the MQTT floor, end to end, start-up and the
-    /// hall view (`boardbridge hall`).
+    /// Every runnable section: the pure core, the MQTT floor, end to end, start-up, the
+    /// hall view (`boardbridge hall`) and its broadcast files.
     static let all: [any BenchSection] = [
-        PureCoreSection(), FloorSection(), EndToEndSection(), StartupSection(), HallSection(),
+        PureCoreSection(), FloorSection(), EndToEndSection(), StartupSection(), HallSection(), BroadcastSection(),
     ]
 
     /// The sections `selectors` name (an id such as `core` or a number such as `1`), in

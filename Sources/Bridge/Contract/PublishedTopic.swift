@@ -13,7 +13,8 @@ public enum PublishedTopic: Equatable, Sendable {
     case board(String, BoardTopicKind)
     /// A board command (`<base>/<board>/set`, `<base>/<board>/set/<name>`): published by clients.
     case boardCommand(String)
-    /// Another input (`<base>/bridge/…/set`, `…/request/…`): published by clients, not by bridges.
+    /// Another input (`<base>/bridge/…/set`, `…/request/…`) published by clients, or the
+    /// hall's broadcast alerts (`<base>/bridge/hall/broadcast/…`): not a bridge's state.
     case input
 }
 
@@ -83,6 +84,8 @@ extension Topics {
             case ("health", 3): return .bridgeHealth(node: node)
             case ("response", 4...): return .bridgeResponse(node: node, op: levels[3...].joined(separator: "/"))
             case ("request", _): return .input
+            // The hall's broadcast alerts (orphan boards), not a bridge's topics.
+            case ("broadcast", 4...): return .input
             default: throw .unknown(topic)
             }
         }

@@ -1,0 +1,197 @@
+import Broadcast
+
+/// The `hall.broadcast:` section: the rounds the hall serves to relays (docs/hall.md,
+/// Broadcasting a round).
+public struct BroadcastConfiguration: Sendable, Equatable {
+    /// A board in a running round that has sent nothing for this many seconds is an
+    /// orphan (alert in the hall view and on MQTT; default 300).
+    public var orphanAfter: Double
+    /// The rounds, in the order of the file.
+    public var rounds: [RoundConfiguration]
+
+    /// One round.
+    public struct RoundConfiguration: Sendable, Equatable {
+        /// The round and its pairings, read from the pairings file.
+        public var round: BroadcastRound
+        /// Seconds every relay output stays behind the boards (0–3600; the hall view never is).
+        public var delay: Double
+        /// Whether the round is running when the hall starts (a restart mid-round); otherwise
+        /// it runs from the arbiter's "start round".
+        public var running: Bool
+        /// A folder the outputs are also written into, atomically, when set.
+        public var filesDirectory: String?
+        /// Where the round's PGN is pushed, when set.
+        public var push: Push?
+
+        /// A lichess-compatible push endpoint and its token.
+        public struct Push: Sendable, Equatable {
+            /// `https://lichess.org/api/broadcast/round/<id>/push`.
+            public var url: String
+            /// The bearer token (`token_file` / `token_env`).
+            public var token: Secret
+
+            /// Creates the pair.
+            public init(url: String, token: Secret) {
+                self.url = url
+                self.token = token
+            }
+        }
+
+        /// A round as given.
+        public init(
+            round: BroadcastRound, delay: Double = 0, running: Bool = false, filesDirectory: String? = nil,
+            push: Push? = nil
+        ) {
+            self.round = round
+            self.delay = delay
+            self.running = running
+            self.filesDirectory = filesDirectory
+            self.push = push
+        }
+    }
+
+    /// The defaults (no round), or the given values.
+    public init(orphanAfter: Double = 300, rounds: [RoundConfiguration] = []) {
+        self.orphanAfter = orphanAfter
+        self.rounds = rounds
+    }
+
+    static let keys = ["orphan_after", "rounds"]
+    static let roundKeys = [
+        "round", "pairings_file", "event", "site", "date", "time_control", "delay", "running", "files_dir", "push",
+    ]
+
+    static func read(_ section: ConfigMapping, reader: ConfigReader) -> BroadcastConfiguration {
+        var broadcast = BroadcastConfiguration()
+        broadcast.orphanAfter = section.double("orphan_after", in: 10...86_400, default: broadcast.orphanAfter)
+        var names: [String: String] = [:]
+        for (path, node) in section.list("rounds") ?? [] {
+            guard let mapping = reader.mapping(node, path: path, keys: roundKeys),
+                let round = readRound(mapping, reader: reader)
+            else { continue }
+            if let first = names[round.round.round] {
+                reader.fail(
+                    mapping.path("round"), "round \(ConfigReader.quote(round.round.round)) is also \(first)",
+                    at: mapping.value("round")?.mark ?? mapping.node.mark)
+                continue
+            }
+            names[round.round.round] = path
+            broadcast.rounds.append(round)
+        }
+        return broadcast
+    }
+
+    /// Whether `name` can be a round's URL path segment and file name: 1–32 of `A–Z a–z 0–9 . _ -`,
+    /// not `.` or `..`.
+    public static func isRoundName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 32 && name != "." && name != ".."
+            && name.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                        || scalar == "." || scalar == "_" || scalar == "-")
+            }
+    }
+
+    private static func readRound(_ mapping: ConfigMapping, reader: ConfigReader) -> RoundConfiguration? {
+        let name = mapping.nonEmptyString("round")
+        if let name, !isRoundName(name) {
+            reader.fail(
+                mapping.path("round"), "must be 1 to 32 of A-Z a-z 0-9 . _ - (it names the URL and the files)",
+                at: mapping.value("round")?.mark)
+            return nil
+        }
+        let delay = mapping.double("delay", in: 0...BroadcastRoundFeed.maxDelay, default: 0)
+        let running = mapping.bool("running", default: false)
+        var filesDirectory: String?
+        if let node = mapping.value("files_dir"), let text = reader.string(node, path: mapping.path("files_dir")),
+            !text.isEmpty
+        {
+            let path = ConfigFiles.resolve(text, against: reader.baseDirectory)
+            if let problem = ConfigFiles.directoryProblem(path) {
+                reader.fail(mapping.path("files_dir"), "\(ConfigReader.quote(path)) \(problem)", at: node.mark)
+            }
+            filesDirectory = path
+        }
+        var push: RoundConfiguration.Push?
+        if let section = mapping.mapping("push", keys: ["url", "token", "token_file", "token_env"]) {
+            let url = section.nonEmptyString("url")
+            if url == nil { section.missing("url") }
+            if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+                reader.fail(section.path("url"), "expected an http:// or https:// URL", at: section.value("url")?.mark)
+            }
+            let token = reader.secret(in: section, key: "token")
+            if token == nil, !["token", "token_file", "token_env"].contains(where: section.has) {
+                section.missing("token_file")
+            }
+            if let url, let token { push = .init(url: url, token: token) }
+        }
+        guard let fileNode = mapping.value("pairings_file") else {
+            mapping.missing("pairings_file")
+            return nil
+        }
+        guard let text = reader.string(fileNode, path: mapping.path("pairings_file")) else { return nil }
+        let file = ConfigFiles.resolve(text, against: reader.baseDirectory)
+        let content: String
+        switch ConfigFiles.read(file) {
+        case .failure(let problem):
+            reader.fail(
+                mapping.path("pairings_file"), "cannot read \(ConfigReader.quote(file)): \(problem.message)",
+                at: fileNode.mark)
+            return nil
+        case .success(let bytes):
+            guard let decoded = String(validating: bytes, as: UTF8.self) else {
+                reader.fail(mapping.path("pairings_file"), "\(file) is not UTF-8 text", at: fileNode.mark)
+                return nil
+            }
+            content = decoded
+        }
+        let event = mapping.nonEmptyString("event")
+        let site = mapping.nonEmptyString("site")
+        let date = mapping.nonEmptyString("date")
+        let timeControl = mapping.nonEmptyString("time_control")
+        var round: BroadcastRound
+        do {
+            if file.lowercased().hasSuffix(".json") {
+                round = try BroadcastRound(json: content)
+                if let name, name != round.round {
+                    round = try BroadcastRound(
+                        round: name, event: round.event, site: round.site, date: round.date,
+                        timeControl: round.timeControl, pairings: round.pairings)
+                }
+                round.event = event ?? round.event
+                round.site = site ?? round.site
+                round.date = date ?? round.date
+                round.timeControl = timeControl ?? round.timeControl
+            } else {
+                guard let name else {
+                    mapping.missing("round")
+                    return nil
+                }
+                round = try BroadcastRound(
+                    csv: content, round: name, event: event, site: site, date: date, timeControl: timeControl)
+            }
+        } catch {
+            let place = error.line > 0 ? "\(file):\(error.line):\(error.column)" : file
+            reader.fail(mapping.path("pairings_file"), "\(place): \(error.message)", at: fileNode.mark)
+            return nil
+        }
+        guard isRoundName(round.round) else {
+            reader.fail(
+                mapping.path("pairings_file"),
+                "\(file): round \(ConfigReader.quote(round.round)) must be 1 to 32 of A-Z a-z 0-9 . _ -",
+                at: fileNode.mark)
+            return nil
+        }
+        for pairing in round.pairings {
+            if let board = pairing.boardID, let problem = TopicRules.boardIDProblem(in: board) {
+                reader.fail(
+                    mapping.path("pairings_file"),
+                    "\(file): board \(pairing.boardNumber): board id \(ConfigReader.quote(board)) \(problem)",
+                    at: fileNode.mark)
+                return nil
+            }
+        }
+        return RoundConfiguration(
+            round: round, delay: delay, running: running, filesDirectory: filesDirectory, push: push)
+    }
+}

@@ -1,0 +1,275 @@
+import Bridge
+import Broadcast
+import BroadcastRelay
+import Config
+import Dispatch
+import HTTP
+import JSON
+import Logging
+import SystemCalls
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The broadcast side of `boardbridge hall` (docs/hall.md, Broadcasting a round): serves
+/// `/broadcast/<round>/…` to polling relays, writes the same files into each round's
+/// `files_dir`, pushes each round to its relay, publishes orphan-board alerts on MQTT,
+/// takes the arbiter's "start round", and reports all of it in `/api/broadcast` and the
+/// event stream (`broadcast` events).
+@MainActor
+final class HallBroadcastService {
+    private var broadcast: HallBroadcast
+    private let configuration: BroadcastConfiguration
+    private let logger: Logger
+    private let topics: Topics
+    private let publish: @MainActor (String, [UInt8], Bool) throws -> Void
+    private let notify: @MainActor (String, String) -> Void
+    private var pushers: [String: RelayPusher] = [:]
+    private var pushReports: [String: RelayPushReport] = [:]
+    /// What each output file last held (absolute path → bytes).
+    private var written: [String: [UInt8]] = [:]
+    private var dirty: Set<String> = []
+    private var writeFailures: [String: String] = [:]
+    /// The orphan game ids last published, by round.
+    private var publishedOrphans: [String: [String]] = [:]
+    private var ticker: (any DispatchSourceTimer)?
+
+    /// `publish(topic, payload, retain)` sends on the hall's broker connection, `notify(event,
+    /// data)` goes to every event stream.
+    init(
+        configuration: BroadcastConfiguration, topics: Topics, logger: Logger,
+        publish: @escaping @MainActor (String, [UInt8], Bool) throws -> Void,
+        notify: @escaping @MainActor (String, String) -> Void
+    ) {
+        self.configuration = configuration
+        self.topics = topics
+        self.logger = logger.labelled("broadcast")
+        self.publish = publish
+        self.notify = notify
+        broadcast = HallBroadcast(configuration: configuration, at: Self.now())
+        dirty = Set(broadcast.order)
+    }
+
+    /// Starts the pushers and the once-a-second tick (files, delayed content, orphans).
+    func start() {
+        guard !broadcast.isEmpty else { return }
+        for round in configuration.rounds {
+            let name = round.round.round
+            guard let push = round.push else { continue }
+            let pusher = RelayPusher(
+                settings: RelayPushSettings(url: push.url, token: push.token.reveal()),
+                pollWhileDelayed: round.delay > 0,
+                body: { [weak self] in self?.broadcast.render(round: name, file: "games.pgn", at: Self.now()) ?? "" },
+                now: { Self.now() })
+            pusher.onReport = { [weak self] report in self?.pushed(round: name, report) }
+            pushers[name] = pusher
+        }
+        let timer = DispatchSource.makeTimerSource(queue: .main)
+        timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
+        timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.tick() } }
+        timer.resume()
+        ticker = timer
+        tick()
+        logger.info("broadcasting", [("rounds", broadcast.order.joined(separator: ","))])
+    }
+
+    /// Stops the tick and the pushers.
+    func stop() {
+        ticker?.cancel()
+        ticker = nil
+        for pusher in pushers.values { pusher.stop() }
+    }
+
+    /// A board's view changed (one of its messages arrived).
+    func boardChanged(_ board: HallBoard) {
+        guard !broadcast.isEmpty else { return }
+        for name in broadcast.update(board: board, at: Self.now()) {
+            dirty.insert(name)
+            pushers[name]?.contentChanged()
+        }
+    }
+
+    /// The status for a (re)connecting event stream.
+    var statusText: String? { broadcast.isEmpty ? nil : status().encodedString() }
+
+    /// Answers the broadcast routes, else `nil`.
+    func answer(_ request: HTTPRequest, router: HallRouter) -> HTTPReply? {
+        if let response = broadcast.respond(to: request, at: Self.now()) { return .response(response) }
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 3, parts[0].isEmpty, parts[1] == "api", parts[2] == "broadcast" else { return nil }
+        switch (request.method, parts.count) {
+        case ("GET", 3): return .response(Self.json(status()))
+        case ("POST", 5) where parts[4] == "start":
+            if let refusal = router.authorize(request) { return .response(refusal) }
+            guard let commands = broadcast.start(round: parts[3], at: Self.now()) else {
+                return .response(.plain(404, "no round \"\(parts[3])\""))
+            }
+            var failed: [JSONValue] = []
+            for (board, command) in commands {
+                do {
+                    try publish(topics.set(board), Array(command.utf8), false)
+                } catch {
+                    failed.append(["board_id": .string(board), "error": .string("\(error)")])
+                }
+            }
+            logger.notice(
+                "round started",
+                [("round", parts[3]), ("boards", "\(commands.count)"), ("client", request.clientAddress)])
+            dirty.insert(parts[3])
+            pushers[parts[3]]?.contentChanged()
+            tick()
+            notify("broadcast", status().encodedString())
+            let sent = commands.count - failed.count
+            return .response(
+                Self.json(
+                    [
+                        "status": "started", "round": .string(parts[3]), "sent": .number(Double(sent)),
+                        "failed": .array(failed),
+                    ], status: failed.isEmpty ? 202 : 503))
+        case (_, 3):
+            return .response(.plain(405, "method not allowed"))
+        case (_, 5) where parts[4] == "start":
+            return .response(.plain(405, "method not allowed"))
+        default:
+            return .response(.plain(404, "not found"))
+        }
+    }
+
+    // MARK: Tick
+
+    private func tick() {
+        let now = Self.now()
+        for round in configuration.rounds {
+            let name = round.round.round
+            guard let directory = round.filesDirectory, dirty.contains(name) || round.delay > 0 else { continue }
+            writeFiles(round: name, into: directory, at: now)
+        }
+        dirty = []
+        checkOrphans(at: now)
+    }
+
+    /// Writes the files whose content changed, each atomically (a reader sees the old file
+    /// or the new, never a part).
+    private func writeFiles(round name: String, into directory: String, at now: Double) {
+        if (try? FileSystem.isDirectory(directory)) != true {
+            try? FileSystem.createDirectory(directory, permissions: 0o755)
+        }
+        var failure: String?
+        for file in broadcast.files(round: name, at: now) {
+            let path = directory + "/" + file.name
+            let bytes = Array(file.text.utf8)
+            guard written[path] != bytes else { continue }
+            do {
+                try FileSystem.replaceAtomically(
+                    path, with: bytes, temporaryPath: directory + "/." + file.name + ".tmp", durably: false,
+                    permissions: 0o644)
+                written[path] = bytes
+            } catch {
+                failure = "\(error)"
+            }
+        }
+        if writeFailures[name] != failure {
+            writeFailures[name] = failure
+            if let failure {
+                logger.error("cannot write broadcast files", [("round", name), ("error", failure)])
+            } else {
+                logger.info("broadcast files written", [("round", name), ("directory", directory)])
+            }
+            notify("broadcast", status().encodedString())
+        }
+    }
+
+    private func checkOrphans(at now: Double) {
+        let orphans = broadcast.orphans(at: now)
+        var changed = false
+        for name in broadcast.order where broadcast.rounds[name]?.running == true {
+            let pairings = orphans[name] ?? []
+            let ids = pairings.map(\.gameID)
+            guard publishedOrphans[name] != ids else { continue }
+            let newly = pairings.filter { !(publishedOrphans[name] ?? []).contains($0.gameID) }
+            publishedOrphans[name] = ids
+            changed = true
+            for pairing in newly {
+                logger.warning(
+                    "orphan board",
+                    [("round", name), ("board", "\(pairing.boardNumber)"), ("board_id", pairing.boardID ?? "")])
+            }
+            let payload: JSONValue = [
+                "round": .string(name), "orphan_after": .number(broadcast.orphanAfter),
+                "orphans": .array(pairings.map(HallBroadcast.json)),
+                "timestamp": .string(ISO8601Timestamp.string(from: Date())),
+            ]
+            do {
+                try publish(Self.orphanTopic(base: topics.base, round: name), payload.encoded(), true)
+            } catch {
+                logger.error("cannot publish orphan alert", [("round", name), ("error", "\(error)")])
+            }
+        }
+        if changed { notify("broadcast", status().encodedString()) }
+    }
+
+    /// `<base>/bridge/hall/broadcast/<round>/orphans` (docs/mqtt-contract.md).
+    nonisolated static func orphanTopic(base: String, round: String) -> String {
+        "\(base)/\(Topics.bridgeLevel)/hall/broadcast/\(round)/orphans"
+    }
+
+    // MARK: Push
+
+    private func pushed(round name: String, _ report: RelayPushReport) {
+        let previous = pushReports[name]
+        pushReports[name] = report
+        if let failure = report.failure {
+            logger.warning(
+                "push failed", [("round", name), ("error", failure), ("failures", "\(report.failures)")])
+        } else if previous?.failure != nil {
+            logger.info("push accepted again", [("round", name)])
+        }
+        for error in report.gameErrors where !(previous?.gameErrors.contains(error) ?? false) {
+            logger.warning(
+                "relay refused a game",
+                [("round", name), ("game", error.gameID ?? error.players), ("error", error.error)])
+        }
+        if previous != report { notify("broadcast", status().encodedString()) }
+    }
+
+    // MARK: Status
+
+    private func status() -> JSONValue {
+        guard case .array(var rounds) = broadcast.status(at: Self.now()) else { return ["rounds": []] }
+        for index in rounds.indices {
+            guard var round = rounds[index].objectValue, let name = round["round"]?.stringValue else { continue }
+            round["files_error"] = writeFailures[name].map(JSONValue.string) ?? .null
+            if let report = pushReports[name] {
+                round["push_report"] = [
+                    "status": report.status.map { .number(Double($0)) } ?? .null,
+                    "error": report.failure.map(JSONValue.string) ?? .null,
+                    "failures": .number(Double(report.failures)),
+                    "game_errors": .array(
+                        report.gameErrors.map { error in
+                            [
+                                "game_id": error.gameID.map(JSONValue.string) ?? .null,
+                                "players": .string(error.players), "error": .string(error.error),
+                            ]
+                        }),
+                    "timestamp": .string(ISO8601Timestamp.string(from: Date(timeIntervalSince1970: report.time))),
+                ]
+            }
+            rounds[index] = .object(round)
+        }
+        return ["rounds": .array(rounds)]
+    }
+
+    private static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(
+            status: status,
+            headers: [
+                ("Content-Type", "application/json"), ("Cache-Control", "no-store"),
+                ("X-Content-Type-Options", "nosniff"),
+            ], body: value.encoded())
+    }
+
+    static func now() -> Double { Date().timeIntervalSince1970 }
+}

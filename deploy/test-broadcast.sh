@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A broadcast round end to end (issue #22): 16 boardsim boards of five families on a private
+# dbus-daemon, two bridge processes (two nodes), a private mosquitto and the real
+# `boardbridge hall` broadcasting the round; every PGN served or written is parsed and
+# replayed with python-chess from PyPI (pinned: Tests/Broadcast/requirements.txt) in a venv
+# under ${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/broadcast-py<x.y> (Tests/Broadcast/test_broadcast.py).
+#
+#   ./deploy/test-broadcast.sh
+# Binaries: $BOARDBRIDGE_BIN_DIR, else `swift build -c release --show-bin-path` (built if
+# missing). Under CI=true a missing tool fails the run (it always does: nothing is skipped).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for tool in dbus-daemon mosquitto mosquitto_sub python3; do
+    command -v "$tool" >/dev/null || { echo "test-broadcast: $tool missing (./deploy/install-deps.sh)" >&2; exit 1; }
+done
+if [ -n "${BOARDBRIDGE_BIN_DIR:-}" ]; then
+    bin="$BOARDBRIDGE_BIN_DIR"
+else
+    . deploy/swift-toolchain.sh
+    require_swift test-broadcast.sh
+    bin="$(swift build -c release --show-bin-path)"
+    if [ ! -x "$bin/boardbridge" ] || [ ! -x "$bin/boardsim" ]; then
+        echo "test-broadcast: building boardbridge and boardsim (release)" >&2
+        swift build -c release --product boardbridge >&2
+        swift build -c release --product boardsim >&2
+    fi
+fi
+lock=Tests/Broadcast/requirements.txt
+minor="$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
+venv="${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/broadcast-py$minor"
+stamp="$venv/.boardbridge-requirements"
+wanted="$(sha256sum <"$lock" | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
+    echo "test-broadcast: installing python-chess into $venv" >&2
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$lock" >&2
+    echo "$wanted" >"$stamp"
+fi
+BOARDBRIDGE_BIN_DIR="$bin" timeout 600 "$venv/bin/python" Tests/Broadcast/test_broadcast.py

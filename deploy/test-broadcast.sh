@@ -25,16 +25,9 @@ else
         swift build -c release --product boardsim >&2
     fi
 fi
-lock=Tests/Broadcast/requirements.txt
-minor="$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
-venv="${XDG_CACHE_HOME:-$HOME/.cache}/boardbridge/broadcast-py$minor"
-stamp="$venv/.boardbridge-requirements"
-wanted="$(sha256sum <"$lock" | cut -d' ' -f1)"
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
-    echo "test-broadcast: installing python-chess into $venv" >&2
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$lock" >&2
-    echo "$wanted" >"$stamp"
-fi
+. deploy/pinned-venv.sh
+venv="$(pinned_venv broadcast Tests/Broadcast/requirements.txt)" || {
+    echo "test-broadcast: cannot install Tests/Broadcast/requirements.txt" >&2
+    exit 1
+}
 BOARDBRIDGE_BIN_DIR="$bin" timeout 600 "$venv/bin/python" Tests/Broadcast/test_broadcast.py

@@ -184,3 +184,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every Swift target: an `import` is internal unless written `public import` (only where a
+// module's public API shows a type of the imported module), and an existential is spelled
+// `any P`; so the layering above is checked by the compiler (issue #17).
+for target in package.targets where target.type != .system {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("ExistentialAny"),
+        ]
+}

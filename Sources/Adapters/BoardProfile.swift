@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// How a board family shows itself over Bluetooth LE: what identifies it in a scan and
 /// which GATT service and characteristics carry its protocol.

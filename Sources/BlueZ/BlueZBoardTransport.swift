@@ -1,7 +1,7 @@
-import Adapters
-import BoardKit
+public import Adapters
+public import BoardKit
 import Dispatch
-import Logging
+public import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

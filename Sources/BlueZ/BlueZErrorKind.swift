@@ -1,4 +1,4 @@
-import DBus
+public import DBus
 
 /// What a D-Bus error from BlueZ means for a board link (reference/bluez-dbus.md §3.3, §4.1).
 public enum BlueZErrorKind: Hashable, Sendable {

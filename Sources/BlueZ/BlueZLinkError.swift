@@ -1,4 +1,4 @@
-import DBus
+public import DBus
 
 /// Why a board link could not be established or was lost. Its ``description`` is what
 /// ``BlueZBoardTransport/lastError`` shows.

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// Adapter power, as board transports show and wait for it.
 extension BlueZManager {

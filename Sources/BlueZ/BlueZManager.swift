@@ -1,12 +1,12 @@
 import Adapters
-import BoardKit
-import DBus
-import Logging
+public import BoardKit
+public import DBus
+public import Logging
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Where the ``BlueZManager`` stands with the bus and BlueZ.

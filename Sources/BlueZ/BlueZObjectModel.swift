@@ -1,10 +1,10 @@
-import DBus
-import Logging
+public import DBus
+public import Logging
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// One change of the ``BlueZObjectModel``, as the manager passes it on to transports.

@@ -1,9 +1,9 @@
-import Logging
+public import Logging
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// How one physical write ended.

@@ -1,13 +1,13 @@
-import BoardKit
+public import BoardKit
 import DBus
 import Dispatch
-import Logging
+public import Logging
 import SystemCalls
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A ``BoardTransport`` for a Bluetooth Classic board (RFCOMM, Serial Port Profile) through

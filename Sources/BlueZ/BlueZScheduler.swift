@@ -1,9 +1,9 @@
 import Dispatch
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A cancellable one-shot timer handed out by a ``BlueZScheduler``.

@@ -1,4 +1,4 @@
-import DBus
+public import DBus
 import SystemCalls
 
 /// The bridge's `org.bluez.Profile1` object for the Serial Port Profile (Bluetooth Classic

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// What the `boardbridge` command line asks for.
 public enum CLICommand: Sendable, Equatable {

@@ -1,7 +1,7 @@
-import Adapters
-import BoardKit
+public import Adapters
+public import BoardKit
 import Bridge
-import JSON
+public import JSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,4 +1,4 @@
-import Chess
+public import Chess
 
 /// One game as the broadcast sees it over time: the latest record the board's bridge
 /// published (a takeback or an arbiter's correction replaces moves: the corrected game is

@@ -1,4 +1,4 @@
-import Chess
+public import Chess
 
 /// The PGN of a broadcast game, as lichess's relay and other relays read it.
 ///

@@ -1,4 +1,4 @@
-import Chess
+public import Chess
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,5 +1,5 @@
 import Broadcast
-import Curl
+public import Curl
 
 /// Pushes a round's PGN to a relay's push endpoint whenever what the relay may see
 /// changes: ``contentChanged()`` after every board update, and once a second while a

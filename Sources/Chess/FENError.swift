@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// Why a FEN string (or a hand-built position) was rejected. Each case names the offending
 /// field's text or the square, side or count at fault.

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// The result of a game, as PGN writes it.
 public enum GameResult: String, Codable, Sendable, CaseIterable {

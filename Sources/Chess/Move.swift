@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// A chess move: BoardKit's ``BoardMove`` (from, to and the promotion piece, exactly what a
 /// player or a board names), under the name the rules use. One type, so a move a board

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 extension Position {
     /// Squares whose vacating or capture costs castling rights: a1, e1, h1, a8, e8, h8.

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// Receives the moves a generator produces, so one generator serves both listing
 /// (``MoveWriter``) and bulk counting (``MoveCounter``).

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 extension Position {
     /// Every pseudo-legal move of the side to move: moves that follow how the pieces move

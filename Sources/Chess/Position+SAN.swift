@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 extension Position {
     /// `move` in Standard Algebraic Notation: piece letter, the file, rank or both of the

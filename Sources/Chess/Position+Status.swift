@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// What makes two positions "the same" for the repetition rules: placement, side to move,
 /// castling rights, and the en-passant square only when an en-passant capture is legal.

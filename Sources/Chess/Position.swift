@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// A chess position: piece placement, side to move, castling rights, en-passant square
 /// and the two move counters — everything a FEN says.

@@ -1,5 +1,5 @@
 import BoardKit
-import JSON
+public import JSON
 import Kernel
 import MQTT
 

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// The whole configuration of a bridge, as read from `config.yaml`.
 ///

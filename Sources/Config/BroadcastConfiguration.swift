@@ -1,4 +1,4 @@
-import Broadcast
+public import Broadcast
 
 /// The `hall.broadcast:` section: the rounds the hall serves to relays (docs/hall.md,
 /// Broadcasting a round).

@@ -1,4 +1,4 @@
-import MQTT
+public import MQTT
 
 extension MQTTProtocolVersion {
     /// The configuration's words for the versions (`mqtt.protocol`), in the order messages

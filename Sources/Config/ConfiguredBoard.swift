@@ -1,5 +1,5 @@
-import BoardKit
-import Kernel
+public import BoardKit
+public import Kernel
 
 /// One entry of `boards`: a physical board the bridge connects to and publishes.
 public struct ConfiguredBoard: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import BoardKit
-import Kernel
+public import BoardKit
+public import Kernel
 
 /// The `game` section: how the game kernel treats board positions.
 public struct GameConfiguration: Sendable, Equatable, Hashable {

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 /// The `logging` section.
 public struct LoggingConfiguration: Sendable, Equatable, Hashable {

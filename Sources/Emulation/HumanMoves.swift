@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// How a person plays moves on a physical board: the order of the hand movements where
 /// people differ. Each choice can be fixed or drawn at random for every move.

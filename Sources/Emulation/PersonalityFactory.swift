@@ -1,10 +1,10 @@
 import Adapters
-import BoardKit
+public import BoardKit
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Makes the emulated firmware of any family: the one place the simulator and the

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// The physical side of an emulated board, shared by every personality: the pieces
 /// standing on the squares, the battery and what a person's action changed.

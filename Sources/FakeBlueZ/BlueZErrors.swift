@@ -1,4 +1,4 @@
-import DBus
+public import DBus
 
 /// The errors BlueZ answers with, named and worded exactly as `src/error.c` and the
 /// handlers in `adapter.c`, `device.c` and `gatt-client.c` send them

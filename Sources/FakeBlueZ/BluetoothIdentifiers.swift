@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 extension BluetoothAddress {
     /// The object path element of a device: `dev_AA_BB_CC_DD_EE_FF`.

@@ -1,5 +1,5 @@
 import Adapters
-import BoardKit
+public import BoardKit
 
 /// One simulated board: what it is, how it advertises, how it is set up.
 ///

@@ -1,5 +1,5 @@
 import BoardKit
-import DBus
+public import DBus
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

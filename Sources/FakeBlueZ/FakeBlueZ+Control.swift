@@ -1,6 +1,6 @@
 import BoardKit
 import Chess
-import Emulation
+public import Emulation
 
 /// The control API: what tests and `boardsim ctl` do to the simulated world. Boards are named
 /// by id, address, device path or (unique) advertised name.

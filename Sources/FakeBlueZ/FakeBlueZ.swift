@@ -1,5 +1,5 @@
 import BoardKit
-import DBus
+public import DBus
 
 /// A fake BlueZ on a D-Bus: owns `org.bluez` and exports BlueZ's object tree (`/`
 /// ObjectManager, `/org/bluez` AgentManager1/ProfileManager1, adapters `hciN`, devices,

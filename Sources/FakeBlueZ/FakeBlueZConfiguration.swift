@@ -1,9 +1,9 @@
 import BoardKit
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Everything a ``FakeBlueZ`` starts with: adapters, boards and how BlueZ-like to behave.

@@ -1,4 +1,4 @@
-import DBus
+public import DBus
 
 /// What the simulator refuses: bad configuration, unknown boards, illegal moves. Each case
 /// names the offending input. Over the control interface each becomes a D-Bus error named

@@ -1,5 +1,5 @@
 import Bridge
-import JSON
+public import JSON
 
 /// One board as the hall sees it: the latest of each of its topics, bounded.
 public struct HallBoard: Equatable, Sendable {

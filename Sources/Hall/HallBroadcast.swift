@@ -1,7 +1,7 @@
-import Broadcast
+public import Broadcast
 import Chess
-import Config
-import JSON
+public import Config
+public import JSON
 
 /// The rounds the hall broadcasts: each round's ``BroadcastRoundFeed`` fed from the boards
 /// the hall sees, the relay files rendered from it (cached, with strong ETags), and the

@@ -1,4 +1,4 @@
-import HTTP
+public import HTTP
 
 /// One relay file as last served: its body, strong ETag, when its content last changed,
 /// and what it was rendered from (so a poll that finds nothing new costs a lookup).

@@ -1,5 +1,5 @@
 import Bridge
-import JSON
+public import JSON
 
 /// The live model of every board of every bridge node, fed with the messages of the whole
 /// base topic. Pure: no I/O, time is passed in, so it is tested without a broker.

@@ -1,5 +1,5 @@
-import Bridge
-import JSON
+public import Bridge
+public import JSON
 
 extension HallModel {
     /// The answer the hall publishes for a command another client sent to a board whose host

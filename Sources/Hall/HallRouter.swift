@@ -1,6 +1,6 @@
 import Bridge
-import HTTP
-import JSON
+public import HTTP
+public import JSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

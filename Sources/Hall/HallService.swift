@@ -1,9 +1,9 @@
 import Bridge
-import Config
+public import Config
 import Dispatch
-import HTTP
+public import HTTP
 import JSON
-import Logging
+public import Logging
 import MQTT
 
 #if canImport(FoundationEssentials)

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// How a board stands in front of its players: which side sits at the near edge (the
 /// edge a board calls rank 1 in its wire order).

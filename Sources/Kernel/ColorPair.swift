@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// One value for each side, indexed by ``PieceColor``.
 public struct ColorPair<Value: Sendable>: Sendable {

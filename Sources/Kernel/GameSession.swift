@@ -1,10 +1,10 @@
-import BoardKit
-import Chess
+public import BoardKit
+public import Chess
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Everything one board's session decides, as a pure value: a ``GameTracker`` for the

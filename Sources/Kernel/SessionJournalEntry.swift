@@ -1,10 +1,10 @@
 import BoardKit
-import Chess
+public import Chess
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// One change of a saved session, relative to the state before it: the line a bridge

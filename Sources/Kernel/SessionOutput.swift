@@ -1,9 +1,9 @@
-import BoardKit
+public import BoardKit
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Something the session did to its clock, with both remaining times after it.

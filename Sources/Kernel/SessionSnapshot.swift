@@ -1,10 +1,10 @@
 import BoardKit
-import Chess
+public import Chess
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Everything a ``GameSession`` needs to continue after a restart, as `Codable` data:

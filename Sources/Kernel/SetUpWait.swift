@@ -1,4 +1,4 @@
-import Chess
+public import Chess
 
 /// What a tracker waits for the board to show before it tracks moves again: after a new
 /// game or a set-up position (a host command), the pieces must first stand on the game's

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// How the physical board relates to the game position.
 public enum SyncState: Hashable, Sendable, Codable {

@@ -1,10 +1,10 @@
-import BoardKit
-import Chess
+public import BoardKit
+public import Chess
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A move the tracker added to the game.

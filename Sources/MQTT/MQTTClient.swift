@@ -1,6 +1,6 @@
 internal import CMosquitto
 import Dispatch
-import Logging
+public import Logging
 import MainLoop
 
 /// An MQTT client over libmosquitto that keeps itself connected and loses nothing.

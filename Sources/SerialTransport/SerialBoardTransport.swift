@@ -1,11 +1,11 @@
-import BoardKit
+public import BoardKit
 import MainLoop
-import Serial
+public import Serial
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A board on a serial line (USB or RS232: a DGT e-Board), behind the ``BoardTransport``

@@ -1,4 +1,4 @@
-import DBus
+public import DBus
 
 /// Runs `body` and returns the `DBusError` it throws, or `nil` when it succeeds.
 ///

@@ -1,5 +1,5 @@
-import BoardKit
-import Foundation
+public import BoardKit
+public import Foundation
 
 /// Feeds a stateful framer the same bytes in different splits, the way swift-nio's
 /// decoder verifier does: every split must give the same events.

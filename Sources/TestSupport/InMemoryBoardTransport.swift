@@ -1,7 +1,7 @@
 import Adapters
-import BoardKit
-import Emulation
-import Foundation
+public import BoardKit
+public import Emulation
+public import Foundation
 
 /// A ``BoardTransport`` that hosts an emulated board in-process: writes go straight to
 /// the personality, its notifications straight into the adapter. It behaves like the

@@ -1,7 +1,7 @@
 import Adapters
 import BoardKit
-import Emulation
-import Foundation
+public import Emulation
+public import Foundation
 import MainLoop
 import Serial
 

@@ -1,9 +1,9 @@
-import BoardKit
+public import BoardKit
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Byte values and square/piece conversions of the ChessUp protocol (reference §2), shared by

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// Chessnut wire vocabulary shared by ``ChessnutAdapter`` and the emulated board: frame
 /// types, the nibble piece codes and the square packings (board-protocols.md §1).

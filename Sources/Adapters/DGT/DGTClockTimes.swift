@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// The `8D` (BWTIME) message: the times of a clock attached to the board, or the clock's
 /// ack of a `2B` clock message.

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,9 +1,9 @@
-import BoardKit
+public import BoardKit
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// DGT Pegasus wire vocabulary shared by ``PegasusAdapter`` and the emulated board

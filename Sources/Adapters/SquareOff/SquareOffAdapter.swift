@@ -1,9 +1,9 @@
-import BoardKit
+public import BoardKit
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// The Square Off wire protocol (reference §3): ASCII frames `<code>#<body>*` over Nordic

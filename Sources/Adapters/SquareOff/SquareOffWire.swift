@@ -1,9 +1,9 @@
-import BoardKit
+public import BoardKit
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Text conventions of the Square Off "numbered" protocol (reference §3.3): ASCII frames

@@ -1,6 +1,6 @@
-import BoardKit
-import Chess
-import Kernel
+public import BoardKit
+public import Chess
+public import Kernel
 
 /// A command received on `<base>/<board>/set[/<name>]`, parsed and validated.
 public enum BridgeCommand: Equatable, Sendable {

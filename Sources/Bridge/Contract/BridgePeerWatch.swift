@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 /// A clash between this bridge and another one publishing under the same base topic:
 /// both claim a board id, or both run as the same node.

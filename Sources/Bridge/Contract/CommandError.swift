@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 import Logging
 
 /// Why a command was refused. A refused command changes nothing; its `description` is

@@ -1,5 +1,5 @@
 import BoardKit
-import JSON
+public import JSON
 import Kernel
 
 /// Turns the payload of a command topic into a `BridgeCommand`, or a `CommandError`

@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 
 /// A configured board, as the bridge info and Home Assistant discovery describe it.
 public struct BoardDescriptor: Equatable, Sendable {

@@ -1,9 +1,9 @@
-import JSON
+public import JSON
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// The retained health report of one bridge host (`<base>/bridge/<node>/health`), in the

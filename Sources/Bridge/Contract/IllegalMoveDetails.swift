@@ -1,4 +1,4 @@
-import BoardKit
+public import BoardKit
 import JSON
 
 /// What an arbiter needs to know about an illegal move, beside its UCI text, squares and

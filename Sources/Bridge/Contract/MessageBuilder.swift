@@ -1,9 +1,9 @@
-import JSON
+public import JSON
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Builds every outgoing message of the contract with its topic, retain flag and QoS

@@ -1,10 +1,10 @@
-import BoardKit
-import JSON
+public import BoardKit
+public import JSON
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A committed move (`<base>/<board>/move`, and the `move` event):

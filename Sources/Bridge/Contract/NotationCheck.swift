@@ -1,5 +1,5 @@
-import Chess
-import Kernel
+public import Chess
+public import Kernel
 
 /// Reads the chess notations received in commands with the modules that own them (the
 /// Chess module for FEN, the kernel for time controls), once: the command carries the

@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 /// One message for the MQTT client to publish: what the publisher hands over.
 public struct OutgoingMessage: Equatable, Sendable {

@@ -1,11 +1,11 @@
-import BoardKit
-import Chess
-import Kernel
+public import BoardKit
+public import Chess
+public import Kernel
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 // The contract's payloads built from the kernel's values: pure functions, so that the

@@ -1,6 +1,6 @@
 import BoardKit
 import Chess
-import JSON
+public import JSON
 import Kernel
 
 /// Commands from MQTT applied to the game kernel or sent to the board, and the board's own

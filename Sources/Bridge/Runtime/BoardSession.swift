@@ -1,11 +1,11 @@
 import Adapters
-import BoardKit
+public import BoardKit
 import Chess
-import Config
+public import Config
 import Dispatch
 import JSON
-import Kernel
-import Logging
+public import Kernel
+public import Logging
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -55,7 +55,7 @@ public final class BoardSession {
     let store: StateWriter?
     let clock: SessionClock
     let logger: Logger
-    var timer: DispatchSourceTimer?
+    var timer: (any DispatchSourceTimer)?
     /// The deadline `timer` is armed for.
     var armedDeadline: Double?
     var eventTask: Task<Void, Never>?
@@ -76,7 +76,7 @@ public final class BoardSession {
     /// while the board was not ready).
     var boardGamePending = false
     let batteryInterval: Double
-    var batteryTimer: DispatchSourceTimer?
+    var batteryTimer: (any DispatchSourceTimer)?
 
     /// A session for `board` over `transport`, restoring its game from `store` when one
     /// was persisted. `game` supplies the desync grace and promotion default.

@@ -1,8 +1,8 @@
 import Adapters
-import BlueZ
+public import BlueZ
 import BoardKit
 import Config
-import SerialTransport
+public import SerialTransport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

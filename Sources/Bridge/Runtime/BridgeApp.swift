@@ -1,7 +1,7 @@
 import Adapters
 import BlueZ
 import BoardKit
-import Config
+public import Config
 import Dispatch
 import JSON
 import Logging
@@ -9,9 +9,9 @@ import MQTT
 import SystemCalls
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// The `boardbridge run` process: one ``BoardSession`` per configured board over a
@@ -39,13 +39,13 @@ public final class BridgeApp {
     var sessions: [String: BoardSession] = [:]
     var boards: [ConfiguredBoard] = []
     var discoveryScan: BlueZDiscoverySession?
-    var discoveryTimer: DispatchSourceTimer?
+    var discoveryTimer: (any DispatchSourceTimer)?
     /// Armed while a re-announcement to Home Assistant waits for its random delay.
-    var reannounceTimer: DispatchSourceTimer?
+    var reannounceTimer: (any DispatchSourceTimer)?
     var transports: [String: any BridgedBoardTransport] = [:]
     private let transportFactory: BoardTransportFactory
     var signalSources: [any DispatchSourceSignal] = []
-    var watchdog: DispatchSourceTimer?
+    var watchdog: (any DispatchSourceTimer)?
     let store: StateStore
     let stateWriter: StateWriter
     /// The health report and stall detection (`<base>/bridge/<node>/health`).

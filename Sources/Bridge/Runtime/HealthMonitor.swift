@@ -1,9 +1,9 @@
-import BlueZ
-import BoardKit
-import Config
+public import BlueZ
+public import BoardKit
+public import Config
 import Dispatch
 import Kernel
-import Logging
+public import Logging
 import MQTT
 
 #if canImport(FoundationEssentials)
@@ -57,8 +57,8 @@ public final class HealthMonitor {
     private var saveErrorsSinceReport = 0
     private var lastSaveError: (reason: String, at: Double)?
     private var cpuMark: (time: Double, ticks: Int)?
-    private var reportTimer: DispatchSourceTimer?
-    private var stallTimer: DispatchSourceTimer?
+    private var reportTimer: (any DispatchSourceTimer)?
+    private var stallTimer: (any DispatchSourceTimer)?
     private var reportSoon = false
 
     /// A monitor; nothing is published before ``start()`` or ``publishReport()``.
@@ -253,7 +253,9 @@ public final class HealthMonitor {
         }
     }
 
-    private static func timer(every seconds: Double, _ action: @escaping @MainActor () -> Void) -> DispatchSourceTimer {
+    private static func timer(
+        every seconds: Double, _ action: @escaping @MainActor () -> Void
+    ) -> any DispatchSourceTimer {
         let source = DispatchSource.makeTimerSource(queue: .main)
         source.schedule(deadline: .now() + seconds, repeating: seconds)
         source.setEventHandler { MainActor.assumeIsolated { action() } }

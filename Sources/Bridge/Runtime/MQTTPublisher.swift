@@ -1,6 +1,6 @@
-import Config
+public import Config
 import Logging
-import MQTT
+public import MQTT
 
 /// Hands the bridge's messages to the MQTT client, whose ordered, bounded queue keeps
 /// them across broker outages (nothing published while the broker is down is lost).

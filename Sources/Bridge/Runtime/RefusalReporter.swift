@@ -7,7 +7,7 @@ import Logging
 @MainActor
 final class RefusalReporter {
     private var limiter = RefusalLimiter()
-    private var timer: DispatchSourceTimer?
+    private var timer: (any DispatchSourceTimer)?
     private let logger: Logger
     private let publisher: any MessagePublishing
     private let builder: MessageBuilder

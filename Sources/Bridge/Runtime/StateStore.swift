@@ -1,9 +1,9 @@
 import SystemCalls
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A failure to read or write persisted state, with the path and the system's reason.

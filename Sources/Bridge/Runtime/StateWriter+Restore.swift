@@ -1,5 +1,5 @@
 import Chess
-import Kernel
+public import Kernel
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

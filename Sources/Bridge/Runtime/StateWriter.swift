@@ -1,10 +1,10 @@
 import Dispatch
-import Kernel
+public import Kernel
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Saves state files so that a published move is never lost or repeated when the bridge

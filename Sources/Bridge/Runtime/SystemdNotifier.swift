@@ -1,9 +1,9 @@
 import SystemCalls
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// The `sd_notify` protocol without libsystemd: datagrams to `$NOTIFY_SOCKET`

@@ -1,10 +1,10 @@
 import Adapters
-import BoardKit
+public import BoardKit
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A simulated DGT 3000 cabled to an emulated DGT e-Board: two countdowns and a lever.

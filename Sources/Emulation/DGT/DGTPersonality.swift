@@ -1,10 +1,10 @@
-import Adapters
-import BoardKit
+public import Adapters
+public import BoardKit
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// The firmware of a DGT e-Board (board-protocols.md §4.1), written from the documented

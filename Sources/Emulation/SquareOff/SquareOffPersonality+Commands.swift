@@ -2,9 +2,9 @@ import Adapters
 import BoardKit
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 extension SquareOffPersonality {

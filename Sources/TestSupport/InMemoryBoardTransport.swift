@@ -8,8 +8,13 @@ public import Foundation
 /// real transport (fresh adapter per link, handshake, acks drained after every feed,
 /// `.disconnected(error:)` on a drop) without D-Bus or timers, so the bridge's board
 /// sessions can be tested deterministically. Time is a manual clock (``now``).
+///
+/// Like the BlueZ transports it hands its events straight to a handler when one is set
+/// (``BoardEventDelivering``), so a board session has handled an action when ``perform(_:)``
+/// returns; an event raised while one is being handled waits for it (never nested). Without
+/// a handler the events go to ``events``.
 @MainActor
-public final class InMemoryBoardTransport: BoardCommandChecking {
+public final class InMemoryBoardTransport: BoardCommandChecking, BoardEventDelivering {
     /// The link state.
     public private(set) var state: BoardTransportState = .idle
     /// The hosted board, once "scanned".
@@ -34,6 +39,9 @@ public final class InMemoryBoardTransport: BoardCommandChecking {
     private var adapter: (any BoardAdapter)?
     private var hasConnectedBefore = false
     private let continuation: AsyncStream<BoardEvent>.Continuation
+    private var handler: (@MainActor (BoardEvent) -> Void)?
+    private var waiting: [BoardEvent] = []
+    private var isHandling = false
 
     /// A transport hosting `personality`, a board of `family` advertising `name`.
     public init(family: BoardFamily, name: String, personality: any BoardPersonality) {
@@ -75,7 +83,7 @@ public final class InMemoryBoardTransport: BoardCommandChecking {
         adapter = try? AdapterFactory.makeAdapter(for: family, options: AdapterOptions(advertisedName: name))
         connectedDeviceName = name
         setState(.connected)
-        continuation.yield(.connected)
+        emit(.connected)
         deliver(personality.linkEstablished(at: now))
         guard let adapter else { return }
         for step in adapter.handshakeCommands(isReconnect: hasConnectedBefore) {
@@ -90,7 +98,7 @@ public final class InMemoryBoardTransport: BoardCommandChecking {
         adapter = nil
         connectedDeviceName = nil
         setState(.disconnected)
-        continuation.yield(.disconnected(error: nil))
+        emit(.disconnected(error: nil))
     }
 
     /// The board drops the link (out of range, switched off).
@@ -99,7 +107,7 @@ public final class InMemoryBoardTransport: BoardCommandChecking {
         adapter = nil
         lastError = reason
         setState(.disconnected)
-        continuation.yield(.disconnected(error: reason))
+        emit(.disconnected(error: reason))
     }
 
     /// Shows a reconnect attempt (the bridge publishes it).
@@ -130,6 +138,11 @@ public final class InMemoryBoardTransport: BoardCommandChecking {
         deliver(personality.tick(at: now))
     }
 
+    /// Delivers every later event to `handler` instead of the stream; `nil` returns to the stream.
+    public func deliverEvents(to handler: (@MainActor (BoardEvent) -> Void)?) {
+        self.handler = handler
+    }
+
     /// Ends the event stream.
     public func finish() {
         continuation.finish()
@@ -144,12 +157,29 @@ public final class InMemoryBoardTransport: BoardCommandChecking {
         for notification in notifications {
             guard adapter != nil else { return }
             for event in adapter!.feed(bytes: notification) {
-                continuation.yield(event)
+                emit(event)
             }
             for response in adapter!.takePendingResponses() {
                 write(response)
             }
         }
+    }
+
+    private func emit(_ event: BoardEvent) {
+        guard handler != nil else {
+            continuation.yield(event)
+            return
+        }
+        waiting.append(event)
+        guard !isHandling else { return }
+        isHandling = true
+        defer { isHandling = false }
+        while !waiting.isEmpty, let handler {
+            handler(waiting.removeFirst())
+        }
+        // The handler went away while handling: what is left goes to the stream, in order.
+        for event in waiting { continuation.yield(event) }
+        waiting = []
     }
 
     private func setState(_ newState: BoardTransportState) {

@@ -39,6 +39,12 @@ public struct PhysicalClock: Hashable, Sendable {
         return TimeInterval(reading.time(color == .white ? white : white.opposite))
     }
 
+    /// The colour whose time runs, or `nil` while the clock is stopped (or absent).
+    public var runningColor: PieceColor? {
+        guard let running = reading?.running else { return nil }
+        return running == (whiteSide ?? .left) ? .white : .black
+    }
+
     /// Both times, or `nil` without a clock.
     public var remainingTimes: ColorPair<TimeInterval>? {
         guard let white = remaining(for: .white), let black = remaining(for: .black) else { return nil }

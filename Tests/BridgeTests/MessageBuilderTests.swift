@@ -72,11 +72,11 @@ import Testing
         check(
             builder.boardState(state), topic: "boardbridge/board-07",
             payload: #"{"board":"board-07","name":"Board 7","family":"chessnut","model":"Chessnut Air","#
-                + #""address":"F4:12:FA:00:11:22","adapter":"hci0","#
+                + #""address":"F4:12:FA:00:11:22","adapter":"hci0","serial_number":null,"firmware_version":null,"#
                 + #""connection":{"state":"connected","attempt":null,"max_attempts":null},"#
                 + #""fen":"\#(Self.fen)","turn":"black","ply":3,"move_number":2,"#
                 + #""last_move":{"uci":"g1f3","san":"Nf3"},"sync":{"state":"out_of_sync","squares":["e4","e5"],"reason":null},"#
-                + #""clock":{"white":5312.4,"black":5390,"running":"black","paused":true},"#
+                + #""clock":{"white":5312.4,"black":5390,"running":"black","paused":true,"source":"bridge"},"#
                 + #""battery":{"percent":81,"charging":false},"#
                 + #""game":{"event":null,"site":null,"round":"3","board":"7","white":"Doe, J","black":"Roe, R"},"#
                 + #""result":"*","updated":"\#(Self.stamp)"}"#,
@@ -90,10 +90,11 @@ import Testing
         check(
             builder.boardState(state), topic: "boardbridge/b1",
             payload: #"{"board":"b1","name":null,"family":null,"model":null,"address":null,"adapter":null,"#
+                + #""serial_number":null,"firmware_version":null,"#
                 + #""connection":{"state":"reconnecting","attempt":2,"max_attempts":10},"#
                 + #""fen":null,"turn":null,"ply":0,"move_number":1,"last_move":{"uci":null,"san":null},"#
                 + #""sync":{"state":"in_sync","squares":[],"reason":null},"#
-                + #""clock":{"white":null,"black":null,"running":null,"paused":false},"#
+                + #""clock":{"white":null,"black":null,"running":null,"paused":false,"source":null},"#
                 + #""battery":{"percent":null,"charging":null},"#
                 + #""game":{"event":null,"site":null,"round":null,"board":null,"white":null,"black":null},"#
                 + #""result":"*","updated":"1970-01-01T00:00:00.000Z"}"#,

@@ -90,5 +90,10 @@ extension EndToEndTests {
         let pgn = try await hall.waitForPGN(board.id, plies: uci.count)
         game.expectPGN(pgn, board: board.id)
         #expect(pgn.components(separatedBy: "[%clk 0:05:00]").count - 1 >= uci.count / 2, "\(pgn)")
+        // The retained state shows the board's clock and identity too (the hall view reads it).
+        let state = try #require(hall.recorder.json(on: hall.topic(board.id)).last)
+        #expect(state["clock"]?["source"] == "board", "\(state)")
+        #expect(state["clock"]?["black"]?.doubleValue == 300, "\(state)")
+        #expect(state["serial_number"] == "12345" && state["firmware_version"] == "1.2", "\(state)")
     }
 }

@@ -13,12 +13,12 @@ public import JSON
 ///
 /// ```json
 /// {"board":"board-07","name":"Board 7","family":"chessnut","model":"Chessnut Air",
-///  "address":"F4:12:FA:00:11:22","adapter":"hci0",
+///  "address":"F4:12:FA:00:11:22","adapter":"hci0","serial_number":null,"firmware_version":null,
 ///  "connection":{"state":"connected","attempt":null,"max_attempts":null},
 ///  "fen":"…","turn":"black","ply":3,"move_number":2,
 ///  "last_move":{"uci":"g1f3","san":"Nf3"},
 ///  "sync":{"state":"in_sync","squares":[],"reason":null},
-///  "clock":{"white":5312,"black":5390,"running":"black","paused":false},
+///  "clock":{"white":5312,"black":5390,"running":"black","paused":false,"source":"bridge"},
 ///  "battery":{"percent":81,"charging":false},
 ///  "game":{"event":null,"site":null,"round":"3","board":"7","white":"Doe, J","black":"Roe, R"},
 ///  "result":"*","updated":"2026-05-01T14:03:11.204Z"}
@@ -56,15 +56,26 @@ public struct BoardStatePayload: Equatable, Sendable {
         public var black: Double
         /// The side whose clock runs, or `nil` when none does.
         public var running: PieceColor?
-        /// Whether the clock is paused (out of sync, or by command).
+        /// Whether the clock is paused (out of sync, or by command), or stopped (a board's clock).
         public var paused: Bool
+        /// Whose clock it is.
+        public var source: Source
+
+        /// Which clock the times are from.
+        public enum Source: String, Equatable, Sendable {
+            /// The bridge's own clock (`boards[].time_control`), run and paused by its rules.
+            case bridge
+            /// The clock attached to the board (a DGT 3000), as the board last reported it.
+            case board
+        }
 
         /// Creates a clock reading.
-        public init(white: Double, black: Double, running: PieceColor?, paused: Bool) {
+        public init(white: Double, black: Double, running: PieceColor?, paused: Bool, source: Source = .bridge) {
             self.white = white
             self.black = black
             self.running = running
             self.paused = paused
+            self.source = source
         }
     }
 
@@ -94,6 +105,10 @@ public struct BoardStatePayload: Equatable, Sendable {
     public var address: String?
     /// The Bluetooth adapter serving it (`hci0`).
     public var adapter: String?
+    /// The serial number the board reported (a DGT e-Board), once it did.
+    public var serialNumber: String?
+    /// The firmware version the board reported, once it did.
+    public var firmwareVersion: String?
     /// The connection state (see `ConnectionPayload.stateName(_:)`).
     public var connection: String
     /// The current reconnect attempt, while reconnecting.
@@ -131,7 +146,8 @@ public struct BoardStatePayload: Equatable, Sendable {
     /// Creates a state; optional parts default to unknown.
     public init(
         board: String, name: String? = nil, family: BoardFamily? = nil, model: String? = nil,
-        address: String? = nil, adapter: String? = nil, connection: String,
+        address: String? = nil, adapter: String? = nil, serialNumber: String? = nil, firmwareVersion: String? = nil,
+        connection: String,
         reconnectAttempt: Int? = nil, reconnectMaxAttempts: Int? = nil, fen: String? = nil,
         turn: PieceColor? = nil, ply: Int = 0, moveNumber: Int = 1, lastMove: LastMove? = nil,
         sync: SyncState = .inSync, syncSquares: [Square] = [], syncReason: String? = nil, clock: Clock? = nil,
@@ -144,6 +160,8 @@ public struct BoardStatePayload: Equatable, Sendable {
         self.model = model
         self.address = address
         self.adapter = adapter
+        self.serialNumber = serialNumber
+        self.firmwareVersion = firmwareVersion
         self.connection = connection
         self.reconnectAttempt = reconnectAttempt
         self.reconnectMaxAttempts = reconnectMaxAttempts
@@ -171,6 +189,8 @@ public struct BoardStatePayload: Equatable, Sendable {
             "model": JSONValue(model),
             "address": JSONValue(address),
             "adapter": JSONValue(adapter),
+            "serial_number": JSONValue(serialNumber),
+            "firmware_version": JSONValue(firmwareVersion),
             "connection": [
                 "state": .string(connection),
                 "attempt": JSONValue(reconnectAttempt),
@@ -189,6 +209,7 @@ public struct BoardStatePayload: Equatable, Sendable {
                 "black": .seconds(clock?.black),
                 "running": JSONValue(clock?.running?.rawValue),
                 "paused": .bool(clock?.paused ?? false),
+                "source": JSONValue(clock?.source.rawValue),
             ],
             "battery": ["percent": JSONValue(battery?.percent), "charging": JSONValue(battery?.charging)],
             "game": tags.json,

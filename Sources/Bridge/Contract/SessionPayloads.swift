@@ -97,11 +97,14 @@ public struct BoardLinkFacts: Sendable {
     public var adapter: String?
     /// The battery as last reported.
     public var battery: (percent: Int, charging: Bool?)?
+    /// The serial number and firmware version the board reported.
+    public var identity: (serialNumber: String?, version: String?)
 
     /// Creates the facts.
     public init(
         connection: String, reconnectAttempt: Int? = nil, reconnectMaxAttempts: Int? = nil, model: String? = nil,
-        address: String? = nil, adapter: String? = nil, battery: (percent: Int, charging: Bool?)? = nil
+        address: String? = nil, adapter: String? = nil, battery: (percent: Int, charging: Bool?)? = nil,
+        identity: (serialNumber: String?, version: String?) = (nil, nil)
     ) {
         self.connection = connection
         self.reconnectAttempt = reconnectAttempt
@@ -110,6 +113,7 @@ public struct BoardLinkFacts: Sendable {
         self.address = address
         self.adapter = adapter
         self.battery = battery
+        self.identity = identity
     }
 }
 
@@ -133,13 +137,18 @@ extension BoardStatePayload {
             reason = core.tracker.setUpWait?.reason
         }
         var clockState: Clock?
-        if let times = core.clock.remainingTimes(at: now) {
+        if let reading = core.physicalClock.reading, let times = core.physicalClock.remainingTimes {
+            clockState = .init(
+                white: times.white, black: times.black, running: core.physicalClock.runningColor,
+                paused: reading.running == nil, source: .board)
+        } else if let times = core.clock.remainingTimes(at: now) {
             clockState = .init(
                 white: times.white, black: times.black, running: core.clock.isRunning ? core.clock.activeColor : nil,
                 paused: !core.clock.isRunning)
         }
         self.init(
             board: id, name: name, family: family, model: link.model, address: link.address, adapter: link.adapter,
+            serialNumber: link.identity.serialNumber, firmwareVersion: link.identity.version,
             connection: link.connection, reconnectAttempt: link.reconnectAttempt,
             reconnectMaxAttempts: link.reconnectMaxAttempts, fen: position.fen, turn: position.sideToMove,
             ply: core.game.moves.count, moveNumber: position.fullmoveNumber, lastMove: lastMove, sync: sync,

@@ -35,7 +35,7 @@ extension BoardSession {
         let link = BoardLinkFacts(
             connection: connectionState, reconnectAttempt: attempt, reconnectMaxAttempts: connectionDetail.maxAttempts,
             model: publishedModel, address: connectionDetail.address ?? board.address,
-            adapter: connectionDetail.adapter ?? board.adapter, battery: battery)
+            adapter: connectionDetail.adapter ?? board.adapter, battery: battery, identity: identity)
         return BoardStatePayload(
             board: board.id, name: board.name, family: board.family, session: core, link: link, lastMove: lastMove,
             at: clock.now())

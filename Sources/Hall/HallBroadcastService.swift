@@ -190,8 +190,11 @@ final class HallBroadcastService {
                     [("round", name), ("error", failure.message)])
             case .success(let parsed):
                 if case .success(let bytes) = read { pairingsBytes[name] = bytes }
-                pairingsErrors[name] = nil
-                guard broadcast.replacePairings(round: name, with: parsed) else { continue }
+                let wasRefused = pairingsErrors.removeValue(forKey: name) != nil
+                guard broadcast.replacePairings(round: name, with: parsed) else {
+                    changed = changed || wasRefused
+                    continue
+                }
                 logger.notice(
                     "pairings reloaded", [("round", name), ("games", "\(parsed.pairings.count)"), ("file", file.path)])
                 dirty.insert(name)

@@ -313,6 +313,12 @@ import Testing
         service.reloadPairings()
         #expect(service.broadcast.rounds["5"]?.feed.round.pairings.map(\.boardID) == ["b2", "b1", "b3"])
         #expect(entries.withLock { $0.filter { $0.level == .error }.count } == 2)
+        // The same pairings as in force, spelt differently: the refusal clears, nothing moves.
+        try write([#"1,b2,"Doe, John","Moe, Max""#, #"2,b1,"Roe, Richard","Poe, Ed""#, Self.rows[2], ""])
+        service.reloadPairings()
+        let cleared = try JSONValue(parsing: service.statusText ?? "")
+        #expect(cleared["rounds"]?.arrayValue?.first?["pairings_error"] == JSONValue.null)
+        #expect(entries.withLock { $0.filter { $0.message == "pairings reloaded" }.count } == 1)
     }
 
     @Test func aSilentBoardOfARunningRoundIsAnOrphan() throws {

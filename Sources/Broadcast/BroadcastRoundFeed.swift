@@ -61,6 +61,18 @@ public struct BroadcastRoundFeed: Sendable {
         try round.move(gameID: gameID, toBoard: boardID, number: number)
     }
 
+    /// Takes a new version of the round's pairings (its file changed mid-round): each game
+    /// keeps its feed by game id, whatever its new board number or e-board; a game no
+    /// longer paired is dropped, a new one starts empty. An e-board keeps when it was last
+    /// heard from.
+    public mutating func replacePairings(with newRound: BroadcastRound) {
+        let kept = Set(newRound.pairings.map(\.gameID))
+        feeds = feeds.filter { kept.contains($0.key) }
+        let boards = Set(newRound.pairings.compactMap(\.boardID))
+        heard = heard.filter { boards.contains($0.key) }
+        round = newRound
+    }
+
     /// The games of the round, on e-boards, that are not over and whose board has sent
     /// nothing for `silence` seconds (counted from the round's start for a board never
     /// heard).

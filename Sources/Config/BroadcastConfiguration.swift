@@ -23,6 +23,10 @@ public struct BroadcastConfiguration: Sendable, Equatable {
         /// Where the round's PGN is pushed, when set.
         public var push: Push?
 
+        /// The pairings file the round was read from (the hall re-reads it when it changes);
+        /// `nil` for a round built in code.
+        public var pairingsFile: BroadcastPairingsFile?
+
         /// A lichess-compatible push endpoint and its token.
         public struct Push: Sendable, Equatable {
             /// `https://lichess.org/api/broadcast/round/<id>/push`.
@@ -40,8 +44,9 @@ public struct BroadcastConfiguration: Sendable, Equatable {
         /// A round as given.
         public init(
             round: BroadcastRound, delay: Double = 0, running: Bool = false, filesDirectory: String? = nil,
-            push: Push? = nil
+            push: Push? = nil, pairingsFile: BroadcastPairingsFile? = nil
         ) {
+            self.pairingsFile = pairingsFile
             self.round = round
             self.delay = delay
             self.running = running
@@ -131,67 +136,22 @@ public struct BroadcastConfiguration: Sendable, Equatable {
         }
         guard let text = reader.string(fileNode, path: mapping.path("pairings_file")) else { return nil }
         let file = ConfigFiles.resolve(text, against: reader.baseDirectory)
-        let content: String
-        switch ConfigFiles.read(file) {
-        case .failure(let problem):
-            reader.fail(
-                mapping.path("pairings_file"), "cannot read \(ConfigReader.quote(file)): \(problem.message)",
-                at: fileNode.mark)
-            return nil
-        case .success(let bytes):
-            guard let decoded = String(validating: bytes, as: UTF8.self) else {
-                reader.fail(mapping.path("pairings_file"), "\(file) is not UTF-8 text", at: fileNode.mark)
-                return nil
-            }
-            content = decoded
-        }
-        let event = mapping.nonEmptyString("event")
-        let site = mapping.nonEmptyString("site")
-        let date = mapping.nonEmptyString("date")
-        let timeControl = mapping.nonEmptyString("time_control")
-        var round: BroadcastRound
-        do {
-            if file.lowercased().hasSuffix(".json") {
-                round = try BroadcastRound(json: content)
-                if let name, name != round.round {
-                    round = try BroadcastRound(
-                        round: name, event: round.event, site: round.site, date: round.date,
-                        timeControl: round.timeControl, pairings: round.pairings)
-                }
-                round.event = event ?? round.event
-                round.site = site ?? round.site
-                round.date = date ?? round.date
-                round.timeControl = timeControl ?? round.timeControl
-            } else {
-                guard let name else {
-                    mapping.missing("round")
-                    return nil
-                }
-                round = try BroadcastRound(
-                    csv: content, round: name, event: event, site: site, date: date, timeControl: timeControl)
-            }
-        } catch {
-            let place = error.line > 0 ? "\(file):\(error.line):\(error.column)" : file
-            reader.fail(mapping.path("pairings_file"), "\(place): \(error.message)", at: fileNode.mark)
+        let source = BroadcastPairingsFile(
+            path: file, round: name, event: mapping.nonEmptyString("event"), site: mapping.nonEmptyString("site"),
+            date: mapping.nonEmptyString("date"), timeControl: mapping.nonEmptyString("time_control"))
+        if name == nil, !file.lowercased().hasSuffix(".json") {
+            mapping.missing("round")
             return nil
         }
-        guard isRoundName(round.round) else {
-            reader.fail(
-                mapping.path("pairings_file"),
-                "\(file): round \(ConfigReader.quote(round.round)) must be 1 to 32 of A-Z a-z 0-9 . _ -",
-                at: fileNode.mark)
+        let round: BroadcastRound
+        switch source.read().flatMap(source.parse) {
+        case .failure(let failure):
+            reader.fail(mapping.path("pairings_file"), failure.message, at: fileNode.mark)
             return nil
-        }
-        for pairing in round.pairings {
-            if let board = pairing.boardID, let problem = TopicRules.boardIDProblem(in: board) {
-                reader.fail(
-                    mapping.path("pairings_file"),
-                    "\(file): board \(pairing.boardNumber): board id \(ConfigReader.quote(board)) \(problem)",
-                    at: fileNode.mark)
-                return nil
-            }
+        case .success(let parsed): round = parsed
         }
         return RoundConfiguration(
-            round: round, delay: delay, running: running, filesDirectory: filesDirectory, push: push)
+            round: round, delay: delay, running: running, filesDirectory: filesDirectory, push: push,
+            pairingsFile: source)
     }
 }

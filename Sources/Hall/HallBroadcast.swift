@@ -109,6 +109,22 @@ public struct HallBroadcast: Sendable {
         }
     }
 
+    /// Replaces the pairings of round `name` (its file changed): each game keeps its
+    /// `GameId` and its moves and follows its new board number and e-board; `round.json`
+    /// and `game-<n>.pgn` follow the new board order. Returns whether anything changed
+    /// (`false` too for an unknown round).
+    public mutating func replacePairings(round name: String, with round: BroadcastRound) -> Bool {
+        guard var state = rounds[name], state.feed.round != round, round.round == name else { return false }
+        state.feed.replacePairings(with: round)
+        state.version &+= 1
+        rounds[name] = state
+        // A game's PGN names its board number and its players: render each again.
+        let keys = Set(round.pairings.map { name + "/" + $0.gameID })
+        for key in keys { gameVersions[key, default: 0] &+= 1 }
+        gameTexts = gameTexts.filter { !$0.key.hasPrefix(name + "/") || keys.contains($0.key) }
+        return true
+    }
+
     /// The orphan boards of each running round at `now`, in board order (rounds without
     /// orphans left out).
     public func orphans(at now: Double) -> [String: [BroadcastPairing]] {

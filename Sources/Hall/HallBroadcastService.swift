@@ -21,7 +21,7 @@ import SystemCalls
 /// event stream (`broadcast` events).
 @MainActor
 final class HallBroadcastService {
-    private var broadcast: HallBroadcast
+    private(set) var broadcast: HallBroadcast
     private let configuration: BroadcastConfiguration
     private let logger: Logger
     private let topics: Topics
@@ -36,6 +36,14 @@ final class HallBroadcastService {
     /// The orphan game ids last published, by round.
     private var publishedOrphans: [String: [String]] = [:]
     private var ticker: (any DispatchSourceTimer)?
+    private var pairingsWatcher: (any DispatchSourceTimer)?
+    /// Each round's pairings file as last read (round → bytes), and why the last change
+    /// was refused (round → message), for the hall view.
+    private var pairingsBytes: [String: [UInt8]] = [:]
+    private var pairingsErrors: [String: String] = [:]
+
+    /// How often the pairings files are looked at, in seconds.
+    static let pairingsPollInterval = 2
 
     /// `publish(topic, payload, retain)` sends on the hall's broker connection, `notify(event,
     /// data)` goes to every event stream.
@@ -72,6 +80,16 @@ final class HallBroadcastService {
         timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.tick() } }
         timer.resume()
         ticker = timer
+        for round in configuration.rounds {
+            guard let file = round.pairingsFile, case .success(let bytes) = file.read() else { continue }
+            pairingsBytes[round.round.round] = bytes
+        }
+        let watcher = DispatchSource.makeTimerSource(queue: .main)
+        let interval = DispatchTimeInterval.seconds(Self.pairingsPollInterval)
+        watcher.schedule(deadline: .now() + interval, repeating: interval)
+        watcher.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.reloadPairings() } }
+        watcher.resume()
+        pairingsWatcher = watcher
         tick()
         logger.info("broadcasting", [("rounds", broadcast.order.joined(separator: ","))])
     }
@@ -80,6 +98,8 @@ final class HallBroadcastService {
     func stop() {
         ticker?.cancel()
         ticker = nil
+        pairingsWatcher?.cancel()
+        pairingsWatcher = nil
         for pusher in pushers.values { pusher.stop() }
     }
 
@@ -135,6 +155,56 @@ final class HallBroadcastService {
             return .response(.plain(405, "method not allowed"))
         default:
             return .response(.plain(404, "not found"))
+        }
+    }
+
+    // MARK: Pairings
+
+    /// Reads each round's pairings file again; one whose bytes changed is checked as at
+    /// start and applied, or refused (logged with its file:line:column; the round keeps
+    /// its present pairings).
+    func reloadPairings() {
+        var changed = false
+        for round in configuration.rounds {
+            let name = round.round.round
+            guard let file = round.pairingsFile else { continue }
+            let read = file.read()
+            if case .success(let bytes) = read, bytes == pairingsBytes[name] {
+                // Back to the pairings in use (a refused edit undone).
+                if pairingsErrors.removeValue(forKey: name) != nil { changed = true }
+                continue
+            }
+            let parsed = read.flatMap(file.parse).flatMap { parsed in
+                parsed.round == name
+                    ? .success(parsed)
+                    : .failure(
+                        BroadcastPairingsFile.Failure(
+                            message: "\(file.path): the round is now \"\(parsed.round)\", not \"\(name)\""))
+            }
+            switch parsed {
+            case .failure(let failure):
+                guard pairingsErrors[name] != failure.message else { continue }
+                pairingsErrors[name] = failure.message
+                logger.error(
+                    "pairings file refused, the round keeps its pairings",
+                    [("round", name), ("error", failure.message)])
+            case .success(let parsed):
+                if case .success(let bytes) = read { pairingsBytes[name] = bytes }
+                let wasRefused = pairingsErrors.removeValue(forKey: name) != nil
+                guard broadcast.replacePairings(round: name, with: parsed) else {
+                    changed = changed || wasRefused
+                    continue
+                }
+                logger.notice(
+                    "pairings reloaded", [("round", name), ("games", "\(parsed.pairings.count)"), ("file", file.path)])
+                dirty.insert(name)
+                pushers[name]?.contentChanged()
+            }
+            changed = true
+        }
+        if changed {
+            tick()
+            notify("broadcast", status().encodedString())
         }
     }
 
@@ -242,6 +312,7 @@ final class HallBroadcastService {
         for index in rounds.indices {
             guard var round = rounds[index].objectValue, let name = round["round"]?.stringValue else { continue }
             round["files_error"] = writeFailures[name].map(JSONValue.string) ?? .null
+            round["pairings_error"] = pairingsErrors[name].map(JSONValue.string) ?? .null
             if let report = pushReports[name] {
                 round["push_report"] = [
                     "status": report.status.map { .number(Double($0)) } ?? .null,

@@ -73,6 +73,7 @@ class Stack:
         self.mqtt_port = free_port()
         self.http_port = free_port()
         self.processes = {}
+        self.pairings = os.path.join(self.work, "round1.csv")
 
     def start(self, name, argv):
         log = open(os.path.join(self.work, name + ".log"), "ab")
@@ -149,11 +150,15 @@ class Stack:
             f.write("\n".join(lines) + "\n")
         self.start(f"bridge-{node}", [os.path.join(BIN, "boardbridge"), "run", "--config", path, "--bus", self.bus])
 
-    def start_hall(self):
+    def start_hall(self, broadcast=False):
         path = os.path.join(self.work, "hall.yaml")
         with open(path, "w") as f:
             f.write(f"mqtt:\n  url: mqtt://127.0.0.1:{self.mqtt_port}\nhall:\n  address: 127.0.0.1\n"
                     f"  port: {self.http_port}\n  arbiter_password: {PASSWORD}\n")
+            if broadcast:
+                # One round on the boards the test has, and an e-board nobody publishes (an orphan).
+                f.write(f"  broadcast:\n    orphan_after: 10\n    rounds:\n      - round: \"1\"\n"
+                        f"        pairings_file: {self.pairings}\n        event: Hall test\n")
         self.start("hall", [os.path.join(BIN, "boardbridge"), "hall", "--config", path])
         wait_for(lambda: port_open(self.http_port), 15, "the hall listening")
 
@@ -237,6 +242,70 @@ def metrics(stack):
         for sample in family.samples:
             samples[(sample.name, frozenset(sample.labels.items()))] = sample.value
     return samples, types
+
+
+PAIRINGS = ["board,board_id,white,black", '1,b1,"Doe, John","Moe, Max"', '2,b2,"Roe, Richard","Poe, Ed"',
+            '3,spare1,"Loe, Lee","Zoe, Zed"']
+
+
+def write_pairings(stack, lines):
+    with open(stack.pairings + ".tmp", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(stack.pairings + ".tmp", stack.pairings)
+
+
+def round_panel(driver):
+    rows = driver.find_elements(By.CSS_SELECTOR, "#broadcast.on .round")
+    return rows[0].text if rows else ""
+
+
+def broadcast_check(stack, driver, passed):
+    """The broadcast panel: the round, Start round with the password, the orphan alert; a pairings change."""
+    write_pairings(stack, PAIRINGS)
+    stack.stop("hall")
+    stack.start_hall(broadcast=True)
+    wait_for(lambda: driver.find_element(By.ID, "live").text == "live", 30, "the page live on the broadcasting hall")
+    driver.refresh()
+    wait_for(lambda: "Round 1" in round_panel(driver) and "not started" in round_panel(driver)
+             and driver.find_elements(By.XPATH, '//div[@id="broadcast"]//button[text()="Start round 1"]'), 15,
+             "the broadcast panel with round 1 not started and its Start button")
+    games = json.loads(stack.api("/broadcast/1/round.json")[1])["pairings"]
+    assert [g["white"]["lname"] for g in games] == ["Doe", "Roe", "Loe"], games
+    assert stack.api("/api/broadcast/1/start", "POST")[0] in (401, 403)
+    driver.find_element(By.XPATH, '//div[@id="broadcast"]//button[text()="Start round 1"]').click()
+    wait_for(lambda: driver.switch_to.alert, 5, "the confirmation").accept()
+    try:  # the password, unless the page kept it from an earlier action
+        prompt = wait_for(lambda: driver.switch_to.alert, 3, "the password prompt")
+        prompt.send_keys(PASSWORD)
+        prompt.accept()
+    except AssertionError:
+        pass
+    wait_for(lambda: "running" in round_panel(driver), 15, "round 1 running on the page")
+    assert json.loads(stack.api("/api/broadcast")[1])["rounds"][0]["running"] is True
+    wait_for(lambda: "ORPHAN board 3 (spare1)" in round_panel(driver), 30, "the orphan alert for spare1")
+    sub = subprocess.run(["mosquitto_sub", "-p", str(stack.mqtt_port), "-C", "1", "-W", "10",
+                          "-t", "boardbridge/bridge/hall/broadcast/1/orphans"], capture_output=True, text=True, timeout=20)
+    alert = json.loads(sub.stdout)
+    assert "spare1" in [o["board_id"] for o in alert["orphans"]], alert
+    passed.append("broadcast panel: the round, Start round with the password, ORPHAN board 3 (spare1) on the page and MQTT")
+
+    # The organiser renumbers boards 1 and 2 in the file: round.json follows within the 2 s poll,
+    # the games keep their GameId; a broken file is shown on the page and changes nothing.
+    before = {line.split("[GameId \"")[1].split("\"")[0] for line in
+              stack.api("/broadcast/1/games.pgn")[1].decode().splitlines() if line.startswith("[GameId ")}
+    write_pairings(stack, [PAIRINGS[0], '2,b1,"Doe, John","Moe, Max"', '1,b2,"Roe, Richard","Poe, Ed"', PAIRINGS[3]])
+    wait_for(lambda: [g["white"]["lname"] for g in json.loads(stack.api("/broadcast/1/round.json")[1])["pairings"]]
+             == ["Roe", "Doe", "Loe"], 15, "round.json in the new board order")
+    after = {line.split("[GameId \"")[1].split("\"")[0] for line in
+             stack.api("/broadcast/1/games.pgn")[1].decode().splitlines() if line.startswith("[GameId ")}
+    assert before == after and len(after) == 3, (before, after)
+    write_pairings(stack, [PAIRINGS[0], 'two,b1,"Doe, John","Moe, Max"'])
+    wait_for(lambda: "pairings file refused" in round_panel(driver) and ":2:1:" in round_panel(driver), 15,
+             "the refused pairings file on the page")
+    assert [g["white"]["lname"] for g in json.loads(stack.api("/broadcast/1/round.json")[1])["pairings"]] \
+        == ["Roe", "Doe", "Loe"]
+    assert "pairings file refused" in stack.log("hall")
+    passed.append("pairings file re-read mid-round: board order follows, GameIds kept, a broken file refused and shown")
 
 
 def node_chip(driver, node):
@@ -446,6 +515,8 @@ def main():
         wait_for(lambda: fen(driver, "b1").startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w"), 15,
                  "b1 resynchronised (after the takeback)")
         passed.append("the page recovers after the hall service restarts")
+
+        broadcast_check(stack, driver, passed)
 
         elapsed, paint = first_paint(stack, driver)
         passed.append(f"(reported) 512 boards: all tiles on the page {elapsed * 1000:.0f} ms after navigation"

@@ -1,12 +1,21 @@
+import Bridge
 import Broadcast
 import Chess
 import Config
 import HTTP
 import JSON
+import Logging
+import Synchronization
 import TestSupport
 import Testing
 
 @testable import Hall
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Issue #22: the hall's relay outputs (`/broadcast/<round>/…`), their ETags, the delay,
 /// "start round" and orphan boards, driven with a fake clock.
@@ -191,6 +200,125 @@ import Testing
         #expect(broadcast.update(board: try Self.board("b1", moves: ["d4"]), at: 5) == ["5"])
         let game = try Game(pgn: Self.render(&broadcast, "game-1.pgn", at: 6))
         #expect(game.moves.map(\.san) == ["d4"])
+    }
+
+    /// Round 5's pairings with the rows of `lines` (after the header).
+    static func pairings(_ lines: [String]) throws -> BroadcastRound {
+        try BroadcastRound(
+            csv: (["board,board_id,white,black"] + lines).joined(separator: "\n"), round: "5", event: "Open",
+            timeControl: "5400+30")
+    }
+
+    static let rows = [
+        #"1,b1,"Doe, John","Moe, Max""#, #"2,b2,"Roe, Richard","Poe, Ed""#, #"3,b3,"Loe, Lee","Zoe, Zed""#,
+    ]
+
+    @Test func swappedEBoardsKeepTheirGamesAndGameIds() throws {
+        var broadcast = HallBroadcast(configuration: try Self.configuration(), at: 0)
+        _ = broadcast.update(board: try Self.board("b1", moves: ["e4", "e5"]), at: 1)
+        _ = broadcast.update(board: try Self.board("b2", moves: ["d4"]), at: 1)
+        let ids = try #require(broadcast.rounds["5"]?.feed.round.pairings.map(\.gameID))
+        let etag = try #require(Self.header(Self.respond(&broadcast, "/broadcast/5/games.pgn", at: 2), "ETag"))
+        // The arbiter moves Doe–Moe to e-board b2 and Roe–Poe to b1.
+        let swapped = try Self.pairings([
+            #"1,b2,"Doe, John","Moe, Max""#, #"2,b1,"Roe, Richard","Poe, Ed""#, Self.rows[2],
+        ])
+        let replaced = broadcast.replacePairings(round: "5", with: swapped)
+        let again = broadcast.replacePairings(round: "5", with: swapped)
+        #expect(replaced && !again)
+        #expect(broadcast.rounds["5"]?.feed.round.pairings.map(\.gameID) == ids)
+        var games = try Game.games(pgn: Self.render(&broadcast, "games.pgn", at: 3))
+        #expect(games.map { $0.moves.map(\.san) } == [["e4", "e5"], ["d4"], []])
+        #expect(games.map { $0.tags["GameId"] } == ids)
+        // Each game now takes the moves of its new e-board.
+        _ = broadcast.update(board: try Self.board("b2", moves: ["e4", "e5", "Nf3"]), at: 4)
+        _ = broadcast.update(board: try Self.board("b1", moves: ["d4", "d5"]), at: 4)
+        games = try Game.games(pgn: Self.render(&broadcast, "games.pgn", at: 5))
+        #expect(games.map { $0.moves.map(\.san) } == [["e4", "e5", "Nf3"], ["d4", "d5"], []])
+        #expect(Self.respond(&broadcast, "/broadcast/5/games.pgn", etag: etag, at: 5).status == 200)
+    }
+
+    @Test func renumberedBoardsMoveTheirGamesInTheRoundOrder() throws {
+        var broadcast = HallBroadcast(configuration: try Self.configuration(), at: 0)
+        _ = broadcast.update(board: try Self.board("b1", moves: ["e4"]), at: 1)
+        _ = broadcast.update(board: try Self.board("b3", moves: ["c4", "c5"]), at: 1)
+        let ids = try #require(broadcast.rounds["5"]?.feed.round.pairings.map(\.gameID))
+        let index = Self.respond(&broadcast, "/broadcast/5/round.json", at: 2)
+        let etag = try #require(Self.header(index, "ETag"))
+        // Boards 1 and 3 trade numbers (the e-boards stay with their games).
+        let renumbered = try Self.pairings([
+            #"3,b1,"Doe, John","Moe, Max""#, Self.rows[1], #"1,b3,"Loe, Lee","Zoe, Zed""#,
+        ])
+        let replaced = broadcast.replacePairings(round: "5", with: renumbered)
+        #expect(replaced)
+        #expect(broadcast.rounds["5"]?.feed.round.pairings.map(\.gameID) == [ids[2], ids[1], ids[0]])
+        let again = Self.respond(&broadcast, "/broadcast/5/round.json", etag: etag, at: 3)
+        #expect(again.status == 200 && Self.header(again, "ETag") != etag)
+        let json = try JSONValue(parsing: String(decoding: again.body, as: UTF8.self))
+        #expect(json["pairings"]?.arrayValue?.map { $0["white"]?["lname"]?.stringValue } == ["Loe", "Roe", "Doe"])
+        let first = try Game(pgn: Self.render(&broadcast, "game-1.pgn", at: 3))
+        #expect(first.moves.map(\.san) == ["c4", "c5"])
+        #expect(first.tags["GameId"] == ids[2] && first.tags["Round"] == "5.1")
+        let third = try Game(pgn: Self.render(&broadcast, "game-3.pgn", at: 3))
+        #expect(third.moves.map(\.san) == ["e4"] && third.tags["GameId"] == ids[0] && third.tags["Round"] == "5.3")
+        // A file that names another round is not taken.
+        var other = renumbered
+        other.round = "6"
+        let taken = broadcast.replacePairings(round: "5", with: other)
+        #expect(!taken)
+    }
+
+    @MainActor @Test func theHallReloadsAChangedPairingsFileAndKeepsTheOldOneWhenItIsBroken() throws {
+        let directory = try TestTools.temporaryDirectory("pairings")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("round5.csv").path
+        func write(_ lines: [String]) throws {
+            try (["board,board_id,white,black"] + lines).joined(separator: "\n")
+                .write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        try write(Self.rows)
+        let file = BroadcastPairingsFile(path: path, round: "5", event: "Open", timeControl: "5400+30")
+        let round = try file.read().flatMap(file.parse).get()
+        let configuration = BroadcastConfiguration(
+            orphanAfter: 60, rounds: [.init(round: round, running: true, pairingsFile: file)])
+        let entries = Mutex<[LogEntry]>([])
+        let logger = Logger(
+            label: "hall", level: .debug, sink: ClosureSink { entry in entries.withLock { $0.append(entry) } })
+        let service = HallBroadcastService(
+            configuration: configuration, topics: try Topics(base: "boardbridge", node: "hall"), logger: logger,
+            publish: { _, _, _ in }, notify: { _, _ in })
+        service.boardChanged(try Self.board("b1", moves: ["e4"]))
+        let ids = service.broadcast.rounds["5"]?.feed.round.pairings.map(\.gameID)
+        service.reloadPairings()
+        #expect(entries.withLock { $0.isEmpty })
+        try write([#"1,b2,"Doe, John","Moe, Max""#, #"2,b1,"Roe, Richard","Poe, Ed""#, Self.rows[2]])
+        service.reloadPairings()
+        var pairings = service.broadcast.rounds["5"]?.feed.round.pairings
+        #expect(pairings?.map(\.boardID) == ["b2", "b1", "b3"] && pairings?.map(\.gameID) == ids)
+        #expect(entries.withLock { $0.map(\.message) } == ["pairings reloaded"])
+        // A broken file: logged with its line and column, the pairings stay.
+        try write([#"1,b1,"Doe, John","Moe, Max""#, #"two,b2,"Roe, Richard","Poe, Ed""#])
+        service.reloadPairings()
+        service.reloadPairings()
+        pairings = service.broadcast.rounds["5"]?.feed.round.pairings
+        #expect(pairings?.map(\.boardID) == ["b2", "b1", "b3"])
+        let refusals = entries.withLock { $0.filter { $0.level == .error } }
+        #expect(refusals.count == 1)
+        let error = refusals.first?.metadata.first { $0.0 == "error" }?.1 ?? ""
+        #expect(error.hasPrefix("\(path):3:1: "), "\(error)")
+        let status = try JSONValue(parsing: service.statusText ?? "")
+        #expect(status["rounds"]?.arrayValue?.first?["pairings_error"]?.stringValue == error)
+        // Two boards on one e-board is refused too.
+        try write([#"1,b1,"Doe, John","Moe, Max""#, #"2,b1,"Roe, Richard","Poe, Ed""#])
+        service.reloadPairings()
+        #expect(service.broadcast.rounds["5"]?.feed.round.pairings.map(\.boardID) == ["b2", "b1", "b3"])
+        #expect(entries.withLock { $0.filter { $0.level == .error }.count } == 2)
+        // The same pairings as in force, spelt differently: the refusal clears, nothing moves.
+        try write([#"1,b2,"Doe, John","Moe, Max""#, #"2,b1,"Roe, Richard","Poe, Ed""#, Self.rows[2], ""])
+        service.reloadPairings()
+        let cleared = try JSONValue(parsing: service.statusText ?? "")
+        #expect(cleared["rounds"]?.arrayValue?.first?["pairings_error"] == JSONValue.null)
+        #expect(entries.withLock { $0.filter { $0.message == "pairings reloaded" }.count } == 1)
     }
 
     @Test func aSilentBoardOfARunningRoundIsAnOrphan() throws {

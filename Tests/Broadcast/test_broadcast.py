@@ -17,24 +17,19 @@ Tests/Broadcast/requirements.txt):
 Run by deploy/test-broadcast.sh (which makes the venv); BOARDBRIDGE_BIN_DIR names the folder
 with boardbridge and boardsim. Every process is started here and stopped by its PID.
 """
-import base64
 import io
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
-import time
-import urllib.error
-import urllib.request
 
 import chess
 import chess.pgn
 
-BIN = os.environ["BOARDBRIDGE_BIN_DIR"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "PythonSupport"))
+from world import World, free_port, port_open, wait_for  # noqa: E402
+
 PASSWORD = "arbiter-secret-1"
 FAMILIES = [
     ("chessnut", "Chessnut Air"), ("millennium", "MILLENNIUM CHESS"), ("pegasus", "DGT_Pegasus"),
@@ -56,115 +51,22 @@ OPENINGS = [
 ]
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def port_open(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
-def wait_for(predicate, timeout, what, interval=0.1):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = predicate()
-        except Exception as error:  # a restarting service, a half-written answer
-            last = error
-        if last and not isinstance(last, Exception):
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
-
-
-class Stack:
+class Stack(World):
     def __init__(self):
-        self.work = tempfile.mkdtemp(prefix="boardbridge-broadcast.")
-        self.bus = f"unix:path={self.work}/bus"
-        self.mqtt_port = free_port()
-        self.http_port = free_port()
+        super().__init__("boardbridge-broadcast.")
         self.files = os.path.join(self.work, "relay")
         self.relay_port = free_port()
         self.relay_log = os.path.join(self.work, "relay-requests.jsonl")
-        self.processes = {}
-
-    def start(self, name, argv, env=None):
-        log = open(os.path.join(self.work, name + ".log"), "ab")
-        popen = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                 env=None if env is None else {**os.environ, **env})
-        self.processes[name] = (popen, log)
-        return popen
-
-    def stop(self, name):
-        popen, log = self.processes.pop(name)
-        if popen.poll() is None:
-            os.kill(popen.pid, signal.SIGTERM)
-            try:
-                popen.wait(20)
-            except subprocess.TimeoutExpired:
-                os.kill(popen.pid, signal.SIGKILL)
-                popen.wait()
-        log.close()
-
-    def stop_all(self):
-        for name in reversed(list(self.processes)):
-            self.stop(name)
-
-    def ctl(self, *args):
-        out = subprocess.run([os.path.join(BIN, "boardsim"), "ctl", "--bus", self.bus, *args],
-                             capture_output=True, text=True, timeout=120)
-        if out.returncode != 0:
-            raise AssertionError(f"boardsim ctl {' '.join(args)}: {out.stderr.strip()}")
-        return out.stdout
 
     def start_world(self):
-        with open(os.path.join(self.work, "bus.conf"), "w") as f:
-            f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"\n'
-                    ' "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
-                    f"<busconfig><type>session</type><listen>{self.bus}</listen><auth>EXTERNAL</auth>"
-                    '<policy context="default"><allow own="*"/><allow send_destination="*"/>'
-                    '<allow receive_sender="*"/></policy></busconfig>\n')
-        self.start("dbus-daemon", ["dbus-daemon", f"--config-file={self.work}/bus.conf", "--nofork"])
-        wait_for(lambda: os.path.exists(f"{self.work}/bus"), 10, "the private bus")
-        argv = [os.path.join(BIN, "boardsim"), "--bus", self.bus, "--quiet"]
-        for _, family, address, name, _ in BOARDS:
-            argv += ["--board", f"family={family},address={address},name={name}"]
-        self.start("boardsim", argv)
-        wait_for(lambda: self.ctl("list") is not None, 15, "boardsim owning org.bluez", interval=0.3)
-        conf = os.path.join(self.work, "mosquitto.conf")
-        with open(conf, "w") as f:
-            f.write(f"listener {self.mqtt_port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
-            if os.getuid() == 0:
-                f.write("user root\n")
-        self.start("mosquitto", ["mosquitto", "-c", conf])
-        wait_for(lambda: port_open(self.mqtt_port), 10, "mosquitto")
+        self.start_boards_and_broker([(family, address, name) for _, family, address, name, _ in BOARDS])
         for node in ("node-a", "node-b"):
-            self.start_bridge(node)
+            self.start_bridge(
+                node, [(b, family, address, None) for b, family, address, _, n in BOARDS if n == node])
         stub = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "CurlTests", "relay_stub.py")
         self.start("relay", [sys.executable, stub, str(self.relay_port), self.relay_log])
         wait_for(lambda: port_open(self.relay_port), 10, "the relay stub")
         self.start_hall()
-
-    def start_bridge(self, node):
-        lines = ["mqtt:", f"  url: mqtt://127.0.0.1:{self.mqtt_port}", f"node: {node}",
-                 f"state_directory: {self.work}/state-{node}", "game:", "  desync_grace: 0.3",
-                 "reconnect:", "  max_attempts: 10", "  delays: [1.5]", "boards:"]
-        for board_id, family, address, name, board_node in BOARDS:
-            if board_node == node:
-                lines += [f"  - id: {board_id}", f"    name: Board {board_id[1:]}", f"    address: {address}",
-                          f"    family: {family}"]
-        os.makedirs(f"{self.work}/state-{node}", exist_ok=True)
-        path = os.path.join(self.work, f"bridge-{node}.yaml")
-        with open(path, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        self.start(f"bridge-{node}", [os.path.join(BIN, "boardbridge"), "run", "--config", path, "--bus", self.bus])
 
     def start_hall(self):
         pairings = os.path.join(self.work, "round1.csv")
@@ -175,30 +77,16 @@ class Stack:
                 white = "Bad, Move" if n == 16 else f"White{n:02d}, Player"
                 f.write(f'{n},{board_id},"{white}",{"GM" if n == 1 else ""},{1500000 + n},{2700 - n},'
                         f'"Black{n:02d}, Player",{2600 - n}\n')
-        path = os.path.join(self.work, "hall.yaml")
-        with open(path, "w") as f:
-            f.write(f"mqtt:\n  url: mqtt://127.0.0.1:{self.mqtt_port}\nhall:\n  address: 127.0.0.1\n"
-                    f"  port: {self.http_port}\n  arbiter_password: {PASSWORD}\n  broadcast:\n"
-                    f"    orphan_after: 10\n    rounds:\n      - round: '1'\n        pairings_file: {pairings}\n"
-                    f"        event: Weekend Open\n        site: Test Hall\n        date: 2026.12.05\n"
-                    f"        time_control: 5400+30\n        files_dir: {self.files}\n"
-                    f"        push:\n          url: http://127.0.0.1:{self.relay_port}/push/1\n"
-                    f"          token_env: RELAY_TOKEN\n")
-        self.start("hall", [os.path.join(BIN, "boardbridge"), "hall", "--config", path], env={"RELAY_TOKEN": "good"})
-        wait_for(lambda: port_open(self.http_port), 15, "the hall listening")
+        self.start_hall_with(
+            [f"arbiter_password: {PASSWORD}", "broadcast:", "  orphan_after: 10", "  rounds:", "    - round: '1'",
+             f"      pairings_file: {pairings}", "      event: Weekend Open", "      site: Test Hall",
+             "      date: 2026.12.05", "      time_control: 5400+30", f"      files_dir: {self.files}",
+             "      push:", f"        url: http://127.0.0.1:{self.relay_port}/push/1",
+             "        token_env: RELAY_TOKEN"],
+            env={"RELAY_TOKEN": "good"})
 
     def http(self, path, method="GET", headers=None, password=None):
-        request = urllib.request.Request(f"http://127.0.0.1:{self.http_port}{path}", method=method, data=None)
-        for name, value in (headers or {}).items():
-            request.add_header(name, value)
-        if password:
-            request.add_header("Authorization", "Basic " + base64.b64encode(f"a:{password}".encode()).decode())
-            request.add_header("X-BoardBridge-Hall", "1")
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return response.status, dict(response.headers), response.read()
-        except urllib.error.HTTPError as error:
-            return error.code, dict(error.headers), error.read()
+        return self.request(path, method=method, headers=headers, password=password)
 
     def board(self, board_id):
         status, _, body = self.http(f"/api/boards/{board_id}")

@@ -7,7 +7,6 @@ Run by deploy/test-hall.sh (which makes the venv); environment:
   BOARDBRIDGE_IMAGES    where the screenshots go (default docs/images)
 Every process is started here and stopped by its PID.
 """
-import base64
 import json
 import os
 import shutil
@@ -15,7 +14,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 
@@ -24,7 +22,9 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-BIN = os.environ["BOARDBRIDGE_BIN_DIR"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "PythonSupport"))
+from world import BIN, World, free_port, port_open, wait_for  # noqa: E402
+
 IMAGES = os.environ.get("BOARDBRIDGE_IMAGES", "docs/images")
 PASSWORD = "arbiter-secret-1"
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
@@ -38,145 +38,35 @@ BOARDS = [
 NAME = {b[0]: b[3] for b in BOARDS}
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def port_open(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
-def wait_for(predicate, timeout, what, interval=0.05):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = predicate()
-        except Exception as error:  # a page being rebuilt, a restarting service
-            last = error
-        if last and not isinstance(last, Exception):
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
-
-
-class Stack:
+class Stack(World):
     def __init__(self):
-        self.work = tempfile.mkdtemp(prefix="boardbridge-hall.")
-        self.bus = f"unix:path={self.work}/bus"
-        self.mqtt_port = free_port()
-        self.http_port = free_port()
-        self.processes = {}
+        super().__init__("boardbridge-hall.")
         self.pairings = os.path.join(self.work, "round1.csv")
 
-    def start(self, name, argv):
-        log = open(os.path.join(self.work, name + ".log"), "ab")
-        popen = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        self.processes[name] = (popen, log)
-        return popen
-
-    def stop(self, name, sig=signal.SIGTERM):
-        popen, log = self.processes.pop(name)
-        if popen.poll() is None:
-            os.kill(popen.pid, sig)
-            try:
-                popen.wait(20)
-            except subprocess.TimeoutExpired:
-                os.kill(popen.pid, signal.SIGKILL)
-                popen.wait()
-        log.close()
-
-    def stop_all(self):
-        for name in reversed(list(self.processes)):
-            self.stop(name)
-
-    def log(self, name):
-        with open(os.path.join(self.work, name + ".log"), errors="replace") as f:
-            return f.read()
-
-    def ctl(self, *args):
-        out = subprocess.run([os.path.join(BIN, "boardsim"), "ctl", "--bus", self.bus, *args],
-                             capture_output=True, text=True, timeout=120)
-        if out.returncode != 0:
-            raise AssertionError(f"boardsim ctl {' '.join(args)}: {out.stderr.strip()}")
-        return out.stdout
-
     def start_world(self):
-        with open(os.path.join(self.work, "bus.conf"), "w") as f:
-            f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"\n'
-                    ' "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
-                    f"<busconfig><type>session</type><listen>{self.bus}</listen><auth>EXTERNAL</auth>"
-                    '<policy context="default"><allow own="*"/><allow send_destination="*"/>'
-                    '<allow receive_sender="*"/></policy></busconfig>\n')
-        self.start("dbus-daemon", ["dbus-daemon", f"--config-file={self.work}/bus.conf", "--nofork"])
-        wait_for(lambda: os.path.exists(f"{self.work}/bus"), 10, "the private bus")
-        argv = [os.path.join(BIN, "boardsim"), "--bus", self.bus, "--quiet"]
-        for _, family, address, name, _, _ in BOARDS:
-            argv += ["--board", f"family={family},address={address},name={name}"]
-        self.start("boardsim", argv)
-        wait_for(lambda: self.ctl("list") is not None, 15, "boardsim owning org.bluez", interval=0.3)
-        conf = os.path.join(self.work, "mosquitto.conf")
-        with open(conf, "w") as f:
-            f.write(f"listener {self.mqtt_port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
-            if os.getuid() == 0:
-                f.write("user root\n")
-        self.start("mosquitto", ["mosquitto", "-c", conf])
-        wait_for(lambda: port_open(self.mqtt_port), 10, "mosquitto")
+        self.start_boards_and_broker([(family, address, name) for _, family, address, name, _, _ in BOARDS])
         for node in ("hall-a", "hall-b"):
-            self.start_bridge(node)
+            self.start_bridge(
+                node, [(b, family, address, tc) for b, family, address, _, n, tc in BOARDS if n == node],
+                extra=["health:", "  interval: 2"])
         self.start_hall()
 
-    def start_bridge(self, node):
-        lines = ["mqtt:", f"  url: mqtt://127.0.0.1:{self.mqtt_port}", f"node: {node}",
-                 f"state_directory: {self.work}/state-{node}", "game:", "  desync_grace: 0.3",
-                 "health:", "  interval: 2",
-                 "reconnect:", "  max_attempts: 10", "  delays: [1.5]", "boards:"]
-        for board_id, family, address, name, board_node, time_control in BOARDS:
-            if board_node != node:
-                continue
-            lines += [f"  - id: {board_id}", f"    name: Board {board_id[1:]}", f"    address: {address}",
-                      f"    family: {family}"]
-            if time_control:
-                lines.append(f'    time_control: "{time_control}"')
-        os.makedirs(f"{self.work}/state-{node}", exist_ok=True)
-        path = os.path.join(self.work, f"bridge-{node}.yaml")
-        with open(path, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        self.start(f"bridge-{node}", [os.path.join(BIN, "boardbridge"), "run", "--config", path, "--bus", self.bus])
-
     def start_hall(self, broadcast=False):
-        path = os.path.join(self.work, "hall.yaml")
-        with open(path, "w") as f:
-            f.write(f"mqtt:\n  url: mqtt://127.0.0.1:{self.mqtt_port}\nhall:\n  address: 127.0.0.1\n"
-                    f"  port: {self.http_port}\n  arbiter_password: {PASSWORD}\n")
-            if broadcast:
-                # One round on the boards the test has, and an e-board nobody publishes (an orphan).
-                f.write(f"  broadcast:\n    orphan_after: 10\n    rounds:\n      - round: \"1\"\n"
-                        f"        pairings_file: {self.pairings}\n        event: Hall test\n")
-        self.start("hall", [os.path.join(BIN, "boardbridge"), "hall", "--config", path])
-        wait_for(lambda: port_open(self.http_port), 15, "the hall listening")
+        lines = [f"arbiter_password: {PASSWORD}"]
+        if broadcast:
+            # One round on the boards the test has, and an e-board nobody publishes (an orphan).
+            lines += ["broadcast:", "  orphan_after: 10", "  rounds:", '    - round: "1"',
+                      f"      pairings_file: {self.pairings}", "      event: Hall test"]
+        self.start_hall_with(lines)
 
     def publish(self, topic, payload, retain=True):
         subprocess.run(["mosquitto_pub", "-p", str(self.mqtt_port), "-q", "1", *(["-r"] if retain else []),
                         "-t", topic, "-m", payload], check=True, timeout=10)
 
     def api(self, path, method="GET", body=None, password=None):
-        request = urllib.request.Request(f"http://127.0.0.1:{self.http_port}{path}", method=method,
-                                         data=None if body is None else json.dumps(body).encode())
-        if password:
-            request.add_header("Authorization", "Basic " + base64.b64encode(f"a:{password}".encode()).decode())
-            request.add_header("X-BoardBridge-Hall", "1")
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return response.status, response.read()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read()
+        status, _, answer = self.request(
+            path, method=method, data=None if body is None else json.dumps(body).encode(), password=password)
+        return status, answer
 
 
 def mqtt_publish_many(port, messages):

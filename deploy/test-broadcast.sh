@@ -13,18 +13,8 @@ cd "$(dirname "$0")/.."
 for tool in dbus-daemon mosquitto mosquitto_sub python3; do
     command -v "$tool" >/dev/null || { echo "test-broadcast: $tool missing (./deploy/install-deps.sh)" >&2; exit 1; }
 done
-if [ -n "${BOARDBRIDGE_BIN_DIR:-}" ]; then
-    bin="$BOARDBRIDGE_BIN_DIR"
-else
-    . deploy/swift-toolchain.sh
-    require_swift test-broadcast.sh
-    bin="$(swift build -c release --show-bin-path)"
-    if [ ! -x "$bin/boardbridge" ] || [ ! -x "$bin/boardsim" ]; then
-        echo "test-broadcast: building boardbridge and boardsim (release)" >&2
-        swift build -c release --product boardbridge >&2
-        swift build -c release --product boardsim >&2
-    fi
-fi
+. deploy/release-bin.sh
+bin="$(release_bin_dir test-broadcast.sh)"
 . deploy/pinned-venv.sh
 venv="$(pinned_venv broadcast Tests/Broadcast/requirements.txt)" || {
     echo "test-broadcast: cannot install Tests/Broadcast/requirements.txt" >&2

@@ -14,18 +14,8 @@ cd "$(dirname "$0")/.."
 for tool in chromium chromedriver dbus-daemon mosquitto mosquitto_pub mosquitto_sub python3; do
     command -v "$tool" >/dev/null || { echo "test-hall: $tool missing (./deploy/install-deps.sh)" >&2; exit 1; }
 done
-if [ -n "${BOARDBRIDGE_BIN_DIR:-}" ]; then
-    bin="$BOARDBRIDGE_BIN_DIR"
-else
-    . deploy/swift-toolchain.sh
-    require_swift test-hall.sh
-    bin="$(swift build -c release --show-bin-path)"
-    if [ ! -x "$bin/boardbridge" ] || [ ! -x "$bin/boardsim" ]; then
-        echo "test-hall: building boardbridge and boardsim (release)" >&2
-        swift build -c release --product boardbridge >&2
-        swift build -c release --product boardsim >&2
-    fi
-fi
+. deploy/release-bin.sh
+bin="$(release_bin_dir test-hall.sh)"
 . deploy/pinned-venv.sh
 venv="$(pinned_venv hall-browser Tests/HallBrowser/requirements.txt)" || {
     echo "test-hall: cannot install Tests/HallBrowser/requirements.txt" >&2

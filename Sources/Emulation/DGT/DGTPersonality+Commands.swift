@@ -11,31 +11,19 @@ extension DGTPersonality {
     /// The longest command the firmware buffers (a clock message).
     static let maximumCommandLength = 64
 
+    /// How the firmware reads its byte stream.
+    static let commandReader = LengthPrefixedCommands(
+        lengthPrefixed: [DGTWire.led, DGTWire.clockMessage], maximumLength: maximumCommandLength)
+
     /// Executes the commands in the write; a multi-byte command may continue in the next
     /// write (the firmware reads a byte stream).
     public mutating func handleWrite(_ bytes: Data, at time: TimeInterval) -> [Data] {
         pendingCommand += bytes
         clock?.advance(to: time)
+        let (commands, malformed) = Self.commandReader.take(from: &pendingCommand)
+        if malformed { violations.malformedCommands += 1 }
         var output: [Data] = []
-        while let first = pendingCommand.first {
-            let length: Int
-            switch first {
-            case DGTWire.led, DGTWire.clockMessage:
-                guard pendingCommand.count >= 2 else { return output }
-                length = 2 + Int(pendingCommand[1])
-                guard length <= Self.maximumCommandLength else {
-                    violations.malformedCommands += 1
-                    pendingCommand.removeAll()
-                    return output
-                }
-                guard pendingCommand.count >= length else { return output }
-            default:
-                length = 1
-            }
-            let command = Array(pendingCommand.prefix(length))
-            pendingCommand.removeFirst(length)
-            output += execute(command, at: time)
-        }
+        for command in commands { output += execute(command, at: time) }
         return output
     }
 

@@ -11,30 +11,18 @@ extension PegasusPersonality {
     /// The longest command the firmware buffers (an LED command for every square).
     static let maximumCommandLength = 80
 
+    /// How the firmware reads its byte stream.
+    static let commandReader = LengthPrefixedCommands(
+        lengthPrefixed: [PegasusWire.led, PegasusWire.unlock], maximumLength: maximumCommandLength)
+
     /// Executes the commands in the write; a multi-byte command may continue in the next
     /// write (the firmware reads a byte stream).
     public mutating func handleWrite(_ bytes: Data, at time: TimeInterval) -> [Data] {
         pendingCommand += bytes
+        let (commands, malformed) = Self.commandReader.take(from: &pendingCommand)
+        if malformed { violations.malformedCommands += 1 }
         var output: [Data] = []
-        while let first = pendingCommand.first {
-            let length: Int
-            switch first {
-            case PegasusWire.led, PegasusWire.unlock:
-                guard pendingCommand.count >= 2 else { return output }
-                length = 2 + Int(pendingCommand[1])
-                guard length <= Self.maximumCommandLength else {
-                    violations.malformedCommands += 1
-                    pendingCommand.removeAll()
-                    return output
-                }
-                guard pendingCommand.count >= length else { return output }
-            default:
-                length = 1
-            }
-            let command = Array(pendingCommand.prefix(length))
-            pendingCommand.removeFirst(length)
-            output += execute(command)
-        }
+        for command in commands { output += execute(command) }
         return output
     }
 

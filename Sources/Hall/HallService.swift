@@ -28,8 +28,8 @@ public final class HallService {
     private let router: HallRouter
     private var transactions = 0
     private var rejectionsLogged = 0
-    private var offlineAnswerSecond = 0
-    private var offlineAnswers = 0
+    private var offlineAnswers = RefusalLimiter(
+        burst: HallService.offlineAnswerLimit, perSecond: Double(HallService.offlineAnswerLimit))
     /// Answers for commands to boards of offline hosts, at most, per second.
     static let offlineAnswerLimit = 20
     private var broadcastService: HallBroadcastService?
@@ -139,10 +139,7 @@ public final class HallService {
     private func answerIfOffline(_ message: MQTTMessage) {
         guard let (topic, json) = model.offlineAnswer(topic: message.topic, payload: message.payload, topics: topics)
         else { return }
-        let second = Int(Self.now() / 1000)
-        if second != offlineAnswerSecond { (offlineAnswerSecond, offlineAnswers) = (second, 0) }
-        guard offlineAnswers < Self.offlineAnswerLimit else { return }
-        offlineAnswers += 1
+        guard case .answer = offlineAnswers.admit("offline", at: Self.now() / 1000) else { return }
         do {
             try client.publish(MQTTMessage(topic: topic, payload: json.encoded(), qos: .atLeastOnce, retain: false))
         } catch {

@@ -7,9 +7,9 @@
 /// count is reported once the bucket has a token again — with the next refusal answered
 /// (``Decision/answer(suppressedBefore:)``) or, when none comes, by ``takeReports(at:)``.
 /// Time is an argument (seconds on any monotonic scale), so tests need no clock.
-struct RefusalLimiter {
+public struct RefusalLimiter: Sendable {
     /// What to do with one refusal.
-    enum Decision: Equatable {
+    public enum Decision: Equatable, Sendable {
         /// Answer and log it; `suppressedBefore` refusals on the same key went unanswered
         /// since the last report.
         case answer(suppressedBefore: Int)
@@ -17,7 +17,7 @@ struct RefusalLimiter {
         case suppress
     }
 
-    private struct Bucket {
+    private struct Bucket: Sendable {
         var tokens: Double
         var updatedAt: Double
         var suppressed = 0
@@ -30,13 +30,13 @@ struct RefusalLimiter {
     private var buckets: [String: Bucket] = [:]
 
     /// A limiter answering `burst` refusals at once and `perSecond` a second per key.
-    init(burst: Int = 20, perSecond: Double = 5) {
+    public init(burst: Int = 20, perSecond: Double = 5) {
         self.burst = max(burst, 1)
         self.perSecond = max(perSecond, 0.001)
     }
 
     /// Decides about one refusal on `key` at `now`.
-    mutating func admit(_ key: String, at now: Double) -> Decision {
+    public mutating func admit(_ key: String, at now: Double) -> Decision {
         var bucket = refilled(key, at: now)
         defer { buckets[key] = bucket }
         guard bucket.tokens >= 1 else {

@@ -258,7 +258,8 @@ def main():
         for node in ("hall-a", "hall-b"):
             wait_for(lambda: node_chip(driver, node) is not None and node_chip(driver, node).get_attribute("data-up") == "1"
                      and int(node_chip(driver, node).get_attribute("data-rss") or 0) > 1_000_000, 30, f"{node}'s chip up")
-            assert "RSS" in node_chip(driver, node).text and "queue" in node_chip(driver, node).text
+            wait_for(lambda: "RSS" in node_chip(driver, node).text and "queue" in node_chip(driver, node).text, 10,
+                     f"{node}'s chip shows RSS and queue")
         # A stalled board (a report of a third host, made here): its badge and line.
         stack.publish("boardbridge/bridge/hall-s/info", '{"boards":[{"id":"s1"}]}')
         stack.publish("boardbridge/bridge/hall-s/state", '{"state":"online"}')

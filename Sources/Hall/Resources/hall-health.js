@@ -69,11 +69,17 @@
     $("d-status").appendChild(line);
   };
 
+  // One chip per node, kept and refilled on every layout (not rebuilt), so a reader of the
+  // strip (a person selecting text, a screen reader, a test) never holds a detached element.
+  const chips = new Map();
   function nodeChip(n) {
     const h = n.health, offline = n.state === "offline";
-    const chip = el("span", "nodechip " + (n.up ? "up" : offline ? "down" : "stale"));
-    chip.dataset.node = n.name;
+    let chip = chips.get(n.name);
+    if (!chip) { chip = el("span"); chip.dataset.node = n.name; chips.set(n.name, chip); }
+    chip.className = "nodechip " + (n.up ? "up" : offline ? "down" : "stale");
     chip.dataset.up = n.up ? "1" : "0";
+    delete chip.dataset.rss;
+    delete chip.dataset.queued;
     let text = n.name + " ";
     if (offline) text += "OFFLINE";
     else if (!h) text += "no health report";
@@ -96,6 +102,9 @@
   layout = function () {
     baseLayout();
     const names = [...hall.nodes.keys()].sort();
-    strip.replaceChildren(...names.map((name) => nodeChip(hall.nodes.get(name))));
+    for (const name of [...chips.keys()]) if (!hall.nodes.has(name)) chips.delete(name);
+    const wanted = names.map((name) => nodeChip(hall.nodes.get(name)));
+    if (wanted.length !== strip.children.length || wanted.some((chip, i) => strip.children[i] !== chip))
+      strip.replaceChildren(...wanted);
   };
 })();

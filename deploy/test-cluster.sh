@@ -229,11 +229,17 @@ boards:
     address: C0:FF:EE:0$r:00:02
     family: millennium
 CONF
-    start_bridge "$side"
 done
+# r1 first, r2 once r1 is up: r1 receives r2's info live and so knows r2's boards. r2 does
+# not get r1's retained info (node b delivers no retained topic first published on node a
+# after node b started: see the probe), so r2 does not know r1's boards.
 boards=(r1-b1 r1-b2 r2-b1 r2-b2)
-for r in 1 2; do wait_for 60 state "boardbridge/bridge/r$r/state" online; done
-for board in "${boards[@]}"; do wait_for 90 state "boardbridge/$board/availability" online; done
+for side in "${sides[@]}"; do
+    r="${room[$side]}"
+    start_bridge "$side"
+    wait_for 60 state "boardbridge/bridge/r$r/state" online
+    for board in "r$r-b1" "r$r-b2"; do wait_for 90 state "boardbridge/$board/availability" online; done
+done
 say "room r1 on node a, room r2 on node b: the recorder on node b sees both bridges and all 4 boards online"
 hall_metrics() { ip netns exec "$(ns a)" "$py" deploy/multihost.py hall-metrics "$hall_port" "$@"; }
 hall_metrics 60 r1,r2 - "r1:r1-b1,r1:r1-b2,r2:r2-b1,r2:r2-b2"
@@ -259,8 +265,8 @@ play 6
 say "phase 2: 6 plies on every board arrived on node b"
 
 # --- 3. commands across the cluster, answered across ---
-# Every bridge subscribes to <base>/+/set: on one shared broker the bridge that does not
-# own the board answers "unknown board" too (docs/multihost.md); counted, not hidden.
+# Every bridge subscribes to <base>/+/set; one that knows (from the other node's info) that
+# the board is another node's stays silent, one that does not answers "unknown board".
 # On node a for r2's board (its bridge is on node b); a subscriber on node a collects the answers.
 ip netns exec "$(ns a)" timeout 20 mosquitto_sub -h 127.0.0.1 -u "$mqtt_user" -P "$mqtt_password" -q 1 \
     -t boardbridge/r2-b2/response -W 6 >"$work/response-a.txt" 2>>"$work/mosquitto_sub.log" &
@@ -284,8 +290,12 @@ for where, board, transaction, answers in (("node b", "r1-b2", "leds-r1-from-b",
     ok = [a for a in answers if a["status"] == "ok"]
     foreign = [a for a in answers if a["status"] == "error" and a.get("error") == f'unknown board "{board}"']
     assert len(ok) == 1 and len(ok) + len(foreign) == len(answers), (where, answers)
-    print(f"cluster: phase 3: a command for {board} published on {where}: answered ok once across the cluster "
-          f"by its bridge, and {len(foreign)} 'unknown board' answer(s) from the other bridge", file=sys.stderr)
+    # r1 knows r2's boards (r2's info reached it live): it must not answer for r2-b2.
+    assert board != "r2-b2" or not foreign, ("r1 answered a command for r2's board", answers)
+    why = ("r1 knows r2's boards from r2's info" if board == "r2-b2" else
+           "r2 never received r1's retained info across the cluster, so it does not know r1-b2")
+    print(f"cluster: phase 3: a command for {board} published on {where}: answered ok once, across the cluster, "
+          f"by its bridge; {len(foreign)} 'unknown board' answer(s) from the other bridge ({why})", file=sys.stderr)
 PY
 # --- 4. SIGKILL of r1's bridge: its last will, across the cluster ---
 stop bridge-r1 KILL

@@ -11,6 +11,8 @@
   cluster.py retained HOST1:PORT HOST2:PORT USER PASSWORD FILTER...
       a fresh subscriber on each node: which retained topics of FILTER each node delivers
       (prints the counts and the topics only one node has; exit 0: a finding, not a check)
+  cluster.py has-retained HOST:PORT USER PASSWORD TOPIC...
+      a fresh subscriber on that node gets a retained message on every TOPIC (exit 1 if not)
   cluster.py verify LOG PLIES BOARD...
       every board's moves in LOG (deploy/multihost.py record): plies 1..PLIES each exactly
       once, in order, counting the raw messages (no duplicate is dropped before counting)
@@ -200,6 +202,24 @@ def retained(node1, node2, user, password, filters):
     return 0
 
 
+def has_retained(node, user, password, topics):
+    client = Client(node, user, password)
+    for topic in topics:
+        client.subscribe(topic)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        missing = set(topics) - {topic for topic, _, retain in client.messages() if retain}
+        if not missing:
+            break
+        time.sleep(0.2)
+    client.close()
+    if missing:
+        print(f"cluster: a late subscriber on {node} got no retained {', '.join(sorted(missing))}", file=sys.stderr)
+        return 1
+    print(f"cluster: a late subscriber on {node} got all {len(topics)} retained topics", file=sys.stderr)
+    return 0
+
+
 def verify(path, plies, boards):
     sys.path.insert(0, __file__.rsplit("/", 1)[0])
     import multihost
@@ -249,6 +269,8 @@ def main(argv):
         return probe(argv[2], argv[3], argv[4], argv[5], int(argv[6]))
     if argv[1] == "retained":
         return retained(argv[2], argv[3], argv[4], argv[5], argv[6:])
+    if argv[1] == "has-retained":
+        return has_retained(argv[2], argv[3], argv[4], argv[5:])
     if argv[1] == "verify":
         return verify(argv[2], argv[3], argv[4:])
     if argv[1] == "hall-moves":

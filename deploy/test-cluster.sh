@@ -16,20 +16,21 @@
 # commands published on one node reach the other node's bridge and are answered across;
 # a SIGKILL of r1's bridge turns bridge/r1/state offline on node b (last will) and the hall
 # marks r1 down and refuses its commands; the game resumes after the restart. It prints
-# which retained topics a late subscriber gets on each node.
+# which retained topics a late subscriber gets on each node. Last, node b is SIGKILLed and
+# r2's way to the cluster (an address, 10.214.0.100) moves to node a: r2 reconnects there,
+# node a then delivers r2's retained topics, and r2's next moves reach the hall.
 #
 # Needs root (namespaces, and ejabberd runs as the ejabberd user); without namespaces or
 # ejabberd it skips loudly (exit 0), and fails under CI=true. Binaries: $BOARDBRIDGE_BIN_DIR,
 # else the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root="$PWD"
 
 keep=false
 while [ $# -gt 0 ]; do
     case "$1" in
         --keep) keep=true; shift ;;
-        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         *) echo "test-cluster.sh: unknown argument $1 (try --help)" >&2; exit 64 ;;
     esac
 done
@@ -109,6 +110,7 @@ stop() { # stop NAME [SIGNAL]
     wait "${pid[$name]}" 2>/dev/null || true
     unset "pid[$name]"
 }
+service=10.214.0.100  # room r2's way to the cluster: node b's, moved to node a on failover (phase 6)
 ejctl() { # ejctl SIDE COMMAND...: ejabberdctl against SIDE's node
     local side="$1"; shift
     local dir="$work/ejabberd-$side"
@@ -125,6 +127,7 @@ for side in "${sides[@]}"; do
     ip -n "$(ns "$side")" addr add "${address[$side]}/24" dev "bc${id}$side"
     ip -n "$(ns "$side")" link set "bc${id}$side" up
 done
+ip -n "$(ns b)" addr add "$service/32" dev lo
 say "namespaces $(ns a) and $(ns b), work folder $work"
 
 # --- the cluster: the shipped configuration, a node name and the shared cookie per node ---
@@ -206,9 +209,11 @@ CONF
     start "boardsim-r$r" "$side" "$bin/boardsim" --bus "unix:path=$work/bus-r$r" --adapter hci0 \
         --board "id=r$r-b1,family=chessnut,name=Chessnut Air,address=C0:FF:EE:0$r:00:01" \
         --board "id=r$r-b2,family=millennium,name=MILLENNIUM CHESS,address=C0:FF:EE:0$r:00:02" --quiet
+    broker=127.0.0.1
+    [ "$side" = b ] && broker="$service"
     cat >"$work/bridge-r$r.yaml" <<CONF
 mqtt:
-  url: mqtt://127.0.0.1:1883
+  url: mqtt://$broker:1883
   username: $mqtt_user
   password: $mqtt_password
   keepalive: 5
@@ -245,8 +250,8 @@ hall_metrics() { ip netns exec "$(ns a)" "$py" deploy/multihost.py hall-metrics 
 hall_metrics 60 r1,r2 - "r1:r1-b1,r1:r1-b2,r2:r2-b1,r2:r2-b2"
 say "the hall on node a lists both rooms' boards (r2's health reports crossed the cluster)"
 
-# The Opera Game (Morphy, Paris 1858), the first 12 plies in two halves.
-game=(e2e4 e7e5 g1f3 d7d6 d2d4 c8g4 d4e5 g4f3 d1f3 d6e5 f1c4 g8f6)
+# The Opera Game (Morphy, Paris 1858): 12 plies in two halves on every board, 4 more on r2's.
+game=(e2e4 e7e5 g1f3 d7d6 d2d4 c8g4 d4e5 g4f3 d1f3 d6e5 f1c4 g8f6 f3b3 d8e7 b1c3 c7c6)
 played=0
 play() { # play PLIES: the next PLIES plies on every board at once
     local count="$1" r board players=()
@@ -320,4 +325,35 @@ for _ in $(seq 1 20); do
     sleep 0.5
 done
 ip netns exec "$(ns a)" "$py" deploy/cluster.py hall-moves "$hall_port" "$played" "${boards[@]}"
+
+# --- 6. node b fails: r2's service address moves to node a, and r2 reconnects there ---
+beam="$(beam_pid b)"
+kill -KILL "$beam"
+for _ in $(seq 1 50); do kill -0 "$beam" 2>/dev/null || break; sleep 0.1; done
+rm -f "$work/ejabberd-b/ejabberd.pid"  # cleanup must not signal a PID that may be reused
+failed_at=$SECONDS
+ip -n "$(ns b)" addr del "$service/32" dev lo
+ip -n "$(ns a)" addr add "$service/32" dev lo
+ip -n "$(ns b)" route add "$service/32" via "${address[a]}"
+for _ in $(seq 1 150); do [ "$(grep -c "mqtt: connected to" "$work/bridge-r2.log")" -ge 2 ] && break; sleep 0.2; done
+[ "$(grep -c "mqtt: connected to" "$work/bridge-r2.log")" -ge 2 ] || { say "r2 did not reconnect through $service"; exit 1; }
+say "phase 6: node b SIGKILLed, its address for r2 moved to node a: r2 reconnected in $((SECONDS - failed_at)) s"
+# A bridge publishes its retained topics again on every connect: node a now delivers them.
+ip netns exec "$(ns a)" "$py" deploy/cluster.py has-retained "${address[a]}:1883" "$mqtt_user" "$mqtt_password" \
+    boardbridge/bridge/r2/state boardbridge/bridge/r2/info boardbridge/r2-b1/availability boardbridge/r2-b2/availability \
+    boardbridge/r2-b1 boardbridge/r2-b2
+hall_metrics 30 r1,r2 - "r1:r1-b1,r1:r1-b2,r2:r2-b1,r2:r2-b2"
+players=()
+for board in r2-b1 r2-b2; do
+    ip netns exec "$(ns b)" "$bin/boardsim" ctl --bus "unix:path=$work/bus-r2" play "$board" \
+        "${game[@]:$played:4}" --pace 0.3 >>"$work/ctl.log" 2>&1 &
+    players+=($!)
+done
+for p in "${players[@]}"; do wait "$p" || { say "boardsim ctl play failed"; exit 1; }; done
+for _ in $(seq 1 40); do
+    ip netns exec "$(ns a)" "$py" deploy/cluster.py hall-moves "$hall_port" "$((played + 4))" r2-b1 r2-b2 2>/dev/null && break
+    sleep 0.5
+done
+ip netns exec "$(ns a)" "$py" deploy/cluster.py hall-moves "$hall_port" "$((played + 4))" r2-b1 r2-b2
+say "phase 6: r2's next 4 plies after the failover reached the hall on node a"
 say "PASSED: 2 ejabberd nodes, 2 rooms, ${#boards[@]} boards, $played plies each, in $SECONDS s"

@@ -30,7 +30,7 @@ keep=false
 while [ $# -gt 0 ]; do
     case "$1" in
         --keep) keep=true; shift ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         *) echo "test-cluster.sh: unknown argument $1 (try --help)" >&2; exit 64 ;;
     esac
 done

@@ -27,6 +27,7 @@ packages=(
     python3-venv       # the pinned python-chess venv of deploy/test-broadcast.sh
     chromium           # the hall view's browser test (deploy/test-hall.sh)
     chromium-driver    # chromedriver, driven by Selenium (pinned, in a venv)
+    ejabberd           # a clustered MQTT broker (mod_mqtt), for deploy/test-cluster.sh; never started as a service
 )
 
 case "${1:-}" in
@@ -49,17 +50,42 @@ for package in "${packages[@]}"; do
     fi
 done
 
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    sudo="sudo"
+fi
+
+# The ejabberd package installs a system service that serves XMPP and MQTT (1883) on every
+# address. The tests run their own nodes in network namespaces: keep the service stopped
+# and disabled where systemd runs (and keep it from starting during the install, below).
+quiet_system_ejabberd() {
+    [ -d /run/systemd/system ] || return 0
+    dpkg-query -W -f='${Status}' ejabberd 2>/dev/null | grep -q "install ok installed" || return 0
+    if systemctl is-enabled --quiet ejabberd 2>/dev/null || systemctl is-active --quiet ejabberd 2>/dev/null; then
+        echo "install-deps: stopping and disabling the system ejabberd service (tests run their own nodes)" >&2
+        $sudo systemctl disable --now ejabberd >/dev/null 2>&1 || true
+    fi
+}
+
 if [ "${#missing[@]}" -eq 0 ]; then
+    quiet_system_ejabberd
     exit 0
 fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
+if [ -n "$sudo" ]; then
     command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-    sudo="sudo"
 fi
 
 echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
+# No service starts while installing (ejabberd's postinst would start one) unless the
+# machine already has a policy of its own.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+    trap '$sudo rm -f "$policy"' EXIT
+    printf '#!/bin/sh\n# deploy/install-deps.sh: no service starts while it installs\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+fi
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+quiet_system_ejabberd

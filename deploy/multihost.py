@@ -1,7 +1,8 @@
 """The recording subscriber and the checks of deploy/test-multihost.sh.
 
   multihost.py record PORT LOG      subscribe on the central broker (persistent session,
-                                    QoS 1) and append every message to LOG, one JSON line
+                                    QoS 1) and append every message to LOG, one JSON line;
+                                    logs in as $MQTT_USERNAME with $MQTT_PASSWORD when set
   multihost.py publish PORT ROOM BOARDS PLIES   the load of BOARDS boards of ROOM: per ply and
                                     board a move, the retained full state and the retained
                                     PGN (QoS 1), boards interleaved; returns once all are acked
@@ -21,6 +22,7 @@ Needs paho-mqtt and prometheus-client (pinned by the shell script, in a venv und
 """
 
 import json
+import os
 import sys
 import time
 
@@ -45,6 +47,8 @@ def record(port, path):
 
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="hall-recorder", clean_session=False,
                          protocol=mqtt.MQTTv311)
+    if os.environ.get("MQTT_USERNAME"):
+        client.username_pw_set(os.environ["MQTT_USERNAME"], os.environ.get("MQTT_PASSWORD"))
     client.on_connect = on_connect
     client.on_message = on_message
     client.reconnect_delay_set(1, 2)

@@ -148,4 +148,19 @@ import Testing
             + #""problems":[{"problem":"duplicate_board","node":"hall-b","boards":["b1"]}],"boards":[]"#
         #expect(text.hasPrefix(expected))
     }
+
+    /// On a broker shared by several hosts every bridge receives every board's commands:
+    /// the watch names the node whose info lists a board, so only its owner answers.
+    @Test func namesTheNodeThatOwnsABoard() {
+        var peers = watch(boards: ["a1"])
+        #expect(peers.owner(of: "b1") == nil)
+        peers.receive(topic: hallB, payload: info(node: "hall-b", boards: ["b1", "b2"]))
+        peers.receive(topic: "boardbridge-peers/bridge/hall-c/info", payload: info(node: "hall-c", boards: ["c1"]))
+        #expect(peers.owner(of: "b2") == "hall-b")
+        #expect(peers.owner(of: "c1") == "hall-c")
+        #expect(peers.owner(of: "a1") == nil, "its own board is no peer's")
+        #expect(peers.owner(of: "zz") == nil)
+        peers.receive(topic: hallB, payload: [])
+        #expect(peers.owner(of: "b1") == nil, "a cleared info frees the board")
+    }
 }

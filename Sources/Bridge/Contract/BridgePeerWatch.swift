@@ -88,6 +88,14 @@ public struct BridgePeerWatch: Sendable {
         } + sameNode.sorted().map { .sameNode(instance: $0) }
     }
 
+    /// The other node whose last info lists `board`, if any (the first by name when
+    /// several do). A command for a board this bridge does not have but another node
+    /// does is that node's to answer: on one broker shared by several hosts (a cluster,
+    /// or a central broker without room brokers) every bridge receives it.
+    public func owner(of board: String) -> String? {
+        peerBoards.keys.sorted().first { peerBoards[$0]?.contains(board) == true }
+    }
+
     /// Whether `topic` is some node's info topic (the bridge hands those to ``receive(topic:payload:)``).
     public func isInfoTopic(_ topic: String) -> Bool { peerNode(topic) != nil }
 

@@ -269,6 +269,12 @@ public final class BridgeApp {
 
     private func handleCommand(board id: String, name: String?, payload: [UInt8], target: ResponseTarget) {
         guard let session = sessions[id] else {
+            if let owner = peers.owner(of: id) {
+                // Another host's board on a shared broker: its bridge (or, while that host
+                // is offline, the hall) answers; an "unknown board" from here would be wrong.
+                logger.debug("command for another node's board", [("board", id), ("node", owner)])
+                return
+            }
             let parsed = parser.parse(payload, name: name)
             let error = CommandError.unknownBoard(id)
             guard refusals.admit(RefusalReporter.unknownBoardKey, board: id, error: error.description) else { return }

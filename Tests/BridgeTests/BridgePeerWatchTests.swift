@@ -163,4 +163,15 @@ import Testing
         peers.receive(topic: hallB, payload: [])
         #expect(peers.owner(of: "b1") == nil, "a cleared info frees the board")
     }
+
+    @Test func tellsAPeerItHasNoBoardListOf() {
+        var peers = watch(boards: ["a1"])
+        #expect(peers.isUnknownPeer(hallB))
+        #expect(!peers.isUnknownPeer("boardbridge/bridge/hall-a/info"), "its own node is no peer")
+        #expect(!peers.isUnknownPeer("boardbridge/b1/state"), "not an info topic")
+        peers.receive(topic: hallB, payload: info(node: "hall-b", boards: ["b1"]))
+        #expect(!peers.isUnknownPeer(hallB))
+        peers.receive(topic: hallB, payload: [])
+        #expect(peers.isUnknownPeer(hallB), "a cleared info forgets the node")
+    }
 }

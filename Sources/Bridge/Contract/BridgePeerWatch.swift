@@ -96,6 +96,13 @@ public struct BridgePeerWatch: Sendable {
         peerBoards.keys.sorted().first { peerBoards[$0]?.contains(board) == true }
     }
 
+    /// Whether `topic` is the info topic of another node this watch has no board list of
+    /// (a bridge not seen before, or one whose info was cleared).
+    public func isUnknownPeer(_ topic: String) -> Bool {
+        guard let peer = peerNode(topic), peer != node else { return false }
+        return peerBoards[peer] == nil
+    }
+
     /// Whether `topic` is some node's info topic (the bridge hands those to ``receive(topic:payload:)``).
     public func isInfoTopic(_ topic: String) -> Bool { peerNode(topic) != nil }
 

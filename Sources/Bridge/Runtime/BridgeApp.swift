@@ -216,13 +216,20 @@ public final class BridgeApp {
 
     /// Another node's (or this node's) retained info: a new or resolved conflict is
     /// logged and published in this bridge's info.
+    ///
+    /// A bridge that has just started (its info arrives live, not as a retained message,
+    /// from a node this bridge had no list of) may never have been given this bridge's
+    /// retained info: an ejabberd cluster hands a late subscriber only the retained
+    /// messages published through its own node. This bridge's info is published again, so
+    /// the newcomer learns this bridge's boards live (and stays silent on their commands).
     private func peerInfo(_ message: MQTTMessage) {
         let before = peers.conflicts
+        let newcomer = !message.retain && peers.isUnknownPeer(message.topic)
         reportConflicts(peers.receive(topic: message.topic, payload: message.payload))
         for resolved in before where !peers.conflicts.contains(resolved) {
             logger.notice("conflict with another bridge resolved", [("problem", resolved.description)])
         }
-        if peers.conflicts != before { publishInfo() }
+        if peers.conflicts != before || (newcomer && !peers.isUnknownPeer(message.topic)) { publishInfo() }
     }
 
     func reportConflicts(_ conflicts: [BridgeConflict]) {

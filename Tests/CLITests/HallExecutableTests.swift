@@ -83,7 +83,12 @@ import Testing
         let folder = try TestTools.temporaryDirectory("hall-missing")
         defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appendingPathComponent("boardbridge").path
-        try FileManager.default.copyItem(atPath: try TestTools.product("boardbridge"), toPath: copy)
+        // Copied by `cp`, not in this process: a descriptor open for writing here would be
+        // inherited by a child another test spawns meanwhile, and exec would fail (ETXTBSY).
+        let cp = ManagedProcess(
+            executable: try TestTools.require("cp"), arguments: [try TestTools.product("boardbridge"), copy])
+        try cp.start()
+        #expect(cp.waitForExit(timeout: 30) == 0)
         let outcome = try run(copy, ["hall", "--config", "/nonexistent/hall.yaml"])
         #expect(outcome.status == 70)
         let resolved = folder.resolvingSymlinksInPath()

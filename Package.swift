@@ -5,10 +5,35 @@ import PackageDescription
 /// C libraries are reached only through their wrapper targets (DBus, MQTT, Config), the operating
 /// system only through `SystemCalls`, `MainLoop` and those wrappers.
 /// Linux only: there is no `platforms:` claim, because the wrappers use epoll, BlueZ and Glibc.
+///
+/// Release builds of `boardbridge` and `boardbridge-hall` (memory goal: under 20 MB resident, issue #8):
+/// - `-static-stdlib`: the Swift runtime, Dispatch and FoundationEssentials are linked
+///   in, so none of the ten Swift shared libraries is loaded, relocated and
+///   symbol-resolved at start-up (about 3.5 MB less resident memory);
+/// - lld with `-z pack-relative-relocs`: the ~41,000 relative relocations take 8 KB
+///   (DT_RELR, glibc 2.36+) instead of a 1 MB `.rela.dyn` read at every start
+///   (about 1.1 MB less); gold, the default linker, cannot pack them.
+/// `-static-stdlib` links only what `static-stdlib-args.lnk` names (swiftCore, Dispatch,
+/// BlocksRuntime); every other static runtime library a linked archive needs is named
+/// here, on purpose, so the link never depends on which modules our own code imports:
+/// - `_FoundationCShims`, `_FoundationCollections`: FoundationEssentials' own helpers;
+/// - `swiftSynchronization`: FoundationEssentials uses `Mutex` (NotificationCenter,
+///   _ThreadLocal); without it the link fails as soon as none of our modules imports
+///   Synchronization (issue #14).
+let releaseLinking: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+        .when(platforms: [.linux], configuration: .release)),
+    .linkedLibrary("_FoundationCShims", .when(platforms: [.linux], configuration: .release)),
+    .linkedLibrary("_FoundationCollections", .when(platforms: [.linux], configuration: .release)),
+    .linkedLibrary("swiftSynchronization", .when(platforms: [.linux], configuration: .release)),
+]
+
 let package = Package(
     name: "BoardBridge",
     products: [
         .executable(name: "boardbridge", targets: ["boardbridge"]),
+        .executable(name: "boardbridge-hall", targets: ["boardbridge-hall"]),
         .executable(name: "boardsim", targets: ["boardsim"]),
         .executable(name: "boardbridge-bench", targets: ["boardbridge-bench"]),
     ],
@@ -88,32 +113,19 @@ let package = Package(
             resources: [.embedInCode("Resources/hall.html"), .embedInCode("Resources/hall-health.js")]),
         .target(
             name: "BridgeCLI",
-            dependencies: ["JSON", "Logging", "SystemCalls", "BoardKit", "Adapters", "Config", "Bridge", "Hall"]),
-        // Release builds of the daemon (memory goal: under 20 MB resident, issue #8):
-        // - `-static-stdlib`: the Swift runtime, Dispatch and FoundationEssentials are linked
-        //   in, so none of the ten Swift shared libraries is loaded, relocated and
-        //   symbol-resolved at start-up (about 3.5 MB less resident memory);
-        // - lld with `-z pack-relative-relocs`: the ~41,000 relative relocations take 8 KB
-        //   (DT_RELR, glibc 2.36+) instead of a 1 MB `.rela.dyn` read at every start
-        //   (about 1.1 MB less); gold, the default linker, cannot pack them.
-        // `-static-stdlib` links only what `static-stdlib-args.lnk` names (swiftCore, Dispatch,
-        // BlocksRuntime); every other static runtime library a linked archive needs is named
-        // here, on purpose, so the link never depends on which modules our own code imports:
-        // - `_FoundationCShims`, `_FoundationCollections`: FoundationEssentials' own helpers;
-        // - `swiftSynchronization`: FoundationEssentials uses `Mutex` (NotificationCenter,
-        //   _ThreadLocal); without it the link fails as soon as none of our modules imports
-        //   Synchronization (issue #14).
+            dependencies: ["JSON", "Logging", "SystemCalls", "BoardKit", "Adapters", "Config", "Bridge"]),
+        // The daemon: every command but `hall`, which it execs (`HallExecutable`). It must not
+        // depend on `Hall`, `HTTP`, `Curl` or `BroadcastRelay`: their libraries (libmicrohttpd
+        // with GnuTLS, libcurl with Kerberos, LDAP, ssh2, …) are mapped and initialised at
+        // start in every process that links them, ~3.4 MB resident (README, memory goal).
         .executableTarget(
             name: "boardbridge", dependencies: ["BridgeCLI", "MainLoop", "SystemCalls"],
-            linkerSettings: [
-                .unsafeFlags(
-                    ["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
-                    .when(platforms: [.linux], configuration: .release)),
-                .linkedLibrary("_FoundationCShims", .when(platforms: [.linux], configuration: .release)),
-                .linkedLibrary("_FoundationCollections", .when(platforms: [.linux], configuration: .release)),
-                .linkedLibrary("swiftSynchronization", .when(platforms: [.linux], configuration: .release)),
-            ]
-        ),
+            linkerSettings: releaseLinking),
+        // `boardbridge hall`: the hall view and its broadcast push, the only executable that
+        // links libmicrohttpd and libcurl.
+        .executableTarget(
+            name: "boardbridge-hall", dependencies: ["BridgeCLI", "Hall", "Logging", "MainLoop", "SystemCalls"],
+            linkerSettings: releaseLinking),
         .executableTarget(name: "boardsim", dependencies: ["FakeBlueZ"]),
         .executableTarget(
             name: "boardbridge-bench",

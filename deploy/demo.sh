@@ -31,6 +31,7 @@ require_swift demo.sh
 
 echo "demo: building (release)…" >&2
 swift build -c release --product boardbridge >&2
+swift build -c release --product boardbridge-hall >&2
 swift build -c release --product boardsim >&2
 bin="$(swift build -c release --show-bin-path)"
 

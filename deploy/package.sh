@@ -4,7 +4,9 @@
 #   ./deploy/package.sh                 writes dist/boardbridge_<version>_<arch>.deb
 #   ./deploy/package.sh --out DIR       writes it into DIR
 #
-# The package holds /usr/bin/boardbridge, its man page (from --help), the systemd unit,
+# The package holds /usr/bin/boardbridge, /usr/libexec/boardbridge/boardbridge-hall (what
+# `boardbridge hall` execs: the only binary linking libmicrohttpd and libcurl), the man page
+# (from --help), the systemd units,
 # /etc/boardbridge/config.yaml as a conffile, /var/lib/boardbridge, and the README, the MQTT
 # contract and the mosquitto and Home Assistant examples under /usr/share/doc/boardbridge/.
 # Its maintainer scripts create the "boardbridge" system user in the "bluetooth" group.
@@ -27,7 +29,9 @@ require_swift package.sh
 
 echo "package: building (release)…" >&2
 swift build -c release --product boardbridge >&2
+swift build -c release --product boardbridge-hall >&2
 binary="$(swift build -c release --show-bin-path)/boardbridge"
+hall_binary="$(swift build -c release --show-bin-path)/boardbridge-hall"
 
 # The version is the binary's own; the package changelog must agree with it.
 version="$("$binary" --version | awk '{print $2}')"
@@ -46,6 +50,7 @@ cp -r deploy/debian "$source/debian"
 cp deploy/systemd/boardbridge.service "$source/debian/boardbridge.service"
 cp deploy/systemd/boardbridge-hall.service "$source/debian/boardbridge.boardbridge-hall.service"
 install -m 0755 "$binary" "$source/files/boardbridge"
+install -m 0755 "$hall_binary" "$source/files/boardbridge-hall"
 cp config.yaml README.md docs/mqtt-contract.md docs/hall.md "$source/files/"
 cp -r deploy/mosquitto deploy/homeassistant "$source/files/"
 help2man --no-info --section 8 --name "smart chess boards (Bluetooth LE, through BlueZ) to MQTT" \

@@ -59,15 +59,8 @@ if ! ip netns add "$probe" 2>/dev/null; then skip "network namespaces are not al
 ip netns del "$probe"
 
 # --- binaries and the pinned subscriber ---
-if [ -n "${BOARDBRIDGE_BIN_DIR:-}" ]; then
-    bin="$BOARDBRIDGE_BIN_DIR"
-else
-    . deploy/swift-toolchain.sh
-    require_swift test-multihost.sh
-    bin="$(swift build -c release --show-bin-path)"
-    [ -x "$bin/boardbridge" ] && [ -x "$bin/boardsim" ] || swift build -c release --product boardbridge >&2
-    [ -x "$bin/boardsim" ] || swift build -c release --product boardsim >&2
-fi
+. deploy/release-bin.sh
+bin="$(release_bin_dir test-multihost.sh)"
 . deploy/pinned-venv.sh
 venv="$(pinned_venv multihost deploy/multihost-requirements.txt)" || skip "cannot install deploy/multihost-requirements.txt"
 py="$venv/bin/python"

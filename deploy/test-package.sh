@@ -36,6 +36,10 @@ dpkg -i "$deb" >/dev/null || fail "dpkg -i"
 pass "dpkg -i"
 [ -x /usr/bin/boardbridge ] || fail "no /usr/bin/boardbridge"
 /usr/bin/boardbridge --version | grep -q '^boardbridge ' || fail "boardbridge --version"
+[ -x /usr/libexec/boardbridge/boardbridge-hall ] || fail "no /usr/libexec/boardbridge/boardbridge-hall"
+# The daemon does not link the hall's libraries (memory goal); the hall does.
+! ldd /usr/bin/boardbridge | grep -Eq 'libmicrohttpd|libcurl|libgnutls' || fail "boardbridge links the hall's libraries"
+ldd /usr/libexec/boardbridge/boardbridge-hall | grep -q libmicrohttpd || fail "boardbridge-hall lacks libmicrohttpd"
 id -nG boardbridge | tr ' ' '\n' | grep -qx bluetooth || fail "the boardbridge user is not in the bluetooth group"
 [ "$(stat -c '%U:%G %a' /var/lib/boardbridge)" = "boardbridge:boardbridge 750" ] \
     || fail "/var/lib/boardbridge is $(stat -c '%U:%G %a' /var/lib/boardbridge)"
@@ -44,6 +48,8 @@ id -nG boardbridge | tr ' ' '\n' | grep -qx bluetooth || fail "the boardbridge u
 grep -qx '/etc/boardbridge/config.yaml' /var/lib/dpkg/info/boardbridge.conffiles || fail "config.yaml is no conffile"
 grep -q '^ExecStart=/usr/bin/boardbridge run --config /etc/boardbridge/config.yaml$' \
     /lib/systemd/system/boardbridge.service || fail "the unit's ExecStart"
+grep -q '^ExecStart=/usr/bin/boardbridge hall --config /etc/boardbridge/config.yaml$' \
+    /lib/systemd/system/boardbridge-hall.service || fail "the hall unit's ExecStart"
 [ -L /etc/systemd/system/multi-user.target.wants/boardbridge.service ] || fail "the unit is not enabled"
 [ -f /usr/share/doc/boardbridge/examples/mosquitto/boardbridge.conf ] \
     && [ -f /usr/share/doc/boardbridge/examples/mosquitto/boardbridge.acl ] || fail "mosquitto examples"
@@ -58,11 +64,20 @@ if runuser -u nobody -- cat /etc/boardbridge/config.yaml >/dev/null 2>&1; then
 fi
 pass "check-config as the service user; config unreadable by others"
 
+# `boardbridge hall` reaches the installed hall executable: exit 78 and the hall's own
+# configuration error (70 and "not installed" when boardbridge cannot find it).
+set +e
+hall_error="$(runuser -u boardbridge -- /usr/bin/boardbridge hall --config /nonexistent.yaml 2>&1 >/dev/null)"
+hall_status=$?
+set -e
+[ "$hall_status" -eq 78 ] || { echo "$hall_error" >&2; fail "boardbridge hall exited $hall_status, not 78"; }
+pass "boardbridge hall execs /usr/libexec/boardbridge/boardbridge-hall"
+
 # dpkg -r keeps the (edited) configuration and the games; reinstalling keeps the edit.
 echo "# edited by the operator" >>/etc/boardbridge/config.yaml
 echo '{}' >/var/lib/boardbridge/game.json
 dpkg -r boardbridge >/dev/null || fail "dpkg -r"
-[ ! -e /usr/bin/boardbridge ] || fail "dpkg -r left the binary"
+[ ! -e /usr/bin/boardbridge ] && [ ! -e /usr/libexec/boardbridge ] || fail "dpkg -r left a binary"
 grep -q "edited by the operator" /etc/boardbridge/config.yaml || fail "dpkg -r lost the edited configuration"
 pass "dpkg -r: binary gone, configuration kept"
 dpkg -i "$deb" >/dev/null || fail "dpkg -i again"
@@ -71,7 +86,7 @@ grep -q "edited by the operator" /etc/boardbridge/config.yaml || fail "reinstall
 pass "reinstall keeps the configuration and the saved games"
 
 dpkg --purge boardbridge >/dev/null || fail "dpkg --purge"
-for path in /usr/bin/boardbridge /etc/boardbridge /var/lib/boardbridge /lib/systemd/system/boardbridge.service \
+for path in /usr/bin/boardbridge /usr/libexec/boardbridge /etc/boardbridge /var/lib/boardbridge /lib/systemd/system/boardbridge.service \
     /etc/systemd/system/multi-user.target.wants/boardbridge.service /usr/share/doc/boardbridge; do
     [ ! -e "$path" ] || fail "dpkg --purge left $path"
 done

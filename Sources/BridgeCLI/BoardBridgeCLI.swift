@@ -1,7 +1,6 @@
 import BoardKit
 import Bridge
-import Config
-import Hall
+public import Config
 import Logging
 
 /// The `boardbridge` command line: parse, run one command, return the exit code.
@@ -44,7 +43,7 @@ public enum BoardBridgeCLI {
         case .success(.decode(let family, let hex)):
             return decode(family: family, hex: hex, output: output, readLine: { Swift.readLine() })
         case .success(.hall):
-            output.writeError("boardbridge: hall must be started by the executable\n")
+            output.writeError("boardbridge: hall is served by \(HallExecutable.name), started by the executable\n")
             return ExitCode.software
         case .success(.run):
             output.writeError("boardbridge: run must be started through BoardBridgeCLI.startBridge\n")
@@ -75,9 +74,9 @@ public enum BoardBridgeCLI {
 
     /// The configuration of `run` and `hall`, or `nil` after every error was written to
     /// `output` (each with file:line:column, then a count).
-    private static func loadConfiguration(
+    public static func loadConfiguration(
         _ configPath: String?, environment: [String: String], output: some CLIOutput,
-        fileExists: (String) -> Bool
+        fileExists: (String) -> Bool = StandardStreams.fileExists
     ) -> BridgeConfiguration? {
         let path = ConfigLocation.resolve(configPath, fileExists: fileExists)
         do {
@@ -112,35 +111,6 @@ public enum BoardBridgeCLI {
             return ExitCode.config
         }
     }
-
-    /// `hall`: loads the configuration and starts the hall view on the main actor; like
-    /// ``startBridge(configPath:busAddress:environment:output:fileExists:)``, `nil` means
-    /// "now run the main loop".
-    @MainActor
-    public static func startHall(
-        configPath: String?, environment: [String: String], output: some CLIOutput,
-        fileExists: (String) -> Bool = StandardStreams.fileExists
-    ) -> Int32? {
-        guard
-            let configuration = loadConfiguration(
-                configPath, environment: environment, output: output, fileExists: fileExists)
-        else { return ExitCode.config }
-        do {
-            let logger = Logger(
-                label: "hall", level: configuration.logging.level, format: configuration.logging.format)
-            let service = try HallService(configuration: configuration, logger: logger)
-            service.start()
-            runningHall = service
-            HallSignals.install { service.stop() }
-            return nil
-        } catch {
-            output.writeError("boardbridge: cannot start the hall: \(error)\n")
-            return ExitCode.config
-        }
-    }
-
-    /// The running hall view.
-    @MainActor private static var runningHall: HallService?
 
     /// The running bridge (kept alive for the life of the process).
     @MainActor private static var runningApp: BridgeApp?

@@ -30,6 +30,13 @@ public enum FileSystem {
         return stat(path, &status) == 0
     }
 
+    /// Whether `path` is a file this process may execute (`access(2)` with `X_OK`, and no
+    /// directory).
+    public static func isExecutable(_ path: String) -> Bool {
+        var status = stat()
+        return access(path, X_OK) == 0 && stat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFDIR
+    }
+
     /// Whether `path` is a directory (`stat(2)`, following links); throws when there is
     /// nothing there (``Errno/noSuchFileOrDirectory``) or it cannot be looked at.
     public static func isDirectory(_ path: String) throws(Errno) -> Bool {

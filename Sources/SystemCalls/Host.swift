@@ -38,4 +38,23 @@ public enum ProcessControl {
     public static func exit(_ status: Int32) -> Never {
         Glibc.exit(status)
     }
+
+    /// The absolute path of the running executable (`/proc/self/exe`), or `nil` when the
+    /// link cannot be read.
+    public static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Replaces the process image with `path` run with `arguments` (its `argv`, the
+    /// program name included) and the same environment (`execv(2)`): the same PID,
+    /// descriptors and signal dispositions. Returns only on failure, with its error.
+    public static func replace(with path: String, arguments: [String]) -> Errno {
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        _ = execv(path, &argv)
+        return .current
+    }
 }

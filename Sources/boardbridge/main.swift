@@ -20,14 +20,10 @@ case .success(.run(let configPath, let busAddress)):
         ProcessControl.exit(status)
     }
     MainLoop.run()
-case .success(.hall(let configPath)):
-    MainLoop.activate()
-    if let status = BoardBridgeCLI.startHall(
-        configPath: configPath, environment: environment, output: StandardStreams())
-    {
-        ProcessControl.exit(status)
-    }
-    MainLoop.run()
+case .success(.hall):
+    // The hall is an executable of its own (its web server and push libraries stay out of
+    // the daemon): this process becomes it, with the same arguments.
+    ProcessControl.exit(HallExecutable.exec(arguments: CommandLine.arguments, output: StandardStreams()))
 case let parsed:
     ProcessControl.exit(BoardBridgeCLI.run(parsed, environment: environment, output: StandardStreams()))
 }

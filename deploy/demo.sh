@@ -159,7 +159,21 @@ for address in C0:FF:EE:00:00:01 C0:FF:EE:00:00:02 C0:FF:EE:00:00:03 C0:FF:EE:00
     "$bin/boardsim" ctl --bus "$DBUS_SYSTEM_BUS_ADDRESS" autoplay "$address" "$pace" >/dev/null
 done
 
-echo "demo: the hall view: http://127.0.0.1:$hall_port/ (open it in a browser)" >&2
+# The hall view answers, and lists every board, before its address is given.
+hall_boards=""
+for _ in $(seq 1 60); do
+    hall_boards="$(python3 -c 'import json, sys, urllib.request
+print(len(json.load(urllib.request.urlopen(sys.argv[1], timeout=2))["boards"]))' \
+        "http://127.0.0.1:$hall_port/api/boards" 2>/dev/null || true)"
+    [ "$hall_boards" = 4 ] && break
+    sleep 0.5
+done
+if [ "$hall_boards" != 4 ]; then
+    echo "demo: the hall view did not list the 4 boards (${hall_boards:-no answer}); the hall said:" >&2
+    tail -20 "$work/hall.log" >&2
+    exit 1
+fi
+echo "demo: the hall view: http://127.0.0.1:$hall_port/ (open it in a browser; it lists the 4 boards)" >&2
 echo "demo: live topics (mosquitto_sub -v -t 'boardbridge/#' on port $port); Ctrl-C to stop" >&2
 echo "demo: try, in another shell:  mosquitto_pub -p $port -t boardbridge/board-1/set -m '{\"leds\":{\"squares\":[\"e2\",\"e4\"]}}'" >&2
 if [ "$seconds" -gt 0 ]; then

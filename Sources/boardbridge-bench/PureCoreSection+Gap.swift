@@ -41,6 +41,11 @@ extension PureCoreSection {
                 let outcome =
                     !published ? "refused" : tracker.position.snapshot == shown.snapshot ? "recovered" : "wrong"
                 details["\(outcome)", default: 0] += 1
+                // Refused with lines listed (the board cannot tell) or without (too far to check).
+                let listed = outputs.contains {
+                    if case .missedMoves(let missed) = $0 { !missed.candidates.isEmpty } else { false }
+                }
+                if outcome == "refused" { details[listed ? "refused_listed" : "refused_unlisted", default: 0] += 1 }
                 details["\(outcome)_\(length)", default: 0] += 1
             }
             guard !samples.isEmpty else { continue }

@@ -24,6 +24,10 @@ extension GameTracker {
     /// The most positions an occupancy board's search expands (its bound prunes less, so
     /// each costs more: a tenth of a second at most in a release build).
     static let occupancyGapNodes = 40_000
+    /// The most positions an occupancy board's search expands to make sure that no line of
+    /// up to ``occupancyGapPlies`` leads to another placement with the same squares filled
+    /// (past that the gap is refused: the board cannot be read safely).
+    static let occupancyConfirmNodes = 100_000
 
     /// Searches the gap to `target` (which differs from the game on `difference`) and
     /// commits or reports what it finds; returns the verdict for the board.
@@ -39,6 +43,8 @@ extension GameTracker {
             search.distinctPositions = true
             search.extraPlies = Self.occupancyGapMargin
             search.nodeLimit = Self.occupancyGapNodes
+            search.confirmNodeLimit = Self.occupancyConfirmNodes
+            search.seenLimit = Self.occupancyConfirmNodes
         }
         switch search.run(from: game.position, board: analysis.board, to: target) {
         case .line(let moves):

@@ -20,12 +20,21 @@ import Chess
 ///
 /// On an occupancy board (``distinctPositions``) the lines are grouped by the placement
 /// they lead to, and the search goes on past the shortest line for ``extraPlies`` more
-/// (up to ``maxPlies``). The board is read only when every line found leads to one
+/// (up to ``maxPlies``). The board is read only when every line leads to one
 /// placement; its shortest line is the answer, as a piece board reads it (a longer line to
 /// the same placement is that line with moves that cancel out: a piece out and back, a
 /// tempo lost). Two lines to different placements that fill the same squares — other
 /// pieces, another capture, a promotion to another piece — are ambiguous: reported, never
 /// guessed. The search stops after the length where a second placement is found.
+///
+/// A line three or more plies longer than the shortest may still lead to another
+/// placement with the same squares filled (after `1. e4 e5`, `2. Qe2 Nf6 3. Kd1 Ng8`
+/// fills what `2. Ke2` fills, king and queen swapped), so a line found is then checked
+/// against every line of up to ``maxPlies``: a second search, cut the same way, that
+/// remembers each position with the plies it was searched for (transpositions, tempo
+/// moves and moves that cancel out are searched once), stops at the first line to another
+/// placement (ambiguous: both lines are listed) and gives up after ``confirmNodeLimit``
+/// positions (ambiguous, nothing listed: the board cannot be read safely).
 ///
 /// The search also stops after ``nodeLimit`` expanded positions (a fraction of a second):
 /// the gap is then too far to judge (ambiguous when a line was found: the rest of the
@@ -73,15 +82,25 @@ struct GapSearch {
     /// With ``distinctPositions``: how many plies past the shortest line the search goes on
     /// (up to ``maxPlies``) looking for a line to another placement.
     var extraPlies = 2
+    /// With ``distinctPositions``: the most positions expanded while making sure that no line
+    /// of up to ``maxPlies`` leads to another placement that fills the same squares (past
+    /// that the gap is too far to judge).
+    var confirmNodeLimit = 200_000
+    /// The most positions remembered (with the plies searched from them) by that check.
+    var seenLimit = 200_000
     /// The most candidate lines reported for an ambiguous gap.
     static let maxLines = 8
 
-    /// Positions expanded by the last ``run(from:board:to:)``.
-    private(set) var nodes = 0
+    /// Positions expanded by the last ``run(from:board:to:)`` (both searches).
+    var nodes: Int { searchNodes + confirmNodes }
+    private var searchNodes = 0
     private var found: [[Move]] = []
     private var ends: [PackedBoard: [[Move]]] = [:]
     private var dead: Set<Node> = []
     private var path: [Move] = []
+    private var seen: [Node: Int] = [:]
+    private var other: [Move]?
+    private var confirmNodes = 0
 
     /// A search for lines of up to `maxPlies` plies.
     init(maxPlies: Int) {
@@ -90,7 +109,8 @@ struct GapSearch {
 
     /// Searches from `position` (placed as `board`) to `target`.
     mutating func run(from position: Position, board: PackedBoard, to target: Target) -> Outcome {
-        nodes = 0
+        searchNodes = 0
+        confirmNodes = 0
         found = []
         ends = [:]
         dead = []
@@ -100,7 +120,7 @@ struct GapSearch {
         for depth in 1...maxPlies where depth <= horizon {
             path = []
             _ = search(position, board, target, remaining: depth)
-            if nodes > nodeLimit {
+            if searchNodes > nodeLimit {
                 if distinctPositions { return ends.isEmpty ? .notFound : groupedOutcome(complete: false) }
                 return shortest == nil ? .notFound : .ambiguous(plies: shortest ?? depth, lines: [])
             }
@@ -118,7 +138,75 @@ struct GapSearch {
                     ? .line(found[0]) : .ambiguous(plies: shortest, lines: found.count > Self.maxLines ? [] : found)
             }
         }
-        return distinctPositions && !ends.isEmpty ? groupedOutcome(complete: true) : .notFound
+        guard distinctPositions, !ends.isEmpty else { return .notFound }
+        let outcome = groupedOutcome(complete: true)
+        guard case .occupancy(let occupancy) = target else { return outcome }
+        return confirmed(outcome, from: position, board: board, occupancy: occupancy)
+    }
+
+    /// The one line found, when no line of up to ``maxPlies`` plies leads to another
+    /// placement with the same `occupancy`; otherwise ambiguous, listing the line and the
+    /// first line found to another placement (none when the check was cut short: the gap
+    /// is then too far to read safely).
+    private mutating func confirmed(
+        _ outcome: Outcome, from position: Position, board: PackedBoard, occupancy: UInt64
+    ) -> Outcome {
+        guard case .line(let line) = outcome else { return outcome }
+        let known = line.reduce(board) { MoveCandidate(move: $1, on: $0).result }
+        path = []
+        other = nil
+        let complete = confirm(position, board, known: known, occupancy, remaining: maxPlies)
+        seen = [:]
+        if let other { return .ambiguous(plies: line.count, lines: [line, other]) }
+        return complete ? .line(line) : .ambiguous(plies: line.count, lines: [])
+    }
+
+    /// Looks for a line of up to `remaining` plies on to a placement other than `known`
+    /// that fills `occupancy` (kept in ``other``); returns whether the search was complete.
+    /// A position already searched with as many plies left or more is not searched again:
+    /// it reaches no placement it did not reach then (transpositions, moves that cancel
+    /// out, tempo moves).
+    private mutating func confirm(
+        _ position: Position, _ board: PackedBoard, known: PackedBoard, _ occupancy: UInt64, remaining: Int
+    ) -> Bool {
+        if board.occupancy == occupancy, board != known {
+            other = path
+            return true
+        }
+        guard remaining > 0 else { return true }
+        guard confirmNodes < confirmNodeLimit else { return false }
+        let node = Node(
+            board: board, sideToMove: position.sideToMove, castlingRights: position.castlingRights,
+            enPassantSquare: position.enPassantSquare, remaining: 0)
+        if let searched = seen[node], searched >= remaining { return true }
+        if seen.count < seenLimit || seen[node] != nil { seen[node] = remaining }
+        confirmNodes += 1
+        let opponent = position.sideToMove.opponent
+        for move in Self.moves(of: position, toward: remaining == 1 ? board.occupancy & ~occupancy : nil) {
+            let next = MoveCandidate(move: move, on: board).result
+            guard canReach(opponent, position.castlingRights, next, .occupancy(occupancy), in: remaining - 1) else {
+                continue
+            }
+            path.append(move)
+            let complete = confirm(position.applying(move), next, known: known, occupancy, remaining: remaining - 1)
+            path.removeLast()
+            guard complete, other == nil else { return complete }
+        }
+        return true
+    }
+
+    /// The legal moves of `position`; only those from `leaving` when given (a last move
+    /// must leave a square the target empties: every move leaves its own).
+    private static func moves(of position: Position, toward leaving: UInt64?) -> [Move] {
+        guard var bits = leaving else { return position.legalMoves() }
+        var moves: [Move] = []
+        while bits != 0 {
+            if let square = Square(rawValue: bits.trailingZeroBitCount) {
+                moves += position.legalMoves(from: square)
+            }
+            bits &= bits - 1
+        }
+        return moves
     }
 
     /// The outcome of an occupancy search: the shortest line of the one placement reached,
@@ -142,14 +230,14 @@ struct GapSearch {
             }
             return true
         }
-        guard found.count <= Self.maxLines, ends.count <= Self.maxLines, nodes <= nodeLimit,
+        guard found.count <= Self.maxLines, ends.count <= Self.maxLines, searchNodes <= nodeLimit,
             canReach(position.sideToMove, position.castlingRights, board, target, in: remaining)
         else { return false }
         let node = Node(
             board: board, sideToMove: position.sideToMove, castlingRights: position.castlingRights,
             enPassantSquare: position.enPassantSquare, remaining: remaining)
         guard !dead.contains(node) else { return false }
-        nodes += 1
+        searchNodes += 1
         var any = false
         let opponent = position.sideToMove.opponent
         for move in position.legalMoves() {
@@ -164,7 +252,7 @@ struct GapSearch {
             if search(position.applying(move), next, target, remaining: remaining - 1) { any = true }
             path.removeLast()
         }
-        if !any, nodes <= nodeLimit, dead.count < deadLimit { dead.insert(node) }
+        if !any, searchNodes <= nodeLimit, dead.count < deadLimit { dead.insert(node) }
         return any
     }
 

@@ -8,13 +8,16 @@ extension PureCoreSection {
     /// The cost of reconciling a gap (moves made while the link was down): random games,
     /// a gap of 1–6 plies at a random moment, the board shown once the link is back. The
     /// search is bounded (positions expanded, dead ends remembered); the worst gap is the
-    /// number that matters, since it holds the board's events up.
+    /// number that matters, since it holds the board's events up. Per gap length the
+    /// details count the gaps recovered (moves published that lead to the board's
+    /// placement), refused (`missed_moves`, or no line found) and wrong (moves published
+    /// that lead to another placement: must stay 0).
     func gapResults(plan: Plan, context: BenchContext) {
         for path in [TrackerInputPath.identity, .occupancy] {
             var generator = SeededGenerator(seed: 0x6A9 &+ (path == .identity ? 0 : 1))
             var samples: [Double] = []
-            var recovered = 0
-            let gaps = plan.gamesPerFamily * 20
+            var details: [String: Double] = [:]
+            let gaps = plan.gamesPerFamily * 50
             for index in 0..<gaps {
                 let moves = RandomGames.game(seed: 0x6A90 &+ UInt64(index), maxPlies: 60)
                 guard moves.count > 8 else { continue }
@@ -34,23 +37,32 @@ extension PureCoreSection {
                 let began = ContinuousClock.now
                 let outputs = tracker.handle(event, at: 3)
                 samples.append((ContinuousClock.now - began) / .milliseconds(1))
-                if outputs.contains(where: { if case .move = $0 { true } else { false } }) { recovered += 1 }
+                let published = outputs.contains { if case .move = $0 { true } else { false } }
+                let outcome =
+                    !published ? "refused" : tracker.position.snapshot == shown.snapshot ? "recovered" : "wrong"
+                details["\(outcome)", default: 0] += 1
+                // Refused with lines listed (the board cannot tell) or without (too far to check).
+                let listed = outputs.contains {
+                    if case .missedMoves(let missed) = $0 { !missed.candidates.isEmpty } else { false }
+                }
+                if outcome == "refused" { details[listed ? "refused_listed" : "refused_unlisted", default: 0] += 1 }
+                details["\(outcome)_\(length)", default: 0] += 1
             }
             guard !samples.isEmpty else { continue }
             samples.sort()
             let median = samples[samples.count / 2]
             let worst = samples[samples.count - 1]
             let name = path == .identity ? "identity" : "occupancy"
+            details["median_ms"] = median
+            details["p90_ms"] = samples[samples.count * 9 / 10]
+            details["gaps"] = Double(samples.count)
             context.record(
                 BenchResult(
                     key: "core.kernel.gap.\(name)", label: "Kernel: gap of 1–6 plies, \(name) board (worst)",
                     value: worst, unit: "ms",
                     goal: BenchGoal(direction: .atMost, threshold: 1000, text: "< 1 s"),
-                    details: [
-                        "median_ms": median, "p90_ms": samples[samples.count * 9 / 10], "gaps": Double(samples.count),
-                        "recovered": Double(recovered),
-                    ],
-                    note: "one board shown after a random gap; search bounded at 200 000 positions"))
+                    details: details,
+                    note: "one board shown after a random gap; recovered/refused/wrong per gap length in the details"))
         }
     }
 }

@@ -101,8 +101,9 @@ import Testing
     }
 
     @Test func occupancyGapWithACaptureIsRecovered() {
-        // 1. e4 d5, then 2. exd5 while the link is down: only the e-pawn can have left e4.
-        let start = after(["e2e4", "d7d5"][...])
+        // Kings and pawns: after 1. e4 d5 only the e-pawn can have left e4 for d5, and no
+        // line of up to six plies puts other pieces on these squares.
+        let start = try! Position(fen: "4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1")
         var tracker = reconnected(.occupancy, at: start)
         let outputs = tracker.handle(.pieces(start.applying(start.legalMove(uci: "e4d5")!).snapshot), at: 11)
         #expect(outputs.moves.map(\.uci) == ["e4d5"])
@@ -110,13 +111,41 @@ import Testing
         #expect(tracker.syncState == .inSync)
     }
 
+    @Test func occupancyGapWithACaptureThatASixPlyLineAlsoExplainsIsReported() {
+        // After 1. e4 d5, 2. exd5 fills what 2. Ke2 Kd7 3. Ke1 Qe8 4. exd5 Kd8 fills (the
+        // black king and queen swapped): the board cannot tell, so nothing is published.
+        let start = after(["e2e4", "d7d5"][...])
+        var tracker = reconnected(.occupancy, at: start)
+        let shown = start.applying(start.legalMove(uci: "e4d5")!)
+        let outputs = tracker.handle(.pieces(shown.snapshot), at: 11)
+        #expect(outputs.moves.isEmpty)
+        let candidates = missed(outputs).first?.candidates ?? []
+        #expect(candidates.first == ["e4d5"])
+        #expect(candidates.count == 2)
+        let other = candidates.last.map { after($0[...], from: start) }
+        #expect(other?.snapshot.occupancy == shown.snapshot.occupancy)
+        #expect(other?.snapshot != shown.snapshot)
+        #expect(tracker.syncState.isOutOfSync)
+    }
+
     @Test func occupancyGapOfThreePliesIsRecovered() {
-        var tracker = reconnected(.occupancy)
+        let start = try! Position(fen: "4k3/3p4/8/8/8/8/4P3/4K3 w - - 0 1")
+        var tracker = reconnected(.occupancy, at: start)
         let gap = ["e2e4", "d7d5", "e4d5"]
-        let outputs = tracker.handle(.pieces(after(gap[...]).snapshot), at: 11)
+        let outputs = tracker.handle(.pieces(after(gap[...], from: start).snapshot), at: 11)
         #expect(outputs.moves.map(\.uci) == gap)
         #expect(outputs.moves.allSatisfy { $0.recovered })
         #expect(tracker.syncState == .inSync)
+    }
+
+    @Test func occupancyGapTooBroadToCheckIsReportedNotGuessed() {
+        // 1. e4 d5 2. exd5 from the start: too many lines of up to six plies to make sure
+        // that none leads to another placement; the board is not read.
+        var tracker = reconnected(.occupancy)
+        let outputs = tracker.handle(.pieces(after(["e2e4", "d7d5", "e4d5"][...]).snapshot), at: 11)
+        #expect(outputs.moves.isEmpty)
+        #expect(missed(outputs) == [MissedMoves(plies: 3, candidates: [])])
+        #expect(tracker.syncState.isOutOfSync)
     }
 
     @Test(arguments: 4...6)
@@ -148,6 +177,27 @@ import Testing
         #expect(reports.first?.plies == 3)
         #expect(reports.first?.candidates.contains(["e1e2", "d7d5", "e4d5"]) == true)
         #expect(reports.first?.candidates.count ?? 0 >= 2)
+        #expect(tracker.syncState.isOutOfSync)
+        #expect(tracker.game.moves.isEmpty)
+    }
+
+    @Test func occupancyGapThatALongerLineToAnotherPlacementFillsIsReportedNotGuessed() {
+        // After 1. e4 e5: 2. Qe2 Nf6 3. Kd1 Ng8 (queen e2, king d1) fills and empties the
+        // squares 2. Ke2 does (king e2, queen d1), three plies longer. Never read as `Ke2`.
+        let start = after(["e2e4", "e7e5"][...])
+        var tracker = reconnected(.occupancy, at: start)
+        let shown = after(["d1e2", "g8f6", "e1d1", "f6g8"][...], from: start)
+        let outputs = tracker.handle(.pieces(shown.snapshot), at: 11)
+        #expect(outputs.moves.isEmpty, "\(outputs.moves.map(\.uci))")
+        let reports = missed(outputs)
+        #expect(reports.count == 1)
+        // Listed: the short line and the first line found to another placement.
+        let candidates = reports.first?.candidates ?? []
+        #expect(candidates.first == ["e1e2"], "\(reports)")
+        #expect(candidates.count == 2, "\(reports)")
+        let other = candidates.last.map { after($0[...], from: start) }
+        #expect(other?.snapshot.occupancy == shown.snapshot.occupancy)
+        #expect(other?.snapshot != after(["e1e2"][...], from: start).snapshot)
         #expect(tracker.syncState.isOutOfSync)
         #expect(tracker.game.moves.isEmpty)
     }

@@ -50,4 +50,33 @@ import Testing
         #expect(harness.publisher.payloads(on: "boardbridge/board-01/move").isEmpty)
         #expect(harness.session.core.game.moves.isEmpty)
     }
+
+    @Test func anOccupancyGapALongerLineToAnotherPlacementExplainsIsNotReadAsTheShortOne() async throws {
+        // 1. e4 e5, then 2. Qe2 Nf6 3. Kd1 Ng8 while the link is down: the squares are those
+        // of 2. Ke2 (king and queen swapped). No move may be published from the gap.
+        var harness = try SessionHarness(family: .squareOff, name: "Square Off Pro")
+        await harness.connect()
+        await harness.play("e2e4")
+        await harness.play("e7e5")
+        #expect(harness.session.core.game.moves.count == 2)
+        harness.transport.dropLink()
+        await harness.pump()
+        for uci in ["d1e2", "g8f6", "e1d1", "f6g8"] { await harness.play(uci) }
+        harness.publisher.clear()
+        harness.transport.establishLink()
+        await harness.pump()
+        harness.time.advance(3)
+        harness.session.tick()
+        await harness.pump()
+        let moves = harness.publisher.payloads(on: "boardbridge/board-01/move").compactMap { $0["uci"]?.stringValue }
+        #expect(moves.isEmpty, "\(moves)")
+        let outOfSync = harness.publisher.payloads(on: events).filter { $0["event_type"] == "out_of_sync" }
+        #expect(outOfSync.first?["reason"] == "missed_moves", "\(harness.publisher.payloads(on: events))")
+        let candidates = outOfSync.first?["candidates"]?.arrayValue?.map { line in
+            line.arrayValue?.compactMap(\.stringValue) ?? []
+        }
+        #expect(candidates?.first == ["e1e2"], "\(candidates ?? [])")
+        #expect(candidates?.count == 2, "\(candidates ?? [])")
+        #expect(harness.session.core.game.moves.count == 2)
+    }
 }

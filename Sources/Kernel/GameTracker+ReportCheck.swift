@@ -1,0 +1,207 @@
+import BoardKit
+import Chess
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// When a move-reporting board's reports are confirmed by the board's own game before
+/// they are committed (ChessUp: its `67` state frame, full placement).
+///
+/// A report names a move and nothing else: no ply, no sequence number. When the link loses
+/// a notification (bluetoothd drops what its notify socket has no room for), the next
+/// report is taken for the lost one's successor; after an even number of lost reports it
+/// is often legal in the game position and would be committed in the wrong place. That
+/// cannot be seen in the reports, so they are not trusted where losses happen: a report
+/// that comes ``burstInterval`` after the one before (the bridge is working through a
+/// backlog, or the board plays faster than hands can), a report the game position rejects
+/// (a report was lost, or a stale one came back), and every report for ``trustDelay``
+/// after either. Such reports are held, the board is asked for its state, and the state
+/// decides (``ReportedLineSearch``): the line that explains it is committed, the moves
+/// nobody reported marked recovered; an ambiguous or too distant state is refused as
+/// missed moves, out of sync, and nothing more is committed until the board shows the
+/// game's position again or a new game or position is set.
+public struct ReportCheck: Hashable, Sendable {
+    /// Reports closer together than this (seconds) are held for the board's state; 0 never
+    /// holds for speed (a rejected report is then an illegal move, as without the check).
+    public var burstInterval: TimeInterval
+    /// How long after the last held report every report is held too (seconds).
+    public var trustDelay: TimeInterval
+    /// How long a state request waits for its answer before it is sent again (seconds).
+    public var retryInterval: TimeInterval
+    /// The most reports held for one state (more: the gap is too long to search).
+    public var maxHeld: Int
+
+    /// Creates a policy.
+    public init(burstInterval: TimeInterval, trustDelay: TimeInterval, retryInterval: TimeInterval, maxHeld: Int) {
+        self.burstInterval = burstInterval
+        self.trustDelay = trustDelay
+        self.retryInterval = retryInterval
+        self.maxHeld = maxHeld
+    }
+
+    /// Never holds: every legal report is committed at once, a rejected one is an illegal move.
+    public static let off = ReportCheck(burstInterval: 0, trustDelay: 0, retryInterval: 0, maxHeld: 0)
+    /// The bridge's policy for a ChessUp: reports under 0.3 s apart (no two hands play that
+    /// fast) are confirmed, and every report for 2 s after (a stale retransmission comes
+    /// back within a few retransmission intervals); a lost answer is asked for again after
+    /// 0.5 s; at most 48 reports wait for one state.
+    public static let standard = ReportCheck(burstInterval: 0.3, trustDelay: 2, retryInterval: 0.5, maxHeld: 48)
+
+    /// Whether reports are ever held.
+    public var isEnabled: Bool { maxHeld > 0 }
+}
+
+/// The reports held for the board's state (see ``ReportCheck``).
+struct ReportHold: Sendable {
+    /// The held reports, in order, with the time each came.
+    var reports: [(move: BoardMove, time: TimeInterval)] = []
+    /// Whether more came than ``ReportCheck/maxHeld``.
+    var overflowed = false
+    /// When the last report came (held or not).
+    var lastReportTime: TimeInterval?
+    /// Until when every report is held.
+    var trustAfter: TimeInterval = -.infinity
+    /// Whether a state is awaited to decide the held reports.
+    var awaitingState = false
+    /// Whether a state could not be explained: nothing is committed until one shows the
+    /// game's position.
+    var refused = false
+    /// When the state is asked for again.
+    var retryAt: TimeInterval?
+    /// Whether a state request is due (taken by the ``GameSession``).
+    var requestDue = false
+}
+
+extension GameTracker {
+    /// Takes a due state request (the session sends ``BoardCommand/requestState``).
+    mutating func takeStateRequest() -> Bool {
+        guard hold.requestDue else { return false }
+        hold.requestDue = false
+        return true
+    }
+
+    /// When an unanswered state request is sent again, or `nil`.
+    var stateRetryDeadline: TimeInterval? { hold.awaitingState ? hold.retryAt : nil }
+
+    /// Whether `reported`, coming at `time`, must wait for the board's state.
+    mutating func mustHold(_ reported: BoardMove, at time: TimeInterval) -> Bool {
+        guard reportCheck.isEnabled else { return false }
+        let burst = hold.lastReportTime.map { time - $0 < reportCheck.burstInterval } ?? false
+        hold.lastReportTime = time
+        return hold.awaitingState || hold.refused || burst || time < hold.trustAfter
+    }
+
+    /// Holds `reported` until the board's state decides it, asking for the state.
+    mutating func holdReport(_ reported: BoardMove, at time: TimeInterval, into outputs: inout [TrackerOutput]) {
+        if hold.reports.count < reportCheck.maxHeld {
+            hold.reports.append((reported, time))
+        } else {
+            hold.overflowed = true
+        }
+        hold.trustAfter = time + reportCheck.trustDelay
+        if !hold.awaitingState || (hold.retryAt.map { time >= $0 } ?? true) {
+            hold.awaitingState = true
+            requestState(at: time)
+        }
+        if !hold.refused { apply(.inProgress, at: time, into: &outputs) }
+    }
+
+    /// A board-side promotion pick for the last held report.
+    mutating func holdPick(_ kind: PieceKind) -> Bool {
+        guard hold.awaitingState, let last = hold.reports.last else { return false }
+        if last.move.promotion == nil, last.move.to.rank == 0 || last.move.to.rank == 7 {
+            hold.reports[hold.reports.count - 1].move.promotion = kind
+        }
+        return true
+    }
+
+    /// Sends an unanswered state request again when its wait is over.
+    mutating func retryStateRequest(at time: TimeInterval) {
+        guard let retry = stateRetryDeadline, time >= retry else { return }
+        requestState(at: time)
+    }
+
+    private mutating func requestState(at time: TimeInterval) {
+        hold.requestDue = true
+        hold.retryAt = time + reportCheck.retryInterval
+    }
+
+    /// Whether a state frame of the board's own game decides held reports (or a refusal).
+    var decidesByState: Bool { reportCheck.isEnabled && (hold.awaitingState || hold.refused) }
+
+    /// The board's own game shows `snapshot` (game coordinates): the held reports are
+    /// committed as the line that explains it, or refused.
+    mutating func reconcileReports(with snapshot: BoardSnapshot, at time: TimeInterval, into outputs: inout [TrackerOutput]) {
+        resolveReportedPending(into: &outputs)
+        let target = PackedBoard(snapshot)
+        let held = hold.overflowed ? nil : hold.reports
+        let wasRefused = hold.refused
+        hold.reports = []
+        hold.overflowed = false
+        hold.awaitingState = false
+        hold.retryAt = nil
+        observed = nil
+        touched = 0
+        if wasRefused {
+            // Nothing reported since the refusal counts: only the game's own position does.
+            guard target == analysis.board else {
+                refuse(nil, target: target, into: &outputs)
+                return
+            }
+            accept(at: time, into: &outputs)
+            return
+        }
+        guard let held, !isGameOver else {
+            refuse(MissedMoves(plies: nil, candidates: []), target: target, into: &outputs)
+            return
+        }
+        var search = ReportedLineSearch()
+        switch search.run(from: game.position, board: analysis.board, reports: held.map(\.move), to: target) {
+        case .line(let moves, let reported):
+            // Each move at the time of its report; an unreported one at the next report's.
+            var times = held.map(\.time).makeIterator()
+            var pendingTimes: [Int] = []
+            var stamps = [TimeInterval](repeating: time, count: moves.count)
+            for index in moves.indices {
+                if reported[index], let stamp = times.next() {
+                    for earlier in pendingTimes { stamps[earlier] = stamp }
+                    pendingTimes = []
+                    stamps[index] = stamp
+                } else {
+                    pendingTimes.append(index)
+                }
+            }
+            for (index, move) in moves.enumerated() {
+                guard analysis.candidate(for: move) != nil else { break }
+                commit(move, at: stamps[index], recovered: !reported[index], into: &outputs)
+            }
+            accept(at: time, into: &outputs)
+        case .ambiguous(let plies, let lines):
+            refuse(MissedMoves(plies: plies, candidates: lines.map { $0.map(\.uci) }), target: target, into: &outputs)
+        case .notFound:
+            refuse(MissedMoves(plies: nil, candidates: []), target: target, into: &outputs)
+        }
+    }
+
+    private mutating func accept(at time: TimeInterval, into outputs: inout [TrackerOutput]) {
+        hold.refused = false
+        reportedMismatch = 0
+        apply(reportedVerdict(), at: time, into: &outputs)
+    }
+
+    /// Out of sync with `missed` as the reason (given once per refusal: `nil` when it was).
+    private mutating func refuse(_ missed: MissedMoves?, target: PackedBoard, into outputs: inout [TrackerOutput]) {
+        let difference = target.differences(from: analysis.board)
+        reportedMismatch = difference
+        hold.refused = true
+        if let missed { outputs.append(.missedMoves(missed)) }
+        let state = SyncState.outOfSync(mismatched: difference.squares)
+        if missed != nil || state != syncState {
+            syncState = state
+            outputs.append(.syncChanged(state))
+        }
+    }
+}

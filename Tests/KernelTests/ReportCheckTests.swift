@@ -1,0 +1,221 @@
+import BoardKit
+import Chess
+import Kernel
+import Testing
+
+/// Issue #15 (8): a move-reporting board (ChessUp) whose notifications the link loses.
+/// A report carries no ply, so after lost reports a later one would be committed in the
+/// lost one's place; with ``ReportCheck`` such reports wait for the board's own game (its
+/// state) and the line that explains the state is committed, or refused as missed moves.
+@Suite struct ReportCheckTests {
+    static let seed: UInt64 = 0x6A9_0015_8C
+
+    /// A session for a ChessUp-like board, ready, confirming reports as the bridge does.
+    private func session() -> GameSession {
+        var session = GameSession(inputPath: .reportedMoves)
+        session.reportCheck = .standard
+        _ = session.handle(.ready, at: 0)
+        return session
+    }
+
+    private func report(_ uci: String) -> BoardEvent { .moveReported(BoardMove(uci: uci)!) }
+
+    private func state(after moves: [String]) -> BoardEvent {
+        var position = Position.starting
+        for uci in moves { position.apply(position.legalMove(uci: uci)!) }
+        return .pieces(position.snapshot)
+    }
+
+    private func moves(_ outputs: [SessionOutput]) -> [CommittedMove] {
+        outputs.compactMap { if case .tracker(.move(let move)) = $0 { move } else { nil } }
+    }
+
+    private func asksForState(_ outputs: [SessionOutput]) -> Bool {
+        outputs.contains { $0 == .command(.requestState) }
+    }
+
+    private func missed(_ outputs: [SessionOutput]) -> MissedMoves? {
+        outputs.lazy.compactMap { if case .tracker(.missedMoves(let missed)) = $0 { missed } else { nil } }.first
+    }
+
+    /// Two reports lost in a burst: the next one (legal in the game position, `Nc6` after
+    /// `e4`) used to be committed as the second ply. Now it waits for the state, which
+    /// explains it with the two lost moves, committed first and marked recovered.
+    @Test func aLegalReportAfterTwoLostOnesWaitsAndTheLostMovesAreRecovered() {
+        var session = session()
+        #expect(moves(session.handle(report("e2e4"), at: 1)).map(\.uci) == ["e2e4"])
+        // e7e5 and g1f3 are lost; b8c6 comes 10 ms after e2e4.
+        let held = session.handle(report("b8c6"), at: 1.01)
+        #expect(moves(held).isEmpty)
+        #expect(asksForState(held))
+        #expect(session.syncState == .moveInProgress)
+        let decided = moves(session.handle(state(after: ["e2e4", "e7e5", "g1f3", "b8c6"]), at: 1.05))
+        #expect(decided.map(\.uci) == ["e7e5", "g1f3", "b8c6"])
+        #expect(decided.map(\.ply) == [2, 3, 4])
+        #expect(decided.map(\.recovered) == [true, true, false])
+        #expect(session.syncState == .inSync)
+    }
+
+    /// One report lost: the next one is the wrong side's, rejected in the game position; it
+    /// is no illegal move (the board reports only moves legal in its game) but a sign of
+    /// the loss: the state decides.
+    @Test func aRejectedReportAsksTheBoardAndIsNoIllegalMove() {
+        var session = session()
+        _ = session.handle(report("e2e4"), at: 1)
+        // e7e5 is lost; g1f3 comes much later (no burst).
+        let rejected = session.handle(report("g1f3"), at: 5)
+        #expect(asksForState(rejected))
+        #expect(!rejected.contains { if case .tracker(.illegalMove) = $0 { true } else { false } })
+        let decided = moves(session.handle(state(after: ["e2e4", "e7e5", "g1f3"]), at: 5.1))
+        #expect(decided.map(\.uci) == ["e7e5", "g1f3"])
+        #expect(decided.map(\.recovered) == [true, false])
+    }
+
+    /// A state the reports cannot explain within the bounds is refused: missed moves, out
+    /// of sync, and no report commits anything until the board shows the game again.
+    @Test func anUnexplainedStateIsRefusedUntilTheBoardShowsTheGame() {
+        var session = session()
+        _ = session.handle(report("e2e4"), at: 1)
+        _ = session.handle(report("d2d4"), at: 5)
+        let far = ["e2e4", "e7e5", "d2d4", "d7d5", "g1f3", "g8f6", "b1c3", "b8c6", "c1f4"]
+        let refused = session.handle(state(after: far), at: 5.1)
+        #expect(moves(refused).isEmpty)
+        #expect(missed(refused) != nil)
+        #expect(session.syncState.isOutOfSync)
+        // Later reports are held, not committed, and no second missed-moves report comes.
+        let later = session.handle(report("c8f5"), at: 9)
+        #expect(moves(later).isEmpty)
+        #expect(asksForState(later))
+        #expect(missed(session.handle(state(after: far + ["c8f5"]), at: 9.1)) == nil)
+        #expect(session.game.moves.count == 1)
+        // The arbiter puts the board's game back to the game position.
+        _ = session.handle(report("e2e4"), at: 20)
+        _ = session.handle(state(after: ["e2e4"]), at: 20.1)
+        #expect(session.syncState == .inSync)
+        #expect(moves(session.handle(report("e7e5"), at: 30)).map(\.uci) == ["e7e5"])
+    }
+
+    /// Two lost moves that the board's placement cannot order (two knights out, either
+    /// first): never guessed.
+    @Test func aStateTwoLinesExplainIsAmbiguous() {
+        var session = session()
+        _ = session.handle(report("e2e4"), at: 1)
+        _ = session.handle(report("e7e5"), at: 2)
+        // g1f3 and b8c6 lost … then b1c3 and g8f6 also lost, d2d4 reported in a burst.
+        _ = session.handle(report("d2d4"), at: 2.01)
+        let outputs = session.handle(state(after: ["e2e4", "e7e5", "g1f3", "b8c6", "b1c3", "g8f6", "d2d4"]), at: 2.1)
+        #expect(moves(outputs).isEmpty)
+        let report = missed(outputs)
+        #expect(report?.plies == 5)
+        #expect((report?.candidates.count ?? 0) >= 2)
+        #expect(session.game.moves.count == 2)
+    }
+
+    /// A state request whose answer is lost is sent again.
+    @Test func aLostStateAnswerIsAskedForAgain() {
+        var session = session()
+        _ = session.handle(report("e2e4"), at: 1)
+        #expect(asksForState(session.handle(report("e7e5"), at: 1.01)))
+        #expect(session.nextDeadline != nil)
+        #expect(!asksForState(session.tick(at: 1.2)))
+        #expect(asksForState(session.tick(at: 1.6)))
+        #expect(moves(session.handle(state(after: ["e2e4", "e7e5"]), at: 1.7)).map(\.uci) == ["e7e5"])
+    }
+
+    /// A board-side promotion pick that follows a held report belongs to it.
+    @Test func aHeldPromotionKeepsItsPick() {
+        let fen = "8/P6k/8/8/8/8/6K1/8 w - - 0 1"
+        var session = GameSession(game: Game(startPosition: try! Position(fen: fen)), inputPath: .reportedMoves)
+        session.reportCheck = .standard
+        _ = session.handle(.ready, at: 0)
+        _ = session.handle(report("g2g3"), at: 1)
+        _ = session.handle(report("h7h6"), at: 1.01)
+        _ = session.handle(report("a7a8"), at: 1.02)
+        _ = session.handle(.promotionPicked(.knight), at: 1.03)
+        var position = try! Position(fen: fen)
+        for uci in ["g2g3", "h7h6", "a7a8n"] { position.apply(position.legalMove(uci: uci)!) }
+        let decided = moves(session.handle(.pieces(position.snapshot), at: 1.1))
+        #expect(decided.map(\.uci) == ["h7h6", "a7a8n"])
+    }
+
+    /// Random legal games reported over a lossy link, faster than hands play: reports lost,
+    /// stale ones coming back, state answers lost or late. Every committed move is the
+    /// board's move at its ply (never a wrong one), and a game not committed to its end was
+    /// reported as missed moves.
+    @Test func noLossEverCommitsAWrongMove() {
+        var recoveredGames = 0
+        var refusedGames = 0
+        var recoveredMoves = 0
+        for index in 0..<40 {
+            let gameSeed = Self.seed &+ UInt64(index)
+            let played = randomGame(seed: gameSeed, maxPlies: 60)
+            var rng = SplitMix64(seed: gameSeed &* 31)
+            var session = session()
+            var position = Position.starting
+            var time = 1.0
+            var committed: [CommittedMove] = []
+            var wasMissed = false
+            // The plies at the end whose reports were all lost: nothing tells of them.
+            var unseenTail = 0
+            var answersDue: [Int] = []  // reports still to come before each pending answer
+            let lossPercent = 5 + Int(rng.next() % 20)
+            func feed(_ outputs: [SessionOutput]) {
+                committed += moves(outputs)
+                if missed(outputs) != nil { wasMissed = true }
+                // The answer comes after 0–2 more reports, or is lost (1 in 6).
+                if asksForState(outputs), rng.next() % 6 != 0 { answersDue.append(Int(rng.next() % 3)) }
+            }
+            func answer() {
+                answersDue = answersDue.map { $0 - 1 }
+                while let first = answersDue.first, first < 0 {
+                    answersDue.removeFirst()
+                    feed(session.handle(.pieces(position.snapshot), at: time))
+                }
+            }
+            for (ply, move) in played.enumerated() {
+                position.apply(move)
+                // Mostly a burst; now and then a calm stretch.
+                time += rng.next() % 10 == 0 ? 3 : 0.01
+                feed(session.tick(at: time))
+                if Int(rng.next() % 100) >= lossPercent {
+                    feed(session.handle(.moveReported(move), at: time))
+                    unseenTail = 0
+                } else {
+                    unseenTail += 1
+                }
+                let back = 2 + Int(rng.next() % 3)
+                if ply >= back, rng.next() % 12 == 0 {
+                    // A stale retransmission of a move two to four plies back (one the
+                    // adapter's filter no longer remembers).
+                    feed(session.handle(.moveReported(played[ply - back]), at: time))
+                }
+                answer()
+            }
+            // The board stays still; states are asked for and answered until decided.
+            for _ in 0..<6 {
+                time += 1
+                answersDue = answersDue.map { _ in -1 }
+                answer()
+                feed(session.tick(at: time))
+            }
+            for (offset, move) in committed.enumerated() {
+                #expect(move.ply == offset + 1, "seed \(gameSeed)")
+                #expect(move.move == played[offset], "seed \(gameSeed): ply \(move.ply) is \(move.uci)")
+            }
+            recoveredMoves += committed.filter(\.recovered).count
+            if committed.count == played.count {
+                recoveredGames += 1
+            } else {
+                refusedGames += 1
+                #expect(
+                    wasMissed || committed.count + unseenTail == played.count,
+                    "seed \(gameSeed): \(committed.count) of \(played.count) plies, no missed moves")
+            }
+        }
+        // Both outcomes occur, and lost moves are recovered.
+        print("report check: \(recoveredGames) games whole, \(refusedGames) not, \(recoveredMoves) moves recovered")
+        #expect(recoveredGames > 0)
+        #expect(refusedGames > 0)
+        #expect(recoveredMoves > 0)
+    }
+}

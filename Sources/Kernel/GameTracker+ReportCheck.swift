@@ -17,17 +17,18 @@ import Chess
 /// cannot be seen in the reports, so they are not trusted where losses happen: a report
 /// that comes ``burstInterval`` after the one before (the bridge is working through a
 /// backlog, or the board plays faster than hands can), a report the game position rejects
-/// (a report was lost, or a stale one came back), and every report for ``trustDelay``
-/// after either. Such reports are held, the board is asked for its state, and the state
-/// decides (``ReportedLineSearch``): the line that explains it is committed, the moves
-/// nobody reported marked recovered; an ambiguous or too distant state is refused as
-/// missed moves, out of sync, and nothing more is committed until the board shows the
-/// game's position again or a new game or position is set.
+/// (a report was lost, or a stale one came back), and every report after either until a
+/// state taken once the board was quiet for ``trustDelay`` confirms the game (a report lost
+/// at the end of a burst shows in no later report). Such reports are held, the board is
+/// asked for its state, and the state decides (``ReportedLineSearch``): the line that
+/// explains it is committed, the moves nobody reported marked recovered; an ambiguous or
+/// too distant state is refused as missed moves, out of sync, and nothing more is committed
+/// until the board shows the game's position again or a new game or position is set.
 public struct ReportCheck: Hashable, Sendable {
-    /// Reports closer together than this (seconds) are held for the board's state; 0 never
-    /// holds for speed (a rejected report is then an illegal move, as without the check).
+    /// Reports closer together than this (seconds) are held for the board's state.
     public var burstInterval: TimeInterval
-    /// How long after the last held report every report is held too (seconds).
+    /// How long the board must have been quiet (no report) before a state that confirms
+    /// the game makes reports trusted again (seconds).
     public var trustDelay: TimeInterval
     /// How long a state request waits for its answer before it is sent again (seconds).
     public var retryInterval: TimeInterval
@@ -45,9 +46,9 @@ public struct ReportCheck: Hashable, Sendable {
     /// Never holds: every legal report is committed at once, a rejected one is an illegal move.
     public static let off = ReportCheck(burstInterval: 0, trustDelay: 0, retryInterval: 0, maxHeld: 0)
     /// The bridge's policy for a ChessUp: reports under 0.3 s apart (no two hands play that
-    /// fast) are confirmed, and every report for 2 s after (a stale retransmission comes
-    /// back within a few retransmission intervals); a lost answer is asked for again after
-    /// 0.5 s; at most 48 reports wait for one state.
+    /// fast) are confirmed, and every report after until the board was quiet for 2 s (a
+    /// stale retransmission comes back within a few retransmission intervals); a lost
+    /// answer is asked for again after 0.5 s; at most 48 reports wait for one state.
     public static let standard = ReportCheck(burstInterval: 0.3, trustDelay: 2, retryInterval: 0.5, maxHeld: 48)
 
     /// Whether reports are ever held.
@@ -62,15 +63,14 @@ struct ReportHold: Sendable {
     var overflowed = false
     /// When the last report came (held or not).
     var lastReportTime: TimeInterval?
-    /// Until when every report is held.
-    var trustAfter: TimeInterval = -.infinity
-    /// Whether a state is awaited to decide the held reports.
+    /// Whether reports are held until a state, asked for once the board was quiet for
+    /// ``ReportCheck/trustDelay``, confirms the game.
     var awaitingState = false
     /// Whether a state could not be explained: nothing is committed until one shows the
     /// game's position.
     var refused = false
-    /// When the state is asked for again.
-    var retryAt: TimeInterval?
+    /// When the unanswered state request went out, or `nil`.
+    var askedAt: TimeInterval?
     /// Whether a state request is due (taken by the ``GameSession``).
     var requestDue = false
 }
@@ -83,15 +83,21 @@ extension GameTracker {
         return true
     }
 
-    /// When an unanswered state request is sent again, or `nil`.
-    var stateRetryDeadline: TimeInterval? { hold.awaitingState ? hold.retryAt : nil }
+    /// When the state is asked for (again): an unanswered request after
+    /// ``ReportCheck/retryInterval``, a confirmation once the board was quiet for
+    /// ``ReportCheck/trustDelay``; `nil` when reports are trusted.
+    var stateRetryDeadline: TimeInterval? {
+        guard hold.awaitingState || hold.refused else { return nil }
+        if let asked = hold.askedAt { return asked + reportCheck.retryInterval }
+        return hold.awaitingState ? (hold.lastReportTime ?? 0) + reportCheck.trustDelay : nil
+    }
 
     /// Whether `reported`, coming at `time`, must wait for the board's state.
     mutating func mustHold(_ reported: BoardMove, at time: TimeInterval) -> Bool {
         guard reportCheck.isEnabled else { return false }
         let burst = hold.lastReportTime.map { time - $0 < reportCheck.burstInterval } ?? false
         hold.lastReportTime = time
-        return hold.awaitingState || hold.refused || burst || time < hold.trustAfter
+        return hold.awaitingState || hold.refused || burst
     }
 
     /// Holds `reported` until the board's state decides it, asking for the state.
@@ -101,11 +107,9 @@ extension GameTracker {
         } else {
             hold.overflowed = true
         }
-        hold.trustAfter = time + reportCheck.trustDelay
-        if !hold.awaitingState || (hold.retryAt.map { time >= $0 } ?? true) {
-            hold.awaitingState = true
-            requestState(at: time)
-        }
+        hold.lastReportTime = time
+        hold.awaitingState = true
+        if hold.askedAt.map({ time - $0 >= reportCheck.retryInterval }) ?? true { requestState(at: time) }
         if !hold.refused { apply(.inProgress, at: time, into: &outputs) }
     }
 
@@ -118,7 +122,7 @@ extension GameTracker {
         return true
     }
 
-    /// Sends an unanswered state request again when its wait is over.
+    /// Asks for the state when ``stateRetryDeadline`` has come.
     mutating func retryStateRequest(at time: TimeInterval) {
         guard let retry = stateRetryDeadline, time >= retry else { return }
         requestState(at: time)
@@ -126,39 +130,53 @@ extension GameTracker {
 
     private mutating func requestState(at time: TimeInterval) {
         hold.requestDue = true
-        hold.retryAt = time + reportCheck.retryInterval
+        hold.askedAt = time
     }
 
     /// Whether a state frame of the board's own game decides held reports (or a refusal).
     var decidesByState: Bool { reportCheck.isEnabled && (hold.awaitingState || hold.refused) }
 
-    /// The board's own game shows `snapshot` (game coordinates): the held reports are
-    /// committed as the line that explains it, or refused.
-    mutating func reconcileReports(with snapshot: BoardSnapshot, at time: TimeInterval, into outputs: inout [TrackerOutput]) {
+    /// How many plies the board's game (`side` to move at full move `fullmove`, one byte on
+    /// the wire) is ahead of the game; `nil` when it is behind.
+    func pliesAhead(_ side: PieceColor, _ fullmove: Int) -> Int? {
+        let position = game.position
+        let board = 2 * (fullmove - 1) + (side == .black ? 1 : 0)
+        let ours = 2 * (position.fullmoveNumber - 1) + (position.sideToMove == .black ? 1 : 0)
+        // The wire's move number wraps at 256 moves (512 plies).
+        let ahead = ((board - ours) % 512 + 512) % 512
+        return ahead < 256 ? ahead : nil
+    }
+
+    /// The board's own game shows `snapshot` (game coordinates), `plies` ahead of the game
+    /// when the board says (`.some(nil)`: behind it): the held reports are committed as the
+    /// line that explains it, or refused.
+    mutating func reconcileReports(
+        with snapshot: BoardSnapshot, plies: Int?? = .none, at time: TimeInterval, into outputs: inout [TrackerOutput]
+    ) {
         resolveReportedPending(into: &outputs)
         let target = PackedBoard(snapshot)
         let held = hold.overflowed ? nil : hold.reports
         let wasRefused = hold.refused
         hold.reports = []
         hold.overflowed = false
-        hold.awaitingState = false
-        hold.retryAt = nil
+        hold.askedAt = nil
         observed = nil
         touched = 0
         if wasRefused {
             // Nothing reported since the refusal counts: only the game's own position does.
-            guard target == analysis.board else {
+            guard target == analysis.board, plies == .none || plies == .some(0) else {
                 refuse(nil, target: target, into: &outputs)
                 return
             }
             accept(at: time, into: &outputs)
             return
         }
-        guard let held, !isGameOver else {
+        guard let held, !isGameOver, plies != .some(nil) else {
             refuse(MissedMoves(plies: nil, candidates: []), target: target, into: &outputs)
             return
         }
         var search = ReportedLineSearch()
+        if case .some(.some(let exact)) = plies { search.exactPlies = exact }
         switch search.run(from: game.position, board: analysis.board, reports: held.map(\.move), to: target) {
         case .line(let moves, let reported):
             // Each move at the time of its report; an unreported one at the next report's.
@@ -186,8 +204,12 @@ extension GameTracker {
         }
     }
 
+    /// The state confirmed the game. Reports are trusted again only when the board had been
+    /// quiet for ``ReportCheck/trustDelay`` (a report lost at the end of a burst shows only
+    /// in a later state); until then they are held, and a state is asked for once it is.
     private mutating func accept(at time: TimeInterval, into outputs: inout [TrackerOutput]) {
         hold.refused = false
+        hold.awaitingState = time - (hold.lastReportTime ?? -.infinity) < reportCheck.trustDelay
         reportedMismatch = 0
         apply(reportedVerdict(), at: time, into: &outputs)
     }
@@ -197,6 +219,7 @@ extension GameTracker {
         let difference = target.differences(from: analysis.board)
         reportedMismatch = difference
         hold.refused = true
+        hold.awaitingState = false
         if let missed { outputs.append(.missedMoves(missed)) }
         let state = SyncState.outOfSync(mismatched: difference.squares)
         if missed != nil || state != syncState {

@@ -66,6 +66,10 @@ public struct GameTracker: Sendable {
     public var reportCheck = ReportCheck.off
     /// The reports waiting for the board's state.
     var hold = ReportHold()
+    /// Whether the board's state frames carry its side to move and move number
+    /// (``BoardEvent/gameState(_:sideToMove:fullmoveNumber:)``): they, not the plain
+    /// snapshot that follows, decide held reports.
+    var boardGameCarriesPlies = false
 
     /// Whether the board may show moves made while nobody watched (after a new link, or a
     /// restore): an unexplained board is then searched for them (``GapSearch``) until the
@@ -126,11 +130,18 @@ public struct GameTracker: Sendable {
         case .pieces(let snapshot):
             switch inputPath {
             case .identity: observeIdentity(PackedBoard(snapshot), at: time, into: &outputs)
-            case .reportedMoves where decidesByState:
+            case .reportedMoves where decidesByState && !boardGameCarriesPlies:
                 reconcileReports(with: (orientation ?? .whiteNear).map(snapshot), at: time, into: &outputs)
             case .occupancy, .reportedMoves:
                 observeOccupancy(map(snapshot.occupancy).bits, at: time, into: &outputs)
             }
+        case .gameState(let snapshot, let side, let fullmove):
+            guard inputPath == .reportedMoves else { break }
+            boardGameCarriesPlies = true
+            guard decidesByState else { break }
+            let plies = pliesAhead(side, fullmove)
+            reconcileReports(
+                with: (orientation ?? .whiteNear).map(snapshot), plies: plies, at: time, into: &outputs)
         case .occupancy(let map):
             guard inputPath != .identity else { break }
             observeOccupancy(self.map(map).bits, at: time, into: &outputs)

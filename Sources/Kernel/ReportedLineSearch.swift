@@ -33,6 +33,11 @@ struct ReportedLineSearch {
     /// The most positions expanded before giving up (a few tenths of a second in a debug
     /// build: the bridge's event loop waits meanwhile).
     var nodeLimit = 20_000
+    /// How many plies the line has, when the board says (its game's move number): then
+    /// every line is that long, and a line that leaves out no report is always among the
+    /// cheapest, so the board's own line (none left out) is found whenever it is within the
+    /// bounds.
+    var exactPlies: Int?
     /// The most candidate lines reported for an ambiguous gap.
     static let maxLines = 8
 
@@ -84,11 +89,15 @@ struct ReportedLineSearch {
     private mutating func search(_ position: Position, _ board: PackedBoard, index: Int, budget: Int) {
         guard nodes <= nodeLimit, found.count <= Self.maxLines else { return }
         if index == reports.count, budget == 0 {
-            if board == target { found.append((path, flags)) }
+            if board == target, exactPlies.map({ $0 == path.count }) ?? true { found.append((path, flags)) }
             return
         }
         // Each move changes at most four squares (castling).
-        let movesLeft = reports.count - index + budget
+        var movesLeft = reports.count - index + budget
+        if let exactPlies {
+            movesLeft = min(movesLeft, exactPlies - path.count)
+            guard movesLeft >= 0 else { return }
+        }
         guard board.differences(from: target).nonzeroBitCount <= 4 * movesLeft else { return }
         nodes += 1
         let legal = position.legalMoves()

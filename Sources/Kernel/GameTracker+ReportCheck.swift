@@ -148,8 +148,8 @@ extension GameTracker {
     }
 
     /// The board's own game shows `snapshot` (game coordinates), `plies` ahead of the game
-    /// when the board says (`.some(nil)`: behind it): the held reports are committed as the
-    /// line that explains it, or refused.
+    /// (`.some(nil)`: behind it; `.none`: a plain snapshot, which cannot say): the held
+    /// reports are committed as the line that explains it, or refused.
     mutating func reconcileReports(
         with snapshot: BoardSnapshot, plies: Int?? = .none, at time: TimeInterval, into outputs: inout [TrackerOutput]
     ) {
@@ -171,12 +171,13 @@ extension GameTracker {
             accept(at: time, into: &outputs)
             return
         }
-        guard let held, !isGameOver, plies != .some(nil) else {
+        // Without the board's move number the plies it played are unknown: never guessed.
+        guard let held, !isGameOver, case .some(.some(let exact)) = plies else {
             refuse(MissedMoves(plies: nil, candidates: []), target: target, into: &outputs)
             return
         }
-        var search = ReportedLineSearch()
-        if case .some(.some(let exact)) = plies { search.exactPlies = exact }
+        var search = ReportedLineSearch(plies: exact)
+        search.committed = game.moves.suffix(8).map(\.move)
         switch search.run(from: game.position, board: analysis.board, reports: held.map(\.move), to: target) {
         case .line(let moves, let reported):
             // Each move at the time of its report; an unreported one at the next report's.

@@ -163,14 +163,14 @@ import Testing
         var adapter = ChessUpAdapter()
         let frame = try bytes(Self.stateAfterE4E5)
         #expect(adapter.feed(bytes: frame.prefix(72)).isEmpty)
-        #expect(adapter.feed(bytes: frame.suffix(1)).count == 2)
+        #expect(adapter.feed(bytes: frame.suffix(1)).count == 3)
     }
 
-    @Test func readyComesOnceAndRepeatedStateIsSilent() throws {
+    @Test func readyComesOnceAndRepeatedStateGivesTheGameOnly() throws {
         var adapter = ChessUpAdapter()
         let frame = try bytes(Self.stateAfterE4E5)
         #expect(adapter.feed(bytes: frame).first == .ready)
-        #expect(adapter.feed(bytes: frame).isEmpty)
+        #expect(adapter.feed(bytes: frame).count == 1)
         #expect(adapter.isReady)
         adapter.reset()
         #expect(!adapter.isReady)

@@ -176,9 +176,20 @@ extension GameTracker {
             refuse(MissedMoves(plies: nil, candidates: []), target: target, into: &outputs)
             return
         }
-        var search = ReportedLineSearch(plies: exact)
-        search.committed = game.moves.suffix(8).map(\.move)
-        switch search.run(from: game.position, board: analysis.board, reports: held.map(\.move), to: target) {
+        // The state's answer can come after the reports of moves made meanwhile: when no line
+        // plays every report, the last ones (up to three) are taken for later moves, the
+        // longest prefix that some line plays deciding.
+        var outcome = ReportedLineSearch.Outcome.notFound
+        var consumed = held.count
+        for count in stride(from: held.count, through: max(0, held.count - 3), by: -1) {
+            var search = ReportedLineSearch(plies: exact)
+            search.committed = game.moves.suffix(8).map(\.move)
+            outcome = search.run(
+                from: game.position, board: analysis.board, reports: held.prefix(count).map(\.move), to: target)
+            consumed = count
+            if outcome != .notFound { break }
+        }
+        switch outcome {
         case .line(let moves, let reported):
             // Each move at the time of its report; an unreported one at the next report's.
             var times = held.map(\.time).makeIterator()
@@ -198,6 +209,14 @@ extension GameTracker {
                 commit(move, at: stamps[index], recovered: !reported[index], into: &outputs)
             }
             accept(at: time, into: &outputs)
+            let later = held.dropFirst(consumed)
+            if !later.isEmpty {
+                // Reports of moves made after the state: the next state decides them.
+                hold.reports = Array(later)
+                hold.awaitingState = true
+                requestState(at: time)
+                apply(.inProgress, at: time, into: &outputs)
+            }
         case .ambiguous(let plies, let lines):
             refuse(MissedMoves(plies: plies, candidates: lines.map { $0.map(\.uci) }), target: target, into: &outputs)
         case .notFound:

@@ -92,7 +92,8 @@ struct ReportedLineSearch {
     /// Whether `move` is what `report` names (a report without its promotion piece names
     /// every promotion of that pawn).
     static func matches(_ move: Move, _ report: BoardMove) -> Bool {
-        move.from == report.from && move.to == report.to && (report.promotion == nil || report.promotion == move.promotion)
+        move.from == report.from && move.to == report.to
+            && (report.promotion == nil || report.promotion == move.promotion)
     }
 
     private mutating func search(_ position: Position, _ board: PackedBoard, index: Int, budget: Int) {

@@ -261,7 +261,8 @@ public final class BoardSession {
                 publishEvent(.alert(reason: "out_of_sync", squares: squares))
                 indicate(squares)
             case .command(let command):
-                logger.info("asking the board for its state", [("command", "\(command)"), ("sync", "\(core.syncState)")])
+                logger.info(
+                    "asking the board for its state", [("command", "\(command)"), ("sync", "\(core.syncState)")])
                 transport.send(command)
             case .batteryLow(let percent):
                 publishEvent(.batteryLow(percent: percent))

@@ -75,6 +75,18 @@ import Testing
         #expect(moves(session.handle(report("d5a5"), at: 9)).map(\.uci) == ["d5a5"])
     }
 
+    /// Without the check (the code before it) `e4`, then `Nc6` with `e5 Nf3` lost, publishes
+    /// `Nc6` as the second ply: the wrong move this suite is about (with the check it is
+    /// held, and the state is ambiguous: ``aStateTwoLinesExplainIsAmbiguous()``).
+    @Test func withoutTheCheckTheLaterReportTakesTheLostOnesPly() {
+        var session = GameSession(inputPath: .reportedMoves)
+        _ = session.handle(.ready, at: 0)
+        _ = session.handle(report("e2e4"), at: 1)
+        let wrong = moves(session.handle(report("b8c6"), at: 1.01))
+        #expect(wrong.map(\.uci) == ["b8c6"])
+        #expect(wrong.map(\.ply) == [2])
+    }
+
     /// One report lost: the next one is the wrong side's, rejected in the game position; it
     /// is no illegal move (the board reports only moves legal in its game) but a sign of
     /// the loss: the state decides.

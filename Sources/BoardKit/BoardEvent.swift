@@ -36,6 +36,11 @@ public enum BoardEvent: Hashable, Sendable {
     case disconnected(error: String?)
     /// A full piece-identity snapshot (Chessnut, Millennium, DGT e-Board).
     case pieces(BoardSnapshot)
+    /// The board's own game (a ChessUp's `67` state frame): its pieces, the side to move and
+    /// the full-move number, so the plies it played are known. Sent for every state frame,
+    /// also one identical to the frame before (a ``pieces(_:)`` of the same pieces follows
+    /// unless it is).
+    case gameState(BoardSnapshot, sideToMove: PieceColor, fullmoveNumber: Int)
     /// A full occupancy snapshot (Square Off, Pegasus, ChessUp bitmaps).
     case occupancy(OccupancyMap)
     /// A piece was lifted from `square`.

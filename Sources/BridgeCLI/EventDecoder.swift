@@ -39,6 +39,11 @@ public struct EventDecoder {
         case .handshakeFailed(let reason): ["event": "handshake_failed", "reason": .string(reason)]
         case .disconnected(let error): ["event": "disconnected", "error": JSONValue(error)]
         case .pieces(let snapshot): ["event": "pieces", "fen": .string(snapshot.fenPlacement)]
+        case .gameState(let snapshot, let side, let fullmove):
+            [
+                "event": "game_state", "fen": .string(snapshot.fenPlacement),
+                "side_to_move": .string(side == .white ? "white" : "black"), "fullmove": JSONValue(fullmove),
+            ]
         case .occupancy(let map): ["event": "occupancy", "squares": .array(map.squares.map { .string($0.name) })]
         case .pieceLifted(let square): ["event": "lift", "square": .string(square.name)]
         case .piecePlaced(let square, let piece):

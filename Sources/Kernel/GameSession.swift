@@ -37,6 +37,12 @@ public struct GameSession: Sendable {
     /// Whether the board's link is up and its handshake done (``BoardEvent/ready`` seen,
     /// and no ``BoardEvent/disconnected(error:)`` since): only then is it asked for its state.
     public internal(set) var isBoardReady: Bool
+    /// When a move-reporting board's reports wait for its own game to confirm them
+    /// (``ReportCheck``; off unless set).
+    public var reportCheck: ReportCheck {
+        get { tracker.reportCheck }
+        set { tracker.reportCheck = newValue }
+    }
     /// The state requests of the current out-of-sync stretch.
     var resyncSchedule = ResyncSchedule()
     /// Whether the board's battery is low (``SessionOutput/batteryLow(percent:)``).
@@ -104,6 +110,7 @@ public struct GameSession: Sendable {
         settleAwaiting(boardSeen: boardSeen, into: &outputs)
         updateGate(at: time, into: &outputs)
         updateResync(at: time, into: &outputs)
+        askForHeldReports(into: &outputs)
         return outputs
     }
 
@@ -133,6 +140,7 @@ public struct GameSession: Sendable {
         settleAwaiting(boardSeen: false, into: &outputs)
         updateGate(at: time, into: &outputs)
         updateResync(at: time, into: &outputs)
+        askForHeldReports(into: &outputs)
         return outputs
     }
 
@@ -370,6 +378,12 @@ public struct GameSession: Sendable {
             gate.acknowledgeHaptic()
             if case .outOfSync(let squares) = tracker.syncState { outputs.append(.alert(mismatched: squares)) }
         }
+    }
+
+    /// Asks a ready board for its state when the tracker holds reports for it
+    /// (``ReportCheck``); a request due while the board is away goes once it is ready.
+    private mutating func askForHeldReports(into outputs: inout [SessionOutput]) {
+        if isBoardReady, tracker.takeStateRequest() { outputs.append(.command(.requestState)) }
     }
 
     /// Asks a ready board stuck out of sync for its full state, as ``resync`` says; ends the

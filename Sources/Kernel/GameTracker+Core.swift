@@ -120,6 +120,7 @@ extension GameTracker {
         pick = nil
         reportedMismatch = 0
         alertedIllegal = nil
+        hold = ReportHold()
     }
 
     /// Collects the positions before each of the last few moves.

@@ -82,6 +82,10 @@ extension GameTracker {
         case .identity: break
         case .occupancy: apply(classifyOccupancy(at: time, into: &outputs), at: time, into: &outputs)
         case .reportedMoves:
+            if holdPick(kind) {
+                pick = nil
+                return
+            }
             if let pending, let chosen = pending.alternatives.first(where: { $0.move.promotion == kind }) {
                 self.pending = nil
                 commit(chosen.move, at: pending.time, into: &outputs)

@@ -21,12 +21,22 @@ extension GameTracker {
             apply(.outOfSync(mismatch), at: time, into: &outputs)
             return
         }
+        if mustHold(reported, at: time) {
+            holdReport(reported, at: time, into: &outputs)
+            return
+        }
         var group = analysis.legal.filter { $0.move.from == reported.from && $0.move.to == reported.to }
         if group.isEmpty {
             // Some boards name castling as the king taking its own rook.
             group = analysis.legal.filter { $0.move.from == reported.from && $0.castlingRook?.from == reported.to }
         }
         guard !group.isEmpty else {
+            if reportCheck.isEnabled {
+                // The board only reports moves legal in its own game: the two games parted
+                // (a report was lost, or a stale one came back). Its state decides.
+                holdReport(reported, at: time, into: &outputs)
+                return
+            }
             let shaped = illegalCandidates().contains { $0.move.from == reported.from && $0.move.to == reported.to }
             alertIllegal(
                 .report(reported), move: reported, reason: shaped ? .leavesKingInCheck : .notAMove,

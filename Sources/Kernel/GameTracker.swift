@@ -62,6 +62,14 @@ public struct GameTracker: Sendable {
 
     // Reported path.
     var reportedMismatch: UInt64 = 0
+    /// When reports wait for the board's own game to confirm them (off unless set).
+    public var reportCheck = ReportCheck.off
+    /// The reports waiting for the board's state.
+    var hold = ReportHold()
+    /// Whether the board's state frames carry its side to move and move number
+    /// (``BoardEvent/gameState(_:sideToMove:fullmoveNumber:)``): they, not the plain
+    /// snapshot that follows, decide held reports.
+    var boardGameCarriesPlies = false
 
     /// Whether the board may show moves made while nobody watched (after a new link, or a
     /// restore): an unexplained board is then searched for them (``GapSearch``) until the
@@ -112,12 +120,7 @@ public struct GameTracker: Sendable {
     /// expiring), or `nil`.
     public var nextDeadline: TimeInterval? {
         let graceDeadline = syncState.isOutOfSync ? nil : grace.deadline
-        switch (pending?.deadline, graceDeadline) {
-        case (let a?, let b?): return min(a, b)
-        case (let a?, nil): return a
-        case (nil, let b?): return b
-        case (nil, nil): return nil
-        }
+        return [pending?.deadline, graceDeadline, stateRetryDeadline].compactMap { $0 }.min()
     }
 
     /// Feeds one board event observed at `time`; returns what happened, in order.
@@ -127,9 +130,18 @@ public struct GameTracker: Sendable {
         case .pieces(let snapshot):
             switch inputPath {
             case .identity: observeIdentity(PackedBoard(snapshot), at: time, into: &outputs)
+            case .reportedMoves where decidesByState && !boardGameCarriesPlies:
+                reconcileReports(with: (orientation ?? .whiteNear).map(snapshot), at: time, into: &outputs)
             case .occupancy, .reportedMoves:
                 observeOccupancy(map(snapshot.occupancy).bits, at: time, into: &outputs)
             }
+        case .gameState(let snapshot, let side, let fullmove):
+            guard inputPath == .reportedMoves else { break }
+            boardGameCarriesPlies = true
+            guard decidesByState else { break }
+            let plies = pliesAhead(side, fullmove)
+            reconcileReports(
+                with: (orientation ?? .whiteNear).map(snapshot), plies: plies, at: time, into: &outputs)
         case .occupancy(let map):
             guard inputPath != .identity else { break }
             observeOccupancy(self.map(map).bits, at: time, into: &outputs)
@@ -164,6 +176,7 @@ public struct GameTracker: Sendable {
     /// unexplained difference whose grace is over into ``SyncState/outOfSync(mismatched:)``.
     public mutating func tick(at time: TimeInterval) -> [TrackerOutput] {
         var outputs: [TrackerOutput] = []
+        retryStateRequest(at: time)
         if let pending, time >= pending.deadline {
             self.pending = nil
             commit(pending.move, at: pending.time, into: &outputs)

@@ -144,7 +144,12 @@ import Testing
         #expect(frame.count == 73)
         let events = try decode(Self.stateAfterE4E5)
         let position = try #require(BoardSnapshot(fenPlacement: "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR"))
-        #expect(events == [.ready, .pieces(position)])
+        let game = BoardEvent.gameState(position, sideToMove: .white, fullmoveNumber: 2)
+        #expect(events == [.ready, game, .pieces(position)])
+        // The same frame again (an answer to a state request, nothing changed): the game only.
+        var adapter = ChessUpAdapter()
+        _ = adapter.feed(bytes: frame)
+        #expect(adapter.feed(bytes: frame) == [game])
         let state = try #require(ChessUpState(frame: frame))
         #expect(state.sideToMove == .white)
         #expect(state.castlingRights == [true, true, true, true])
@@ -158,14 +163,14 @@ import Testing
         var adapter = ChessUpAdapter()
         let frame = try bytes(Self.stateAfterE4E5)
         #expect(adapter.feed(bytes: frame.prefix(72)).isEmpty)
-        #expect(adapter.feed(bytes: frame.suffix(1)).count == 2)
+        #expect(adapter.feed(bytes: frame.suffix(1)).count == 3)
     }
 
-    @Test func readyComesOnceAndRepeatedStateIsSilent() throws {
+    @Test func readyComesOnceAndRepeatedStateGivesTheGameOnly() throws {
         var adapter = ChessUpAdapter()
         let frame = try bytes(Self.stateAfterE4E5)
         #expect(adapter.feed(bytes: frame).first == .ready)
-        #expect(adapter.feed(bytes: frame).isEmpty)
+        #expect(adapter.feed(bytes: frame).count == 1)
         #expect(adapter.isReady)
         adapter.reset()
         #expect(!adapter.isReady)

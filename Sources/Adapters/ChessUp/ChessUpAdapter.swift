@@ -21,8 +21,10 @@ public import BoardKit
 ///
 /// Events: `A3` → ``BoardEvent/moveReported(_:)``; `97` → ``BoardEvent/promotionPicked(_:)``
 /// (once per reported move that ends on the first or last rank, so a late retransmitted pick
-/// is not taken for a new one); `67` → ``BoardEvent/pieces(_:)`` (the board's own game state;
-/// the first one since creation or ``reset()`` is preceded by ``BoardEvent/ready``);
+/// is not taken for a new one); `67` → ``BoardEvent/gameState(_:sideToMove:fullmoveNumber:)``
+/// (the board's own game; also for a frame identical to the one before, which answers a
+/// state request all the same) then ``BoardEvent/pieces(_:)`` (unless identical), the first
+/// one since creation or ``reset()`` preceded by ``BoardEvent/ready``;
 /// `FD FD` → ``BoardEvent/occupancy(_:)``; `B2` → ``BoardEvent/version(_:)``; every other
 /// known frame (touch `B8`/`BB`, acks `22`/`23`/`24`, `B1`, `BD`, charging flag `33`, `B0`)
 /// and every run of unparseable bytes → ``BoardEvent/raw(_:)``. A frame byte-identical to the
@@ -185,13 +187,17 @@ public struct ChessUpAdapter: BoardAuxiliaryReading {
         case ChessUpWire.stateOpcode:
             guard let state = ChessUpState(frame: frame) else { return }
             filter.prune(keepingMovesConsistentWith: state.pieces)
+            let game = BoardEvent.gameState(
+                state.pieces, sideToMove: state.sideToMove, fullmoveNumber: Int(state.fullmoveNumber))
             if !isReady {
                 isReady = true
                 events.append(.ready)
             } else if repeated {
+                // An answer to a state request, although nothing changed.
+                events.append(game)
                 return
             }
-            events.append(.pieces(state.pieces))
+            events += [game, .pieces(state.pieces)]
         case ChessUpWire.occupancyMarker:
             guard !repeated, let map = ChessUpWire.occupancy(frame: frame) else { return }
             events.append(.occupancy(map))

@@ -122,6 +122,8 @@ public final class BoardSession {
         // Boards that ask for their state when stuck out of sync (occupancy boards) follow
         // `game.resync_*`.
         if core.resync.isEnabled { core.resync = game.resync }
+        // A ChessUp's reports are confirmed by its own game where a notification may be lost.
+        if capabilities.contains(.ownGame) { core.reportCheck = .standard }
         if let last = core.game.moves.last {
             lastMove = .init(uci: last.move.uci, san: last.san)
         }
@@ -259,7 +261,8 @@ public final class BoardSession {
                 publishEvent(.alert(reason: "out_of_sync", squares: squares))
                 indicate(squares)
             case .command(let command):
-                logger.info("still out of sync: asking the board for its state", [("command", "\(command)")])
+                logger.info(
+                    "asking the board for its state", [("command", "\(command)"), ("sync", "\(core.syncState)")])
                 transport.send(command)
             case .batteryLow(let percent):
                 publishEvent(.batteryLow(percent: percent))

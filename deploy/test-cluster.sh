@@ -36,10 +36,7 @@ while [ $# -gt 0 ]; do
 done
 ci="${CI:-false}"
 say() { echo "cluster: $*" >&2; }
-skip() {
-    if [ "$ci" = true ]; then say "FAILED (CI=true): $*"; exit 1; fi
-    say "SKIPPED: $*"; exit 0
-}
+. deploy/netns-topology.sh
 
 # --- can this machine do it? ---
 for tool in ip ejabberdctl epmd dbus-daemon mosquitto_pub mosquitto_sub python3 curl; do
@@ -47,9 +44,7 @@ for tool in ip ejabberdctl epmd dbus-daemon mosquitto_pub mosquitto_sub python3 
 done
 id -u ejabberd >/dev/null 2>&1 || skip "no ejabberd user (the ejabberd package creates it: deploy/install-deps.sh)"
 [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces; ejabberdctl runs ejabberd as its user)"
-probe="bbclprobe$$"
-if ! ip netns add "$probe" 2>/dev/null; then skip "network namespaces are not allowed here (ip netns add failed)"; fi
-ip netns del "$probe"
+require_namespaces bbclprobe
 
 . deploy/release-bin.sh
 bin="$(release_bin_dir test-cluster.sh)"
@@ -71,45 +66,17 @@ cleanup() {
     local status=$?
     trap - EXIT INT TERM
     # ejabberd's VM (its PID file) first: ejabberdctl's shell and su only wait for it.
+    local beams=() side beam
     for side in "${sides[@]}"; do
-        beam="$(beam_pid "$side")" && [ -n "$beam" ] && kill -TERM "$beam" 2>/dev/null || true
+        beam="$(beam_pid "$side")" && [ -n "$beam" ] && beams+=("$beam")
     done
-    for name in "${!pid[@]}"; do kill -TERM "${pid[$name]}" 2>/dev/null || true; done
-    for side in "${sides[@]}"; do
-        beam="$(beam_pid "$side")" || continue
-        for _ in $(seq 1 50); do kill -0 "$beam" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$beam" 2>/dev/null || true
-    done
-    for name in "${!pid[@]}"; do
-        for _ in $(seq 1 50); do kill -0 "${pid[$name]}" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "${pid[$name]}" 2>/dev/null || true
-    done
-    for n in "${namespaces[@]}"; do ip netns del "$n" 2>/dev/null || true; done
-    if [ "$status" -ne 0 ]; then
-        say "FAILED (exit $status); last lines of the logs in $work:"
-        for log in "$work"/*.log "$work"/ejabberd-*/logs/*.log; do
-            [ -f "$log" ] && { echo "--- $log" >&2; tail -8 "$log" >&2; }
-        done
-        keep=true
-    fi
-    if [ "$keep" = true ]; then say "logs kept in $work"; else rm -rf "$work"; fi
+    stop_pids "${beams[@]}" "${pid[@]}"
+    remove_topology "$status" "$work"/*.log "$work"/ejabberd-*/logs/*.log
     exit "$status"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# start NAME SIDE COMMAND...: runs COMMAND in SIDE's namespace, output to $work/NAME.log.
-start() {
-    local name="$1" side="$2"; shift 2
-    ip netns exec "$(ns "$side")" "$@" >>"$work/$name.log" 2>&1 &
-    pid[$name]=$!
-}
-stop() { # stop NAME [SIGNAL]
-    local name="$1" signal="${2:-TERM}"
-    kill "-$signal" "${pid[$name]}" 2>/dev/null || true
-    wait "${pid[$name]}" 2>/dev/null || true
-    unset "pid[$name]"
-}
 service=10.214.0.100  # room r2's way to the cluster: node b's, moved to node a on failover (phase 6)
 ejctl() { # ejctl SIDE COMMAND...: ejabberdctl against SIDE's node
     local side="$1"; shift
@@ -141,9 +108,9 @@ for side in "${sides[@]}"; do
         -e "s|@PIDFILE@|$dir/ejabberd.pid|" deploy/ejabberd/ejabberdctl.cfg >"$dir/ejabberdctl.cfg"
     chown -R ejabberd: "$dir"
     # Our own epmd per namespace (by PID); the node registers with it.
-    start "epmd-$side" "$side" epmd -address "${address[$side]},127.0.0.1"
+    start "epmd-$side" "$(ns "$side")" epmd -address "${address[$side]},127.0.0.1"
     for _ in $(seq 1 50); do ip netns exec "$(ns "$side")" epmd -names >/dev/null 2>&1 && break; sleep 0.1; done
-    start "ejabberd-$side" "$side" ejabberdctl --config-dir "$dir" --ctl-config "$dir/ejabberdctl.cfg" \
+    start "ejabberd-$side" "$(ns "$side")" ejabberdctl --config-dir "$dir" --ctl-config "$dir/ejabberdctl.cfg" \
         --spool "$dir/spool" --logs "$dir/logs" foreground
 done
 for side in "${sides[@]}"; do
@@ -168,7 +135,7 @@ ip netns exec "$(ns a)" "$py" deploy/cluster.py probe "${address[a]}:1883" "${ad
 
 # --- 2. two rooms, the recorder on node b, the hall on node a ---
 export MQTT_USERNAME="$mqtt_user" MQTT_PASSWORD="$mqtt_password"
-start recorder b "$py" deploy/multihost.py record 1883 "$work/recorder.jsonl"
+start recorder "$(ns b)" "$py" deploy/multihost.py record 1883 "$work/recorder.jsonl"
 for _ in $(seq 1 100); do grep -q '"connected"' "$work/recorder.jsonl" 2>/dev/null && break; sleep 0.1; done
 grep -q '"connected"' "$work/recorder.jsonl" || { say "the recorder did not connect to node b"; exit 1; }
 hall_port=8080 hall_password=cluster-arbiter
@@ -182,7 +149,7 @@ hall:
   port: $hall_port
   arbiter_password: $hall_password
 CONF
-start hall a "$bin/boardbridge" hall --config "$work/hall.yaml"
+start hall "$(ns a)" "$bin/boardbridge" hall --config "$work/hall.yaml"
 for _ in $(seq 1 100); do
     ip netns exec "$(ns a)" curl -sf "http://127.0.0.1:$hall_port/api/boards" 2>/dev/null | grep -q '"broker":"connected"' && break
     sleep 0.2
@@ -192,7 +159,7 @@ ip netns exec "$(ns a)" curl -sf "http://127.0.0.1:$hall_port/api/boards" | grep
 
 start_bridge() { # start_bridge SIDE
     local side="$1" r="${room[$1]}"
-    start "bridge-r$r" "$side" env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus-r$r" \
+    start "bridge-r$r" "$(ns "$side")" env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus-r$r" \
         "$bin/boardbridge" run --config "$work/bridge-r$r.yaml"
 }
 for side in "${sides[@]}"; do
@@ -204,9 +171,9 @@ for side in "${sides[@]}"; do
   <policy context="default"><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy>
 </busconfig>
 CONF
-    start "dbus-r$r" "$side" dbus-daemon --config-file="$work/bus-r$r.conf" --nofork
+    start "dbus-r$r" "$(ns "$side")" dbus-daemon --config-file="$work/bus-r$r.conf" --nofork
     for _ in $(seq 1 50); do [ -S "$work/bus-r$r" ] && break; sleep 0.1; done
-    start "boardsim-r$r" "$side" "$bin/boardsim" --bus "unix:path=$work/bus-r$r" --adapter hci0 \
+    start "boardsim-r$r" "$(ns "$side")" "$bin/boardsim" --bus "unix:path=$work/bus-r$r" --adapter hci0 \
         --board "id=r$r-b1,family=chessnut,name=Chessnut Air,address=C0:FF:EE:0$r:00:01" \
         --board "id=r$r-b2,family=millennium,name=MILLENNIUM CHESS,address=C0:FF:EE:0$r:00:02" --quiet
     broker=127.0.0.1

@@ -45,18 +45,13 @@ while [ $# -gt 0 ]; do
 done
 ci="${CI:-false}"
 say() { echo "multihost: $*" >&2; }
-skip() {
-    if [ "$ci" = true ]; then say "FAILED (CI=true): $*"; exit 1; fi
-    say "SKIPPED: $*"; exit 0
-}
+. deploy/netns-topology.sh
 
 # --- can this machine do it? ---
 for tool in ip mosquitto mosquitto_pub dbus-daemon python3; do
     command -v "$tool" >/dev/null || skip "$tool is not installed (deploy/install-deps.sh)"
 done
-probe="bbmhprobe$$"
-if ! ip netns add "$probe" 2>/dev/null; then skip "network namespaces are not allowed here (ip netns add failed)"; fi
-ip netns del "$probe"
+require_namespaces bbmhprobe
 
 # --- binaries and the pinned subscriber ---
 . deploy/release-bin.sh
@@ -76,35 +71,13 @@ namespaces=()
 cleanup() {
     local status=$?
     trap - EXIT INT TERM
-    for name in "${!pid[@]}"; do kill -TERM "${pid[$name]}" 2>/dev/null || true; done
-    for name in "${!pid[@]}"; do
-        for _ in $(seq 1 50); do kill -0 "${pid[$name]}" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "${pid[$name]}" 2>/dev/null || true
-    done
-    for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
-    if [ "$status" -ne 0 ]; then
-        say "FAILED (exit $status); last lines of the logs in $work:"
-        for log in "$work"/*.log; do echo "--- $log" >&2; tail -8 "$log" >&2; done
-        keep=true
-    fi
-    if [ "$keep" = true ]; then say "logs kept in $work"; else rm -rf "$work"; fi
+    stop_pids "${pid[@]}"
+    remove_topology "$status" "$work"/*.log
     exit "$status"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# start NAME NAMESPACE COMMAND...: runs COMMAND in NAMESPACE, output to $work/NAME.log.
-start() {
-    local name="$1" ns="$2"; shift 2
-    ip netns exec "$ns" "$@" >>"$work/$name.log" 2>&1 &
-    pid[$name]=$!
-}
-stop() { # stop NAME [SIGNAL]
-    local name="$1" signal="${2:-TERM}"
-    kill "-$signal" "${pid[$name]}" 2>/dev/null || true
-    wait "${pid[$name]}" 2>/dev/null || true
-    unset "pid[$name]"
-}
 wait_for() { "$py" "$helper" wait "$work/central.jsonl" "$@"; }
 wait_broker() { # wait_broker NAMESPACE
     for _ in $(seq 1 100); do

@@ -121,7 +121,7 @@ final class HallBroadcastService {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count >= 3, parts[0].isEmpty, parts[1] == "api", parts[2] == "broadcast" else { return nil }
         switch (request.method, parts.count) {
-        case ("GET", 3): return .response(Self.json(status()))
+        case ("GET", 3): return .response(.json(status()))
         case ("POST", 5) where parts[4] == "start":
             if let refusal = router.authorize(request) { return .response(refusal) }
             guard let commands = broadcast.start(round: parts[3], at: Self.now()) else {
@@ -144,7 +144,7 @@ final class HallBroadcastService {
             notify("broadcast", status().encodedString())
             let sent = commands.count - failed.count
             return .response(
-                Self.json(
+                .json(
                     [
                         "status": "started", "round": .string(parts[3]), "sent": .number(Double(sent)),
                         "failed": .array(failed),
@@ -331,15 +331,6 @@ final class HallBroadcastService {
             rounds[index] = .object(round)
         }
         return ["rounds": .array(rounds)]
-    }
-
-    private static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(
-            status: status,
-            headers: [
-                ("Content-Type", "application/json"), ("Cache-Control", "no-store"),
-                ("X-Content-Type-Options", "nosniff"),
-            ], body: value.encoded())
     }
 
     static func now() -> Double { Date().timeIntervalSince1970 }

@@ -189,10 +189,10 @@ public final class HallService {
             return .response(HallPage.response)
         case .boards:
             return .response(
-                json(HallJSON.snapshot(model, now: Self.now(), broker: brokerState, actions: router.actionsEnabled)))
+                .json(HallJSON.snapshot(model, now: Self.now(), broker: brokerState, actions: router.actionsEnabled)))
         case .board(let id):
             guard let board = model.boards[id] else { return .response(.plain(404, "no board \"\(id)\"")) }
-            return .response(json(HallJSON.detail(board, model: model)))
+            return .response(.json(HallJSON.detail(board, model: model)))
         case .events:
             guard streams.count < Self.streamLimit else { return .response(.plain(503, "too many event streams")) }
             let stream = HTTPEventStream(pendingLimit: 4 << 20)
@@ -210,7 +210,7 @@ public final class HallService {
             guard model.boards[id] != nil else { return .response(.plain(404, "no board \"\(id)\"")) }
             broadcast(model.acknowledge(board: id))
             logger.notice("alert acknowledged", [("board", id), ("client", request.clientAddress)])
-            return .response(json(["status": "ok"]))
+            return .response(.json(["status": "ok"]))
         case .command(let id, let command):
             guard model.boards[id] != nil else { return .response(.plain(404, "no board \"\(id)\"")) }
             if let node = model.offlineNode(of: id) { return refuseOffline(board: id, node: node, command, request) }
@@ -236,7 +236,7 @@ public final class HallService {
                         "transaction": .string(transaction),
                         "timestamp": .string(ISO8601Timestamp.string(from: Date())),
                     ]))
-            return .response(json(["status": "sent", "transaction": .string(transaction)], status: 202))
+            return .response(.json(["status": "sent", "transaction": .string(transaction)], status: 202))
         case .metrics:
             return .response(
                 HTTPResponse(
@@ -266,15 +266,6 @@ public final class HallService {
                     "timestamp": .string(ISO8601Timestamp.string(from: Date())),
                 ]))
         return .response(.plain(503, "node \(node) offline: the command for board \(id) was not sent"))
-    }
-
-    private func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(
-            status: status,
-            headers: [
-                ("Content-Type", "application/json"), ("Cache-Control", "no-store"),
-                ("X-Content-Type-Options", "nosniff"),
-            ], body: value.encoded())
     }
 
     static func now() -> Double { Date().timeIntervalSince1970 * 1000 }

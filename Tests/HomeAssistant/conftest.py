@@ -123,10 +123,7 @@ class Stack:
 
     def start_mosquitto(self):
         conf = os.path.join(self.work, "mosquitto.conf")
-        with open(conf, "w") as f:
-            f.write(f"listener {self.mqtt_port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
-            if os.getuid() == 0:
-                f.write("user root\n")
+        harness.write_mosquitto_conf(conf, self.mqtt_port)
         self.start("mosquitto", ["mosquitto", "-c", conf])
         harness.wait_for(lambda: harness.port_open(self.mqtt_port), 10, "mosquitto listening")
 

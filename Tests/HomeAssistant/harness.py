@@ -2,7 +2,8 @@
 
 import asyncio
 import json
-import socket
+import os
+import sys
 import threading
 import time
 import urllib.error
@@ -11,6 +12,9 @@ import urllib.request
 from dataclasses import dataclass
 
 import paho.mqtt.client as mqtt
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "PythonSupport"))
+from loopback import free_port, port_open, write_mosquitto_conf  # noqa: E402,F401 (the suite's names)
 
 NODE = "ha-test"
 BASE = "boardbridge"
@@ -68,20 +72,6 @@ BOARDS = [
 BOARD = {b.family: b for b in BOARDS}
 BRIDGE_DEVICE_ID = f"{BASE}_bridge_{NODE}"
 BRIDGE_NAME = f"BoardBridge {NODE}"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def port_open(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 def wait_for(predicate, timeout, what, alive=None, interval=0.25):

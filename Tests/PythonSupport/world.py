@@ -7,28 +7,15 @@ boardsim."""
 import base64
 import os
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 import urllib.error
 import urllib.request
 
+from loopback import free_port, port_open, write_mosquitto_conf  # noqa: E402,F401 (re-exported)
+
 BIN = os.environ["BOARDBRIDGE_BIN_DIR"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def port_open(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 def wait_for(predicate, timeout, what, interval=0.05):
@@ -106,10 +93,7 @@ class World:
         self.start("boardsim", argv)
         wait_for(lambda: self.ctl("list") is not None, 15, "boardsim owning org.bluez", interval=0.3)
         conf = os.path.join(self.work, "mosquitto.conf")
-        with open(conf, "w") as f:
-            f.write(f"listener {self.mqtt_port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
-            if os.getuid() == 0:
-                f.write("user root\n")
+        write_mosquitto_conf(conf, self.mqtt_port)
         self.start("mosquitto", ["mosquitto", "-c", conf])
         wait_for(lambda: port_open(self.mqtt_port), 10, "mosquitto")
 

@@ -206,12 +206,18 @@ extension FakeDevice {
     /// A write request: the characteristic is locked until the board's ATT response comes;
     /// a board that does not take writes there answers Write Not Permitted
     /// (`NotPermitted` "Write not permitted").
+    ///
+    /// The write is logged as it arrives; the firmware answers it when the response goes
+    /// out, so the answer shows the board as it stands then. (Answering at arrival and
+    /// sending the answer a response delay later let a stale status report follow the
+    /// reports of a change made meanwhile: a Millennium set up again right after the
+    /// bridge's `S` was read as the old position coming back.)
     private func writeRequest(
         _ invocation: DBusMethodInvocation, _ characteristic: FakeCharacteristic, bytes: [UInt8], type: String
     ) {
         characteristic.requestWritePending = true
         let accepted = characteristic.definition.canWrite
-        let frames = accepted ? board.receiveWrite(bytes, characteristic: characteristic.uuid, type: type) : []
+        let toFirmware = accepted && board.logWrite(bytes, characteristic: characteristic.uuid, type: type)
         let epoch = characteristic.writeEpoch
         schedule(after: sim.behavior.writeResponseDelay) { [weak self, weak characteristic] in
             guard let self, let characteristic, characteristic.writeEpoch == epoch, !self.isRemoved else {
@@ -221,7 +227,7 @@ extension FakeDevice {
             guard self.hasLink else { return invocation.fail(BlueZErrors.notConnectedIO) }
             guard accepted else { return invocation.fail(BlueZErrors.writeNotPermitted) }
             invocation.reply()
-            self.board.emit(frames)
+            if toFirmware { self.board.emit(self.board.firmwareHandles(bytes)) }
         }
     }
 

@@ -139,10 +139,22 @@ final class SimulatedBoard {
     /// to the firmware, whose notifications are returned (the caller sends them after the
     /// write's reply).
     func receiveWrite(_ bytes: [UInt8], characteristic: String, type: String) -> [Data] {
-        let time = sim.clock.now()
-        writes.append(WriteRecord(time: time, characteristic: characteristic, type: type, bytes: bytes))
+        guard logWrite(bytes, characteristic: characteristic, type: type) else { return [] }
+        return firmwareHandles(bytes)
+    }
+
+    /// Logs a write as it arrives; whether it goes to the firmware (the profile's write
+    /// characteristic, a board that is not silent).
+    func logWrite(_ bytes: [UInt8], characteristic: String, type: String) -> Bool {
+        writes.append(WriteRecord(time: sim.clock.now(), characteristic: characteristic, type: type, bytes: bytes))
         if writes.count > Self.writeLogLimit + 1000 { writes.removeFirst(writes.count - Self.writeLogLimit) }
-        guard characteristic == profile.writeCharacteristicUUID.lowercased(), !isSilent else { return [] }
+        return characteristic == profile.writeCharacteristicUUID.lowercased() && !isSilent
+    }
+
+    /// The firmware handles a logged write now; its notifications are returned, reflecting
+    /// the board as it stands now.
+    func firmwareHandles(_ bytes: [UInt8]) -> [Data] {
+        let time = sim.clock.now()
         var frames: [Data] = []
         if isLinked && !linkEstablishedSent {
             linkEstablishedSent = true

@@ -2,6 +2,7 @@ import Adapters
 import BoardKit
 import DBus
 import FakeBlueZ
+import Foundation
 import TestSupport
 import Testing
 
@@ -340,5 +341,50 @@ struct GattTests {
             try await Task.sleep(for: .milliseconds(200))
             #expect(Self.values(fixture, Self.state).isEmpty)
         }
+    }
+}
+
+/// The answer to a write request shows the board as it stands when the answer goes out:
+/// never older than a report sent before it (issue #28: a Millennium set up again while the
+/// bridge's `S` waited for its response got the old position's status after the new one's).
+@Suite(.enabled(if: TestTools.available("dbus-daemon")))
+@MainActor
+struct WriteRequestAnswerTests {
+    static let address = "AA:BB:CC:00:28:01"
+
+    @Test func anAnswerIsNeverOlderThanTheReportsBeforeIt() async throws {
+        var behavior = SimFixture.fast
+        behavior.writeResponseDelay = 0.4
+        let board = BoardConfiguration(family: .millennium, address: Self.address, id: "mil")
+        let fixture = try await SimFixture(boards: [board], behavior: behavior)
+        defer { fixture.close() }
+        let device = try await fixture.connect(Self.address)
+        let profile = AdapterFactory.profile(for: .millennium, advertisedName: board.effectiveName)
+        let notify = try await fixture.characteristicPath(profile.notifyCharacteristicUUIDs[0], device: device)
+        let write = try await fixture.characteristicPath(profile.writeCharacteristicUUID, device: device)
+        _ = try await fixture.call(notify, SimFixture.characteristic, "StartNotify")
+
+        let status = Array(MillenniumWire.message("S"))
+        let request = Task { @MainActor in
+            try await fixture.call(
+                write, SimFixture.characteristic, "WriteValue",
+                [.bytes(status), .propertyDictionary(["type": .string("request")])])
+        }
+        // The request reached the board; while its response is on the way, e2 is lifted.
+        let arrived = await eventually { (try? fixture.sim.writes(board: "mil").count) == 1 }
+        try #require(arrived)
+        _ = try fixture.sim.perform(.lift(.e2), on: "mil")
+        _ = try await request.value
+        // A scan after the answer: every report before it is in.
+        let sent = try fixture.sim.violations(board: "mil").notificationsSent
+        let later = await eventually { (try? fixture.sim.violations(board: "mil").notificationsSent) ?? 0 > sent + 1 }
+        try #require(later)
+        let reports = GattTests.values(fixture, notify).map { MillenniumWire.text(Data($0)) }.filter {
+            $0.hasPrefix("s")
+        }
+        // e2 is status index 52 (A8 = 0 … H1 = 63); the text starts with "s".
+        let e2Occupied = reports.map { Array($0.utf8)[1 + 52] != UInt8(ascii: ".") }
+        let firstEmpty = try #require(e2Occupied.firstIndex(of: false), "no report without e2: \(reports)")
+        #expect(!e2Occupied[firstEmpty...].contains(true), "a report with e2 after one without: \(e2Occupied)")
     }
 }

@@ -141,6 +141,8 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation", "DBus"]),
+        // Swift Testing traits (tests only: the benchmark links TestSupport, not Testing).
+        .target(name: "TestScheduling"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
@@ -151,13 +153,13 @@ let package = Package(
             name: "CurlTests", dependencies: ["Curl", "BroadcastRelay", "Broadcast", "TestSupport"],
             exclude: ["relay_stub.py"]),
         .testTarget(
-            name: "KernelTests", dependencies: ["Kernel", "Chess", "BoardKit", "TestSupport"],
+            name: "KernelTests", dependencies: ["Kernel", "Chess", "BoardKit", "TestSupport", "TestScheduling"],
             // The fuzzer's seed files, read by path.
             exclude: ["Corpus"]),
-        .testTarget(name: "AdaptersTests", dependencies: ["Adapters", "BoardKit", "TestSupport"]),
+        .testTarget(name: "AdaptersTests", dependencies: ["Adapters", "BoardKit", "TestSupport", "TestScheduling"]),
         .testTarget(
             name: "EmulationTests",
-            dependencies: ["Emulation", "Adapters", "Kernel", "Chess", "BoardKit", "TestSupport"]
+            dependencies: ["Emulation", "Adapters", "Kernel", "Chess", "BoardKit", "TestSupport", "TestScheduling"]
         ),
         .testTarget(name: "MainLoopTests", dependencies: ["MainLoop"]),
         .testTarget(name: "SerialTests", dependencies: ["Serial"]),
@@ -179,13 +181,14 @@ let package = Package(
             name: "HallTests",
             dependencies: ["Hall", "Bridge", "JSON", "Logging", "TestSupport", "Config", "Broadcast", "HTTP", "Chess"]),
         .testTarget(
-            name: "ConfigTests", dependencies: ["Config", "JSON", "BoardKit", "Kernel", "TestSupport"],
+            name: "ConfigTests",
+            dependencies: ["Config", "JSON", "BoardKit", "Kernel", "TestSupport", "TestScheduling"],
             exclude: ["Corpus"]),
         .testTarget(
             name: "BridgeTests",
             dependencies: [
                 "Bridge", "JSON", "Logging", "Adapters", "Config", "Kernel", "Chess", "BoardKit", "Emulation",
-                "TestSupport", "BlueZ", "SerialTransport",
+                "TestSupport", "TestScheduling", "BlueZ", "SerialTransport",
             ],
             exclude: ["Corpus"]
         ),

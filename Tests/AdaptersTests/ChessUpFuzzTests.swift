@@ -1,11 +1,12 @@
 import Adapters
 import BoardKit
 import Foundation
+import TestScheduling
 import TestSupport
 import Testing
 
 /// A million seeded random bytes with valid move frames interleaved.
-@Suite struct ChessUpFuzzTests {
+@Suite(.cpuBound) struct ChessUpFuzzTests {
     /// Moves cycled as markers; more than the retransmission window, so none is a repeat.
     static let markers: [BoardMove] = ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"].compactMap {
         BoardMove(uci: $0)

@@ -1,10 +1,11 @@
 import Adapters
 import BoardKit
 import Foundation
+import TestScheduling
 import TestSupport
 import Testing
 
-@Suite struct ChessnutFuzzTests {
+@Suite(.cpuBound) struct ChessnutFuzzTests {
     @Test(arguments: [UInt64(11)])
     func survivesAMillionRandomBytes(seed: UInt64) {
         var adapter = ChessnutAdapter(model: .move)

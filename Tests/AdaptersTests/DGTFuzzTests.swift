@@ -1,10 +1,11 @@
 import Adapters
 import BoardKit
 import Foundation
+import TestScheduling
 import TestSupport
 import Testing
 
-@Suite struct DGTFuzzTests {
+@Suite(.cpuBound) struct DGTFuzzTests {
     @Test(arguments: [UInt64(23)])
     func survivesAMillionRandomBytes(seed: UInt64) {
         var adapter = DGTAdapter()

@@ -1,11 +1,12 @@
 import Adapters
 import BoardKit
 import Foundation
+import TestScheduling
 import TestSupport
 import Testing
 
 /// A million seeded random bytes with valid messages interleaved, for both dialects.
-@Suite struct SquareOffFuzzTests {
+@Suite(.cpuBound) struct SquareOffFuzzTests {
     @Test(arguments: SquareOffAdapter.Variant.allCases)
     func millionRandomBytesNeverBreakTheFramer(variant: SquareOffAdapter.Variant) {
         var generator = SeededGenerator(seed: variant == .pro ? 0x5_0FF : 0x5_0FF_2)

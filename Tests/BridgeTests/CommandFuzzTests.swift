@@ -1,4 +1,5 @@
 import JSON
+import TestScheduling
 import TestSupport
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// command or an error, and every topic parses to an input whose own topic it is, or to
 /// nothing. The seeds are the files of `Corpus/commands` and `Corpus/topics`; set
 /// `BOARDBRIDGE_FUZZ_ITERATIONS` for a longer run.
-@Suite struct CommandFuzzTests {
+@Suite(.cpuBound) struct CommandFuzzTests {
     static let alphabet = Array(#"{}[]",:\u0009 -+.eE0123456789abcdeftrunlsq/"#.utf8) + [0x00, 0x0A, 0xC3, 0xFF]
 
     @Test func randomBytesNeverTrap() {

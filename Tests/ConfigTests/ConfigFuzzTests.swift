@@ -1,5 +1,6 @@
 import Config
 import Foundation
+import TestScheduling
 import TestSupport
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// or errors that each name a line and column or a key path; it never traps or hangs.
 /// The seeds are the files of `Corpus/` (the shipped `config.yaml` among them); set
 /// `BOARDBRIDGE_FUZZ_ITERATIONS` for a longer run.
-@Suite struct ConfigFuzzTests {
+@Suite(.cpuBound) struct ConfigFuzzTests {
     /// YAML's structural characters, and bytes that break encodings.
     static let alphabet =
         Array("[]{}:,-?&*!|>'\"#%@` \t\n\r\\0123456789abcxyz~.".utf8) + [0x00, 0xC3, 0xA9, 0xFF, 0xFE]

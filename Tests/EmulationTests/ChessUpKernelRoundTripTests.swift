@@ -2,11 +2,12 @@ import Adapters
 import BoardKit
 import Emulation
 import Kernel
+import TestScheduling
 import Testing
 
 /// Random legal games played by hand on the emulated ChessUp, reported through the adapter
 /// (acks written back) and recovered move for move by the kernel's ``GameTracker``.
-@Suite struct ChessUpKernelRoundTripTests {
+@Suite(.cpuBound) struct ChessUpKernelRoundTripTests {
     @Test func hundredRandomGamesAreRecovered() {
         var totals = ChessUpSquareOffRoundTrip()
         for seed in UInt64(1)...100 {

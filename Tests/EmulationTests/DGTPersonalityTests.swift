@@ -2,6 +2,7 @@ import Adapters
 import BoardKit
 import Emulation
 import Foundation
+import TestScheduling
 import TestSupport
 import Testing
 
@@ -111,7 +112,7 @@ import Testing
 
 /// Random legal games played by hand on the emulated DGT e-Board, recovered move for
 /// move by the kernel's identity path.
-@Suite struct DGTKernelRoundTripTests {
+@Suite(.cpuBound) struct DGTKernelRoundTripTests {
     @Test func fiftyRandomGamesAreRecovered() {
         var totals = ChessUpSquareOffRoundTrip()
         for seed in UInt64(1)...50 {

@@ -4,12 +4,13 @@ import Chess
 import Emulation
 import Foundation
 import Kernel
+import TestScheduling
 import TestSupport
 import Testing
 
 /// Random legal games played by hand on each emulated board: physical actions →
 /// notifications → adapter → events → GameTracker, which must recover every move.
-@Suite struct HumanMovesRoundTripTests {
+@Suite(.cpuBound) struct HumanMovesRoundTripTests {
     static let gameCount = 100
 
     /// A seeded random legal game that often castles, takes en passant and promotes.

@@ -2,11 +2,12 @@ import Adapters
 import BoardKit
 import Emulation
 import Kernel
+import TestScheduling
 import Testing
 
 /// Random legal games played by hand on the emulated Square Off, sensed as lifts and
 /// placements through the adapter and recovered move for move by the kernel's ``GameTracker``.
-@Suite struct SquareOffKernelRoundTripTests {
+@Suite(.cpuBound) struct SquareOffKernelRoundTripTests {
     @Test(arguments: SquareOffAdapter.Variant.allCases)
     func hundredRandomGamesAreRecovered(variant: SquareOffAdapter.Variant) {
         var totals = ChessUpSquareOffRoundTrip()

@@ -1,12 +1,13 @@
 import BoardKit
 import Chess
 import Kernel
+import TestScheduling
 import Testing
 
 /// The property-test games again, through a whole session, with disturbances injected
 /// every few plies: each must give out-of-sync (after the grace, with the clock paused
 /// and one alert), then in-sync with the clock resumed for the side to move.
-@Suite struct DisturbancePropertyTests {
+@Suite(.cpuBound) struct DisturbancePropertyTests {
     @Test(arguments: [TrackerInputPath.identity, .occupancy])
     func disturbancesPauseAndResumeTheClock(path: TrackerInputPath) throws {
         var totalDisturbances = 0

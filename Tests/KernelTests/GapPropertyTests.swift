@@ -1,6 +1,7 @@
 import BoardKit
 import Chess
 import Kernel
+import TestScheduling
 import Testing
 
 /// Random legal games with the link dropped for 1–6 plies at random moments: every move
@@ -14,7 +15,7 @@ import Testing
 /// reported; counted). On an occupancy board a gap is never read as a line to another
 /// placement that fills the same squares (the search covers every gap length played;
 /// ``occupancySwapGapsAreNeverReadAsTheShorterLine`` adds gaps made to be misread).
-@Suite struct GapPropertyTests {
+@Suite(.cpuBound) struct GapPropertyTests {
     static let seed: UInt64 = 0x6A9_0015
 
     @Test(arguments: [TrackerInputPath.identity, .occupancy])

@@ -1,12 +1,13 @@
 import BoardKit
 import Chess
 import Kernel
+import TestScheduling
 import Testing
 
 /// Moves made while the link (or the bridge) was down: found from the board and committed
 /// as recovered when one line leads there, reported as missed (with the candidate lines)
 /// when several do or none is near enough; never guessed.
-@Suite struct GapReconciliationTests {
+@Suite(.cpuBound) struct GapReconciliationTests {
     private let options = TrackerOptions(desyncGrace: 2, orientation: .whiteNear)
     /// 1. e4 d5 2. exd5 Qxd5 3. Nc3: captures by both sides.
     private let line = ["e2e4", "d7d5", "e4d5", "d8d5", "b1c3"]

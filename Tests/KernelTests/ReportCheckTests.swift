@@ -1,13 +1,14 @@
 import BoardKit
 import Chess
 import Kernel
+import TestScheduling
 import Testing
 
 /// Issue #15 (8): a move-reporting board (ChessUp) whose notifications the link loses.
 /// A report carries no ply, so after lost reports a later one would be committed in the
 /// lost one's place; with ``ReportCheck`` such reports wait for the board's own game (its
 /// state) and the line that explains the state is committed, or refused as missed moves.
-@Suite struct ReportCheckTests {
+@Suite(.cpuBound) struct ReportCheckTests {
     static let seed: UInt64 = 0x6A9_0015_8C
 
     /// A session for a ChessUp-like board, ready, confirming reports as the bridge does.

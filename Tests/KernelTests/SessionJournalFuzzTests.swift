@@ -1,6 +1,7 @@
 import Chess
 import Foundation
 import Kernel
+import TestScheduling
 import TestSupport
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 ///
 /// `BOARDBRIDGE_FUZZ_ITERATIONS` sets the iterations per test (default 1000, a few
 /// seconds); `BOARDBRIDGE_FUZZ_SEED` another seed. Failures name seed and iteration.
-@Suite struct SessionJournalFuzzTests {
+@Suite(.cpuBound) struct SessionJournalFuzzTests {
     /// The game the corpus saved: 20 plies of an Italian game, a move a second.
     static let reference: [String] = {
         var game = Game()

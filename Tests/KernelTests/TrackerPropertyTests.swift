@@ -1,10 +1,11 @@
 import BoardKit
 import Chess
 import Kernel
+import TestScheduling
 import Testing
 
 /// Random legal games (fixed seeds) replayed through each input path.
-@Suite struct TrackerPropertyTests {
+@Suite(.cpuBound) struct TrackerPropertyTests {
     static let gameCount = 200
     static let games: [[Move]] = (0..<gameCount).map { randomGame(seed: 0xB0A2D + UInt64($0)) }
 

@@ -1,6 +1,7 @@
 import Bridge
 import Foundation
 import Kernel
+import TestScheduling
 import TestSupport
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// a prefix of the saved game (never a move that was not saved), exactly the whole lines
 /// before a cut, and what is saved after the restart is all there at the next one.
 @MainActor
-@Suite struct StateJournalPropertyTests {
+@Suite(.cpuBound) struct StateJournalPropertyTests {
     private static let plies = 8
 
     /// A fixture holding the empty game's snapshot and a journal of ``plies`` moves.

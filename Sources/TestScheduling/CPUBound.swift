@@ -1,0 +1,47 @@
+public import Testing
+
+/// A trait for tests that compute for long without suspending (property tests, fuzz
+/// targets): each of its test cases runs on a ``ThreadExecutor`` of its own, off Swift's
+/// cooperative pool, and one at a time (``CPUBoundGate``), so that the tests running beside
+/// them in parallel keep their timing.
+///
+/// Only the test's nonisolated code moves; a `@MainActor` test still runs on the main actor
+/// (and must suspend now and then itself).
+///
+/// ```swift
+/// @Suite(.cpuBound) struct GapPropertyTests { … }
+/// ```
+public struct CPUBound: TestTrait, SuiteTrait, TestScoping {
+    /// Applies to every test of a suite it is given to.
+    public var isRecursive: Bool { true }
+
+    /// A scope for each test case (not for the suite itself, nor a parameterized test as a
+    /// whole).
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+        testCase == nil ? nil : self
+    }
+
+    /// Runs `function` on a thread of its own once no other CPU-bound test case runs, ending
+    /// the thread afterwards.
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        await CPUBoundGate.shared.enter()
+        let executor = ThreadExecutor(name: "cpu-bound: \(test.name)")
+        let result: Result<Void, any Error>
+        do {
+            try await withTaskExecutorPreference(executor) { try await function() }
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        executor.shutDown()
+        await CPUBoundGate.shared.leave()
+        try result.get()
+    }
+}
+
+extension Trait where Self == CPUBound {
+    /// Runs each test case on a thread of its own (``CPUBound``).
+    public static var cpuBound: Self { CPUBound() }
+}

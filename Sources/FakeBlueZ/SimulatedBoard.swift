@@ -226,7 +226,8 @@ final class SimulatedBoard {
         BoardStatus(
             id: id, name: name, family: family.rawValue, address: address, adapter: adapterName,
             path: terminalLine?.linkPath ?? devicePath, exported: device != nil || classicDevice != nil,
-            connected: isSerial ? isLinked : device?.hasLink ?? false, present: isPresent, rssi: rssi, mtu: mtu,
+            connected: isSerial ? isLinked : device?.hasLink ?? false,
+            disconnecting: device?.state == .disconnecting, present: isPresent, rssi: rssi, mtu: mtu,
             battery: batteryPercent, charging: isCharging, placement: personality.board.fenPlacement,
             playing: scriptTask != nil, autoplay: autoplayPace ?? 0, writes: writes.count)
     }

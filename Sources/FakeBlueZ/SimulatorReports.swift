@@ -16,6 +16,9 @@ public struct BoardStatus: Hashable, Sendable, Codable {
     public var exported: Bool
     /// Whether a link is up.
     public var connected: Bool
+    /// Whether a `Disconnect` is waiting out bluetoothd's disconnect timer (the link is
+    /// still up meanwhile).
+    public var disconnecting: Bool
     /// Whether it is switched on and in range.
     public var present: Bool
     /// Its configured RSSI.

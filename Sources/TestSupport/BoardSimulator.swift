@@ -8,9 +8,9 @@ public import Foundation
 /// simulated boards, started with ``ManagedProcess`` and always stopped by PID.
 ///
 /// ```swift
-/// let bus = try PrivateDBusDaemon()
+/// let bus = try await PrivateDBusDaemon()
 /// defer { bus.stop() }
-/// let sim = try BoardSimulator(busAddress: bus.address,
+/// let sim = try await BoardSimulator(busAddress: bus.address,
 ///                              arguments: ["--board", "family=chessnut,address=AA:BB:CC:00:00:01"])
 /// defer { sim.stop() }
 /// let result = try await sim.ctl("list")
@@ -23,14 +23,14 @@ public final class BoardSimulator: @unchecked Sendable {
     private let process: ManagedProcess
 
     /// Starts `boardsim --bus busAddress [--config configFile] arguments…` and waits (up to
-    /// `timeout` seconds) until it owns `org.bluez` (it prints its ready line only then).
+    /// `timeout`, suspending) until it owns `org.bluez` (it prints its ready line only then).
     ///
     /// - Throws: ``MissingTool`` when `boardsim` is not built; ``BoardSimulatorError`` when it
     ///   exits or does not become ready (its output is included).
     public init(
         busAddress: String, configFile: URL? = nil, arguments: [String] = [], environment: [String: String] = [:],
-        timeout: TimeInterval = 30
-    ) throws {
+        timeout: Duration = .seconds(30)
+    ) async throws {
         self.busAddress = busAddress
         executable = try TestTools.product("boardsim")
         var all = ["--bus", busAddress]
@@ -38,7 +38,7 @@ public final class BoardSimulator: @unchecked Sendable {
         all += arguments
         process = ManagedProcess(executable: executable, arguments: all, environment: environment)
         try process.start()
-        guard process.waitForOutput(containing: "boardsim: ready", timeout: timeout) else {
+        guard await process.output(containing: "boardsim: ready", within: timeout) else {
             let output = process.output
             process.stop(grace: 2)
             throw BoardSimulatorError(reason: "boardsim did not become ready", output: output)

@@ -44,10 +44,11 @@ public final class BridgeProcess: @unchecked Sendable {
     }
 
     /// Starts `boardbridge run` (does nothing while it runs). Readiness is the caller's to
-    /// observe (on MQTT); this only checks that the process did not exit at once.
+    /// observe (on MQTT), and so is an early exit: a wait for readiness that fails reports
+    /// ``output``.
     ///
-    /// - Throws: ``SpawnError``; ``BridgeProcessError`` when it exits within `settle` seconds.
-    public func start(settle: TimeInterval = 0.2) throws {
+    /// - Throws: ``SpawnError`` when the process cannot be started.
+    public func start() throws {
         guard !isRunning else { return }
         let command = ["run", "--config", configFile.path, "--bus", busAddress]
         let child =
@@ -61,9 +62,6 @@ public final class BridgeProcess: @unchecked Sendable {
             process = child
         }
         try child.start()
-        if let status = child.waitForExit(timeout: settle) {
-            throw BridgeProcessError(reason: "boardbridge exited at once with status \(status)", output: output)
-        }
     }
 
     /// The running bridge's PID, or 0.
@@ -98,18 +96,5 @@ public final class BridgeProcess: @unchecked Sendable {
 
     deinit {
         if let process, process.isRunning { process.stop(grace: 5) }
-    }
-}
-
-/// `boardbridge` did not start.
-public struct BridgeProcessError: Error, CustomStringConvertible {
-    /// What went wrong.
-    public let reason: String
-    /// Its output.
-    public let output: String
-
-    /// The reason and the output.
-    public var description: String {
-        output.isEmpty ? reason : "\(reason); output:\n\(output)"
     }
 }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Polls `condition` on the main actor until it holds or `timeout` passes; returns whether
 /// it held. Sleeping between tries lets the main queue run the D-Bus and MQTT sources,
 /// timers and the simulator, so the awaited work makes progress.
@@ -10,4 +12,13 @@ public func eventually(timeout: Duration = .seconds(10), _ condition: @MainActor
         try? await Task.sleep(for: .milliseconds(5))
     }
     return true
+}
+
+/// Returns once a block enqueued on the main queue now has run, that is after every block
+/// already enqueued there (Dispatch sources' handlers, libdbus's scheduled dispatches, a
+/// task's continuation queued earlier): a barrier for "whatever was queued has happened".
+public func mainQueueTurn() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.main.async { continuation.resume() }
+    }
 }

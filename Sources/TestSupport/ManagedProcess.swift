@@ -10,7 +10,8 @@ public import Foundation
 /// test runner's threads block some signals, and a child inheriting that mask would
 /// ignore SIGTERM (so graceful-shutdown tests would be impossible). Output (stdout and
 /// stderr together) goes to a log file, so a chatty child never blocks on a full pipe;
-/// ``output`` reads it back for assertions and failure reports.
+/// ``output`` reads it back for assertions and failure reports; the log goes with the
+/// object.
 public final class ManagedProcess: @unchecked Sendable {
     /// The executable's path.
     public let executable: String
@@ -103,6 +104,8 @@ public final class ManagedProcess: @unchecked Sendable {
     }
 
     /// Waits up to `timeout` seconds for the child to exit; returns its status or `nil`.
+    /// Blocks the calling thread: for defers and `deinit`; async code uses
+    /// ``exitStatus(within:)``.
     public func waitForExit(timeout: TimeInterval) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -112,15 +115,43 @@ public final class ManagedProcess: @unchecked Sendable {
         return reap(blocking: false)
     }
 
-    /// Polls ``output`` until it contains `text` or `timeout` passes.
-    public func waitForOutput(containing text: String, timeout: TimeInterval) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+    /// Waits up to `timeout` for the child to exit, suspending (not blocking a thread)
+    /// between looks; returns its status or `nil`.
+    public func exitStatus(within timeout: Duration) async -> Int32? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if let status = reap(blocking: false) { return status }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return reap(blocking: false)
+    }
+
+    /// Waits up to `timeout` for ``output`` to contain `text`, suspending (not blocking a
+    /// thread) between looks; false when it does not, or the child ends without it.
+    public func output(containing text: String, within timeout: Duration) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
             if output.contains(text) { return true }
             if !isRunning { return output.contains(text) }
-            usleep(20_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
-        return false
+        return output.contains(text)
+    }
+
+    /// Stops the child like ``stop(grace:)``, suspending (not blocking a thread) while it
+    /// winds down.
+    @discardableResult
+    public func terminate(grace: Duration = .seconds(5)) async -> Int32 {
+        guard pid != 0 else { return 0 }
+        if isRunning {
+            kill(pid, SIGTERM)
+            if await exitStatus(within: grace) == nil {
+                kill(pid, SIGKILL)
+            }
+        }
+        return reap(blocking: true) ?? 0
     }
 
     /// The exit status once the child has ended (reaping it), else `nil`.
@@ -137,8 +168,11 @@ public final class ManagedProcess: @unchecked Sendable {
         }
     }
 
+    /// Stops the child if it still runs and removes its log: a suite run starts thousands
+    /// of children, and their logs would otherwise pile up in the temporary directory.
     deinit {
         if isRunning { stop(grace: 1) }
+        try? FileManager.default.removeItem(at: logURL)
     }
 }
 

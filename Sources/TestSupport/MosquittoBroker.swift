@@ -123,21 +123,23 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// The URL of the plain listener, `mqtt://127.0.0.1:<port>`.
     public var url: String { "mqtt://127.0.0.1:\(port)" }
 
-    /// Starts `mosquitto -c <conf>` and waits until every listener accepts connections.
-    public func start(timeout: TimeInterval = 10) throws {
+    /// Starts `mosquitto -c <conf>` and waits (suspending) until every listener accepts
+    /// connections.
+    public func start(timeout: Duration = .seconds(10)) async throws {
         guard process?.isRunning != true else { return }
         if let process { earlierLogs += process.output }
         let child = ManagedProcess(executable: try TestTools.require("mosquitto"), arguments: ["-c", configURL.path])
         try child.start()
         process = child
-        let deadline = Date().addingTimeInterval(timeout)
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
         for listenerPort in [port] + (tlsPort.map { [$0] } ?? []) {
             while !TestTools.acceptsConnections(port: listenerPort) {
-                guard child.isRunning, Date() < deadline else {
+                guard child.isRunning, clock.now < deadline else {
                     child.stop(grace: 1)
                     throw BrokerError(description: "mosquitto did not start on port \(listenerPort):\n\(log)")
                 }
-                usleep(20_000)
+                try? await Task.sleep(for: .milliseconds(10))
             }
         }
     }
@@ -167,9 +169,10 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Stops (if running) and starts again on the same ports with the same config.
-    public func restart(timeout: TimeInterval = 10) throws {
-        stop()
-        try start(timeout: timeout)
+    public func restart(timeout: Duration = .seconds(10)) async throws {
+        resume()
+        await process?.terminate(grace: .seconds(5))
+        try await start(timeout: timeout)
     }
 
     /// The running broker's PID, or 0.
@@ -187,6 +190,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     deinit {
         process?.send(signal: SIGCONT)
         process?.stop(grace: 2)
+        try? FileManager.default.removeItem(at: directory)
     }
 
     private static func writePasswordFile(_ path: String, users: [String: String]) throws {

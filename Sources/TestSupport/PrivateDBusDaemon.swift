@@ -13,7 +13,7 @@ public import Foundation
 /// ``address`` to `DBusConnection(address:)` (in-process).
 ///
 /// ```swift
-/// let bus = try PrivateDBusDaemon()
+/// let bus = try await PrivateDBusDaemon()
 /// defer { bus.stop() }
 /// let connection = try await DBusConnection(address: bus.address)
 /// ```
@@ -26,11 +26,11 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
     public let address: String
     private let process: ManagedProcess
 
-    /// Starts the daemon and waits (up to `timeout` seconds) until it prints its address.
+    /// Starts the daemon and waits (up to `timeout`, suspending) until it prints its address.
     ///
     /// - Throws: ``MissingTool`` when `dbus-daemon` is not installed; ``PrivateDBusDaemonError``
     ///   when it does not come up (its output is included).
-    public init(timeout: TimeInterval = 10) throws {
+    public init(timeout: Duration = .seconds(10)) async throws {
         let executable = try TestTools.require("dbus-daemon")
         // Unix socket paths are limited to 108 bytes: keep the directory short.
         let base = URL(fileURLWithPath: "/tmp")
@@ -48,7 +48,7 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
             try? FileManager.default.removeItem(at: directory)
             throw PrivateDBusDaemonError(reason: "could not start dbus-daemon: \(error)", output: "")
         }
-        guard process.waitForOutput(containing: "unix:", timeout: timeout),
+        guard await process.output(containing: "unix:", within: timeout),
             let line = process.output.split(separator: "\n").first(where: { $0.hasPrefix("unix:") })
         else {
             let output = process.output

@@ -38,7 +38,7 @@ import Testing
 /// boardsim, mosquitto and boardbridge, all stopped by PID) and the JSON it writes.
 @Suite(.enabled(if: TestTools.available("dbus-daemon", "mosquitto")))
 struct BenchRunTests {
-    @Test func aQuickStartupRunWritesItsResultsAsJSON() throws {
+    @Test func aQuickStartupRunWritesItsResultsAsJSON() async throws {
         let directory = try TestTools.temporaryDirectory("bench")
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("results.json")
@@ -46,8 +46,8 @@ struct BenchRunTests {
             executable: try TestTools.product("boardbridge-bench"),
             arguments: ["--quick", "--only", "startup", "--json", json.path])
         try bench.start()
-        let status = bench.waitForExit(timeout: 180)
-        if status == nil { _ = bench.stop(grace: 2) }
+        let status = await bench.exitStatus(within: .seconds(180))
+        if status == nil { await bench.terminate(grace: .seconds(2)) }
         #expect(status == 0, "\(bench.output.suffix(3000))")
 
         let data = try Data(contentsOf: json)

@@ -50,8 +50,17 @@ struct BlueZHandshakeTimeoutTests {
         defer { recorder.stop() }
         transport.start()
         #expect(await eventually { recorder.events.contains(.ready) }, "events \(recorder.events)")
-        // Well past the handshake and its timeout.
-        try await Task.sleep(for: .seconds(2))
+        // The handshake timer was armed on the transport's scheduler as the link came up
+        // (before `.ready`), for the handshake's steps plus the timeout. A timer armed there
+        // now for longer fires after it would have; its report is logged as it fires and
+        // its event is on its way to the recorder before this wait resumes.
+        let adapter = try AdapterFactory.makeAdapter(
+            for: .chessUp, options: AdapterOptions(advertisedName: SimulatedBoards.name(.chessUp)))
+        let steps = adapter.handshakeCommands(isReconnect: false).reduce(0.0) {
+            $0 + $1.delayBefore + adapter.minimumWriteInterval
+        }
+        #expect(await fixture.manager.scheduler.sleep(steps + 0.2 + 0.5))
+        #expect(!fixture.log.contains("no answer to the handshake"), "\(fixture.log.text)")
         #expect(!recorder.events.contains { if case .handshakeFailed = $0 { true } else { false } })
     }
 }

@@ -25,7 +25,10 @@ final class StatusRecorder {
 @Suite(.serialized, .enabled(if: TestTools.available("dbus-daemon")))
 struct BlueZReconnectTests {
     @Test func aDroppedLinkReconnectsWithThePolicyAndTheGameContinues() async throws {
-        let fixture = try await SimulatorFixture(boards: [SimulatedBoards.chessUp])
+        // Resent only when an ack is over 2 s late: at the real board's 0.3 s, a machine
+        // running the suite in parallel can answer late, and the wave of retransmissions
+        // then reaches past the adapter's two-move window (see ChessUpRetransmissionFilter).
+        let fixture = try await SimulatorFixture(boards: [SimulatedBoards.chessUp + ",retransmit=2"])
         defer { fixture.stop() }
         fixture.manager.start()
         let policy = BoardReconnectPolicy(maxAttempts: 4, delays: [0.3, 0.5])
@@ -189,7 +192,13 @@ struct BlueZLifecycleTests {
         let second = fixture.manager.startDiscovery(adapter: "hci0")
         #expect(await eventually { fixture.manager.adapters.first?.discovering == true })
         first.stop()
-        try await Task.sleep(for: .milliseconds(200))
+        // A StopDiscovery for the first claim would leave in a task stop() enqueues; this
+        // call on the manager's connection leaves after it, so boardsim has handled it by
+        // the time it answers (with the adapter's Discovering).
+        let discovering = try await fixture.manager.callAfterQueuedWork(
+            path: "/org/bluez/hci0", interface: "org.freedesktop.DBus.Properties", member: "Get",
+            body: [.string("org.bluez.Adapter1"), .string("Discovering")])
+        #expect(discovering.first?.variantValue?.boolValue == true)
         #expect(try await fixture.adapter("hci0")["Discovering"]?.boolValue == true)
         second.stop()
         #expect(await eventually { fixture.manager.adapters.first?.discovering == false })

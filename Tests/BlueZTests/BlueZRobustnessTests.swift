@@ -87,7 +87,10 @@ struct BlueZRobustnessTests {
         // The reconnect waits for power, showing it, and spends no attempts meanwhile (at
         // most the one under way when the power went).
         #expect(await eventually { transport.state == .poweredOff }, "\(statuses.states)")
-        try await Task.sleep(for: .milliseconds(1500))
+        // While it waits for power the transport does nothing one could observe, so this is
+        // a span of time, but on the transport's own scheduler: attempts spent meanwhile would
+        // each be paced by a 0.25 s timer there, and six of those fit before this one fires.
+        #expect(await fixture.manager.scheduler.sleep(1.5))
         #expect(transport.state == .poweredOff)
         #expect((transport.status.reconnectAttempt ?? 0) <= 2, "\(statuses.states)")
         try await fixture.setPowered("hci0", true)
@@ -135,7 +138,7 @@ final class StubBlueZ {
     static let device = "/org/bluez/hci0/dev_AA_BB_CC_00_00_01"
 
     init() async throws {
-        daemon = try PrivateDBusDaemon()
+        daemon = try await PrivateDBusDaemon()
         do {
             connection = try await DBusConnection(address: daemon.address)
             _ = try await connection.requestName("org.bluez", flags: [.doNotQueue])
@@ -314,7 +317,13 @@ struct BlueZBadInputTests {
         second.connect(
             DiscoveredBoardDevice(id: UUID(), name: "b", rssi: -40, token: "/org/bluez/hci0/dev_AA_BB_CC_00_00_02"))
         #expect(await eventually { held.count == 1 })
-        try await Task.sleep(for: .milliseconds(300))
+        // The second transport names its board once its link is set up, right before it asks
+        // for the connect slot; a Connect that did not wait would leave in that same turn.
+        // The round trip on the manager's connection leaves after it, so the stub holds it
+        // by the time the round trip is answered.
+        let address = "AA:BB:CC:00:00:02"
+        #expect(await eventually { second.status.deviceAddress == address }, "\(second.status)")
+        try await manager.callAfterQueuedWork()
         #expect(held.count == 1, "the second Connect waits for the first")
         held[0].fail(DBusError(name: "org.bluez.Error.Failed", message: "Input/output error"))
         #expect(await eventually { held.count == 2 })

@@ -98,14 +98,24 @@ struct BlueZTransportTests {
     }
 
     /// Scans for a Pegasus and a Chessnut (transports without an adapter of their own):
-    /// the Pegasus is found, and several advertising intervals later still no Chessnut.
+    /// the Pegasus is found, and after a later advertising round still no Chessnut.
     private func expectPegasusFoundButNotChessnut(_ fixture: SimulatorFixture) async throws {
         let pegasus = try fixture.transport(.dgtPegasus)
         let chessnut = try fixture.transport(.chessnut)
         pegasus.startScan()
         chessnut.startScan()
         #expect(await eventually { pegasus.discovered.count == 1 }, "\(fixture.log.text)")
-        try await Task.sleep(for: .milliseconds(500))
+        // Move the Pegasus's signal far away and wait until its scan shows it: a round of
+        // advertisements boardsim sends after the one that found the Pegasus. Each round
+        // reports every board its adapter's sessions accept, and boardsim's signals arrive
+        // in order, so a Chessnut report from the first round has arrived by now.
+        let before = Int(try #require(pegasus.discovered.first).rssi)
+        let target = before > -70 ? -100 : -30
+        try await fixture.call("SetRSSI", [.string("pegasus"), .int16(Int16(target))])
+        let moved = await eventually {
+            pegasus.discovered.first.map { abs(Int($0.rssi) - target) <= 10 } ?? false
+        }
+        #expect(moved, "\(pegasus.discovered)\n\(fixture.log.text)")
         #expect(chessnut.discovered.isEmpty)
     }
 

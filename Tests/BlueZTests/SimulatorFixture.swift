@@ -99,7 +99,7 @@ final class SimulatorFixture {
         boards: [String], adapters: [String] = [], behavior: String = SimulatorFixture.behavior,
         settings: BlueZManagerSettings = BlueZManagerSettings(busRetryDelays: [0.1, 0.2, 0.5])
     ) async throws {
-        daemon = try PrivateDBusDaemon()
+        daemon = try await PrivateDBusDaemon()
         do {
             let directory = try TestTools.temporaryDirectory("bluez-sim")
             configurationURL = directory.appendingPathComponent("sim.json")
@@ -225,6 +225,24 @@ final class SimulatorFixture {
 
     func position(_ board: String) async throws -> String {
         try await call("Position", [.string(board)]).first?.stringValue ?? ""
+    }
+}
+
+extension BlueZManager {
+    /// A call to BlueZ on this manager's own connection (by default `Peer.Ping`, which
+    /// libdbus answers in its dispatch order), sent from a main-actor task enqueued now: it
+    /// leaves after every message the manager has sent, and after every one that main-actor
+    /// work enqueued before it sends before it first suspends. A connection's messages reach
+    /// the peer in order and the peer handles them in order, so once the reply is in, BlueZ
+    /// has handled all of those messages.
+    @discardableResult
+    func callAfterQueuedWork(
+        path: String = "/", interface: String = "org.freedesktop.DBus.Peer", member: String = "Ping",
+        body: [DBusValue] = []
+    ) async throws -> [DBusValue] {
+        try await Task { @MainActor in
+            try await self.call(path: path, interface: interface, member: member, body: body, timeout: 30)
+        }.value
     }
 }
 

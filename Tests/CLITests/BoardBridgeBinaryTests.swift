@@ -13,7 +13,7 @@ import Testing
 
     /// Runs the binary to completion with stdout and stderr in separate files, stdin closed.
     /// The child exits by itself (every command here is one-shot); it is waited for by PID.
-    func run(_ arguments: [String], in directory: URL? = nil) throws -> Outcome {
+    func run(_ arguments: [String], in directory: URL? = nil) async throws -> Outcome {
         let binary = try TestTools.product("boardbridge")
         let scratch = try TestTools.temporaryDirectory("boardbridge-cli")
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -29,70 +29,71 @@ import Testing
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         try process.run()
-        process.waitUntilExit()
+        // Waited for on a thread of its own, not one of the cooperative pool's few.
+        await onOwnThread { process.waitUntilExit() }
         return Outcome(
             status: process.terminationStatus,
             output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
             error: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
     }
 
-    @Test func helpExitsZero() throws {
-        let outcome = try run(["--help"])
+    @Test func helpExitsZero() async throws {
+        let outcome = try await run(["--help"])
         #expect(outcome.status == 0)
         #expect(outcome.output == BoardBridgeCLI.helpText)
         #expect(outcome.error.isEmpty)
     }
 
-    @Test func versionExitsZero() throws {
-        let outcome = try run(["--version"])
+    @Test func versionExitsZero() async throws {
+        let outcome = try await run(["--version"])
         #expect(outcome.status == 0)
         #expect(outcome.output == BoardBridgeCLI.versionText + "\n")
     }
 
-    @Test func decodePrintsEventsAsJSONLines() throws {
+    @Test func decodePrintsEventsAsJSONLines() async throws {
         // The Chessnut start position (golden vector of the reference), then a battery frame.
         let start =
             "01 24 58 23 31 85 44 44 44 44 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 "
             + "77 77 77 77 a6 c9 9b 6a cb 01 00 00"
-        let outcome = try run(["decode", "--family", "chessnut", start, "zz"])
+        let outcome = try await run(["decode", "--family", "chessnut", start, "zz"])
         #expect(outcome.status == 0)
         let lines = outcome.output.split(separator: "\n").map(String.init)
         #expect(lines.contains(#"{"event":"pieces","fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"}"#))
         #expect(lines.last == #"{"error":"not hex: zz"}"#)
     }
 
-    @Test func runWithABrokenConfigExits78() throws {
+    @Test func runWithABrokenConfigExits78() async throws {
         let scratch = try TestTools.temporaryDirectory("boardbridge-run")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let config = scratch.appendingPathComponent("config.yaml")
         try "base_topik: x\n".write(to: config, atomically: true, encoding: .utf8)
-        let outcome = try run(["run", "--config", config.path])
+        let outcome = try await run(["run", "--config", config.path])
         #expect(outcome.status == 78)
         #expect(outcome.error.contains(#"did you mean "base_topic""#))
     }
 
-    @Test func usageErrorExits64() throws {
-        let outcome = try run(["--no-such-option"])
+    @Test func usageErrorExits64() async throws {
+        let outcome = try await run(["--no-such-option"])
         #expect(outcome.status == 64)
         #expect(outcome.error.contains(#"unknown option "--no-such-option""#))
         #expect(outcome.error.contains("boardbridge --help"))
         #expect(outcome.output.isEmpty)
     }
 
-    @Test func checkConfigOnTheShippedFileExitsZero() throws {
-        let outcome = try run(["check-config", "--config", shippedConfig])
+    @Test func checkConfigOnTheShippedFileExitsZero() async throws {
+        let outcome = try await run(["check-config", "--config", shippedConfig])
         #expect(outcome.status == 0)
         #expect(outcome.output.hasPrefix("configuration OK: 5 boards"))
     }
 
-    @Test func checkConfigFindsConfigYamlInTheWorkingDirectory() throws {
+    @Test func checkConfigFindsConfigYamlInTheWorkingDirectory() async throws {
         let repository = URL(fileURLWithPath: shippedConfig).deletingLastPathComponent()
-        let outcome = try run(["check-config"], in: repository)
+        let outcome = try await run(["check-config"], in: repository)
         #expect(outcome.status == 0)
         #expect(outcome.output == "configuration OK: 5 boards (config.yaml)\n")
     }
 
-    @Test func checkConfigOnABadFileExits78WithLocations() throws {
+    @Test func checkConfigOnABadFileExits78WithLocations() async throws {
         let directory = try TestTools.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("config.yaml").path
@@ -103,7 +104,7 @@ import Testing
                 family: foo
             """
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        let outcome = try run(["check-config", "--config", path])
+        let outcome = try await run(["check-config", "--config", path])
         #expect(outcome.status == 78)
         #expect(outcome.error.contains("boards[0].family: unknown family \"foo\""))
         #expect(outcome.error.contains("(\(path):4:13)"))

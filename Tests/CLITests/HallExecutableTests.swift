@@ -36,12 +36,12 @@ import Testing
     /// The defect: the daemon's binary needed libmicrohttpd and libcurl (and through them
     /// GnuTLS, Kerberos, LDAP, …), mapped and initialised in every `boardbridge run`.
     @Test(.enabled(if: TestTools.available("ldd")))
-    func onlyTheHallLinksTheWebServerAndThePushLibraries() throws {
-        let daemon = try libraries(of: try TestTools.product("boardbridge"))
+    func onlyTheHallLinksTheWebServerAndThePushLibraries() async throws {
+        let daemon = try await libraries(of: try TestTools.product("boardbridge"))
         for library in ["libmicrohttpd", "libcurl", "libgnutls"] {
             #expect(!daemon.contains(library), "boardbridge needs \(library)")
         }
-        let hall = try libraries(of: try TestTools.product(HallExecutable.name))
+        let hall = try await libraries(of: try TestTools.product(HallExecutable.name))
         for library in ["libmicrohttpd", "libcurl"] {
             #expect(hall.contains(library), "boardbridge-hall does not need \(library)")
         }
@@ -49,9 +49,9 @@ import Testing
 
     /// `boardbridge hall` becomes `boardbridge-hall` (same PID, same argv) and serves.
     @Test(.enabled(if: TestTools.available("mosquitto")))
-    func boardbridgeHallServesFromTheHallExecutable() throws {
+    func boardbridgeHallServesFromTheHallExecutable() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let folder = try TestTools.temporaryDirectory("hall-exec")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -62,24 +62,25 @@ import Testing
         let hall = ManagedProcess(executable: boardbridge, arguments: ["hall", "--config", config.path])
         try hall.start()
         defer { hall.stop() }
-        #expect(hall.waitForOutput(containing: "hall listening", timeout: 20), "\(hall.output)")
+        #expect(await hall.output(containing: "hall listening", within: .seconds(20)), "\(hall.output)")
         #expect(TestTools.acceptsConnections(port: port))
         let image = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(hall.pid)/exe")
         #expect(image == (try TestTools.product(HallExecutable.name)))
         let argv = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(hall.pid)/cmdline"))
             .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         #expect(argv == [boardbridge, "hall", "--config", config.path])
-        #expect(hall.stop() == 0)
+        #expect(await hall.terminate() == 0)
     }
 
-    @Test func hallWithABadConfigurationExits78() throws {
-        let outcome = try run(try TestTools.product("boardbridge"), ["hall", "--config", "/nonexistent/hall.yaml"])
+    @Test func hallWithABadConfigurationExits78() async throws {
+        let outcome = try await run(
+            try TestTools.product("boardbridge"), ["hall", "--config", "/nonexistent/hall.yaml"])
         #expect(outcome.status == 78)
         #expect(outcome.error.contains("/nonexistent/hall.yaml"))
     }
 
     /// A `boardbridge` without its hall executable says where it looked, exit 70.
-    @Test func aMissingHallExecutableIsNamed() throws {
+    @Test func aMissingHallExecutableIsNamed() async throws {
         let folder = try TestTools.temporaryDirectory("hall-missing")
         defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appendingPathComponent("boardbridge").path
@@ -88,8 +89,8 @@ import Testing
         let cp = ManagedProcess(
             executable: try TestTools.require("cp"), arguments: [try TestTools.product("boardbridge"), copy])
         try cp.start()
-        #expect(cp.waitForExit(timeout: 30) == 0)
-        let outcome = try run(copy, ["hall", "--config", "/nonexistent/hall.yaml"])
+        #expect(await cp.exitStatus(within: .seconds(30)) == 0)
+        let outcome = try await run(copy, ["hall", "--config", "/nonexistent/hall.yaml"])
         #expect(outcome.status == 70)
         let resolved = folder.resolvingSymlinksInPath()
         #expect(outcome.error.hasPrefix("boardbridge: cannot start the hall: boardbridge-hall is not installed"))
@@ -99,8 +100,8 @@ import Testing
     }
 
     /// The hall executable refuses the daemon's commands.
-    @Test func theHallExecutableServesOnlyHall() throws {
-        let outcome = try run(try TestTools.product(HallExecutable.name), ["run", "--config", shippedConfig])
+    @Test func theHallExecutableServesOnlyHall() async throws {
+        let outcome = try await run(try TestTools.product(HallExecutable.name), ["run", "--config", shippedConfig])
         #expect(outcome.status == 64)
         #expect(outcome.error.contains(#"serves only "boardbridge hall""#))
     }
@@ -111,18 +112,19 @@ import Testing
     }
 
     /// Runs `executable` to completion (one-shot commands only), stderr captured.
-    private func run(_ executable: String, _ arguments: [String]) throws -> Outcome {
+    private func run(_ executable: String, _ arguments: [String]) async throws -> Outcome {
         let process = ManagedProcess(executable: executable, arguments: arguments)
         try process.start()
-        let status = process.waitForExit(timeout: 30) ?? process.stop()
-        return Outcome(status: status, error: process.output)
+        var status = await process.exitStatus(within: .seconds(30))
+        if status == nil { status = await process.terminate() }
+        return Outcome(status: status ?? 0, error: process.output)
     }
 
     /// The shared libraries `ldd` lists for `binary`, one line each.
-    private func libraries(of binary: String) throws -> String {
+    private func libraries(of binary: String) async throws -> String {
         let process = ManagedProcess(executable: try TestTools.require("ldd"), arguments: [binary])
         try process.start()
-        #expect(process.waitForExit(timeout: 30) == 0)
+        #expect(await process.exitStatus(within: .seconds(30)) == 0)
         return process.output
     }
 }

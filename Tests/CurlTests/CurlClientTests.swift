@@ -7,20 +7,23 @@ import Testing
 /// of a relay): statuses, headers, bodies, the body limit, timeouts and a closed port.
 @Suite(.serialized) struct CurlClientTests {
     /// Starts the relay stub; returns it, its base URL and its request log.
-    static func startStub() throws -> (ManagedProcess, String, URL) {
+    static func startStub() async throws -> (ManagedProcess, String, URL) {
         let python = try TestTools.require("python3")
         let port = TestTools.freeLoopbackPort()
         let log = try TestTools.temporaryDirectory("curl").appendingPathComponent("requests.jsonl")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("relay_stub.py")
         let stub = ManagedProcess(executable: python, arguments: [script.path, String(port), log.path])
         try stub.start()
-        let deadline = Date().addingTimeInterval(10)
-        while !TestTools.acceptsConnections(port: port), Date() < deadline { usleep(20_000) }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while !TestTools.acceptsConnections(port: port), clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         return (stub, "http://127.0.0.1:\(port)", log)
     }
 
     @Test func postsABodyWithHeadersAndReadsTheAnswer() async throws {
-        let (stub, base, log) = try Self.startStub()
+        let (stub, base, log) = try await Self.startStub()
         defer { _ = stub.stop() }
         let client = CurlClient()
         let pgn = "[White \"Doe, J\"]\n[Black \"Roe, R\"]\n\n1. e4 e5 *\n"
@@ -46,7 +49,7 @@ import Testing
     }
 
     @Test func aBodyPastTheLimitAndASlowServerFailWithReasons() async throws {
-        let (stub, base, _) = try Self.startStub()
+        let (stub, base, _) = try await Self.startStub()
         defer { _ = stub.stop() }
         let client = CurlClient()
         let big = await client.perform(CurlRequest(url: "\(base)/big", maxResponseBytes: 1 << 20))

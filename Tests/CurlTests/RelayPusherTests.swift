@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func everyChangeIsPushedCoalescedAndRefusedGamesAreReported() async throws {
-        let (stub, base, log) = try CurlClientTests.startStub()
+        let (stub, base, log) = try await CurlClientTests.startStub()
         defer { _ = stub.stop() }
         let body = Body(Self.game("Doe, J", "1. e4"))
         var reports: [RelayPushReport] = []
@@ -56,14 +56,24 @@ import Testing
             reports.last?.gameErrors == [
                 BroadcastPushGameError(gameID: "5-9", players: "Bad, Move - Roe, R", error: "Invalid move: Nxe5")
             ])
-        // Nothing changed: nothing pushed.
+        // Nothing changed: nothing pushed. Once the minimum interval since the last push has
+        // passed (the pusher's own interval: time is the input), a push of the unchanged body
+        // would start at once, its timer task queued on the main queue ahead of the round trip
+        // below, and be under way when that returns; the new body set then goes out in a push
+        // after it. So the push of the new body comes after any push of the unchanged one.
+        let last = try #require(reports.last)
+        #expect(await eventually { Date().timeIntervalSince1970 >= last.time + 0.3 })
         pusher.contentChanged()
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(Self.posts(in: log).count == count)
+        await mainQueueTurn()
+        body.text = Self.game("Doe, J", "1. e4 e5 2. Nf3")
+        pusher.contentChanged()
+        #expect(await eventually { reports.count == count + 1 })
+        #expect(Self.posts(in: log).suffix(1) == [body.text])
+        #expect(Self.posts(in: log).count == count + 1, "the unchanged body was pushed again")
     }
 
     @Test func aWrongTokenAndAnUnreachableRelayAreReportedAndRetried() async throws {
-        let (stub, base, _) = try CurlClientTests.startStub()
+        let (stub, base, _) = try await CurlClientTests.startStub()
         defer { _ = stub.stop() }
         var reports: [RelayPushReport] = []
         let refused = RelayPusher(
@@ -92,21 +102,24 @@ import Testing
     }
 
     @Test func movesHeldBackByADelayArePushedWhenItHasPassed() async throws {
-        let (stub, base, log) = try CurlClientTests.startStub()
+        let (stub, base, log) = try await CurlClientTests.startStub()
         defer { _ = stub.stop() }
-        let start = Date().timeIntervalSince1970
-        // What a relay 1.5 s behind may see: the move appears 1.5 s after it was made.
+        // What a relay behind by a delay may see: the move appears once the delay has passed,
+        // with no board update to announce it. The test says when it has passed (after the
+        // first push is answered), not the wall clock: a first push slower than a fixed delay
+        // under load would otherwise already carry the move.
+        let body = Body(Self.game("Doe, J", ""))
+        var reports = 0
         let pusher = RelayPusher(
             settings: RelayPushSettings(url: "\(base)/push/r5", token: "good", minimumInterval: 0.1),
-            pollWhileDelayed: true,
-            body: {
-                Date().timeIntervalSince1970 - start < 1.5 ? Self.game("Doe, J", "") : Self.game("Doe, J", "1. e4")
-            },
-            now: { Date().timeIntervalSince1970 })
+            pollWhileDelayed: true, body: { body.text }, now: { Date().timeIntervalSince1970 })
+        pusher.onReport = { _ in reports += 1 }
         defer { pusher.stop() }
         pusher.contentChanged()
-        #expect(await eventually { Self.posts(in: log).count == 1 })
-        #expect(await eventually(timeout: .seconds(5)) { Self.posts(in: log).count == 2 })
-        #expect(Self.posts(in: log).last == Self.game("Doe, J", "1. e4"))
+        #expect(await eventually { reports == 1 })
+        #expect(Self.posts(in: log) == [Self.game("Doe, J", "")])
+        body.text = Self.game("Doe, J", "1. e4")
+        #expect(await eventually { reports == 2 })
+        #expect(Self.posts(in: log) == [Self.game("Doe, J", ""), Self.game("Doe, J", "1. e4")])
     }
 }

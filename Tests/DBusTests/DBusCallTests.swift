@@ -155,7 +155,7 @@ struct DBusCallTests {
     }
 
     @Test func systemBusAddressHonoursEnvironment() async throws {
-        let daemon = try PrivateDBusDaemon()
+        let daemon = try await PrivateDBusDaemon()
         defer { daemon.stop() }
         let previous = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }
         setenv("DBUS_SYSTEM_BUS_ADDRESS", daemon.address, 1)

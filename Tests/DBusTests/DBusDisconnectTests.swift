@@ -22,11 +22,14 @@ struct DBusDisconnectTests {
         let later = await capturedError { _ = try await bus.client.callEcho("Echo", on: bus.server) }
         #expect(later?.name == DBusError.Name.disconnected)
         #expect(await eventually { !bus.server.isConnected })
-        // Reported once only.
-        try await Task.sleep(for: .milliseconds(50))
+        // Reported once only. The loss is reported from a dispatch of libdbus's local
+        // Disconnected message, which libdbus queues after it has dropped the socket and its
+        // watches: a second report could only come from a dispatch scheduled by then, a
+        // main-queue block enqueued before this turn.
+        await mainQueueTurn()
         #expect(reports.items.count == 1)
         // And a fresh bus works in the same process.
-        let fresh = try PrivateDBusDaemon()
+        let fresh = try await PrivateDBusDaemon()
         defer { fresh.stop() }
         let reconnected = try await DBusConnection(address: fresh.address)
         defer { reconnected.close() }
@@ -45,12 +48,15 @@ struct DBusDisconnectTests {
         #expect(!bus.client.isConnected)
         let afterwards = await capturedError { try bus.client.emitSignal(path: "/x", interface: "a.b", member: "C") }
         #expect(afterwards?.name == DBusError.Name.disconnected)
-        try await Task.sleep(for: .milliseconds(50))
+        // close() makes libdbus queue its local Disconnected message and schedule the
+        // dispatch that would report it as a main-queue block, before close() returns: this
+        // turn comes after that dispatch.
+        await mainQueueTurn()
         #expect(reports.items.isEmpty)
     }
 
     @Test func releasedConnectionLeavesTheBus() async throws {
-        let daemon = try PrivateDBusDaemon()
+        let daemon = try await PrivateDBusDaemon()
         defer { daemon.stop() }
         let observer = try await DBusConnection(address: daemon.address)
         defer { observer.close() }

@@ -26,7 +26,7 @@ final class BusFixture {
     let client: DBusConnection
 
     init() async throws {
-        daemon = try PrivateDBusDaemon()
+        daemon = try await PrivateDBusDaemon()
         do {
             server = try await DBusConnection(address: daemon.address)
             client = try await DBusConnection(address: daemon.address)

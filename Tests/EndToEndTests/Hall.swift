@@ -77,7 +77,7 @@ final class Hall {
     init(boards: [HallBoard], settings: HallSettings = HallSettings()) async throws {
         self.boards = boards
         directory = try TestTools.temporaryDirectory("e2e-hall")
-        bus = try PrivateDBusDaemon()
+        bus = try await PrivateDBusDaemon()
         let adapters = Array(Set(boards.map(\.adapter))).sorted()
         var arguments: [String] = []
         for adapter in adapters { arguments += ["--adapter", adapter] }
@@ -89,10 +89,10 @@ final class Hall {
                 "family=\(board.family),address=\(board.address),id=\(board.id),adapter=\(board.adapter)\(options)",
             ]
         }
-        simulator = try BoardSimulator(busAddress: bus.address, arguments: arguments)
+        simulator = try await BoardSimulator(busAddress: bus.address, arguments: arguments)
         broker = try MosquittoBroker(
             options: .init(persistence: settings.brokerPersistence, extraLines: settings.brokerLines))
-        try broker.start()
+        try await broker.start()
         let configFile = directory.appendingPathComponent("config.yaml")
         try Self.configuration(
             boards: boards, adapters: adapters, settings: settings, brokerURL: broker.url,
@@ -242,11 +242,12 @@ final class Hall {
 
     /// Runs `sh -c script` in the bridge's mount namespace (`nsenter -m`; for
     /// ``HallSettings/stateDirectoryTmpfs``), failing unless it succeeds.
-    func inBridgeNamespace(_ script: String) throws {
+    func inBridgeNamespace(_ script: String) async throws {
         let process = ManagedProcess(
             executable: "/usr/bin/nsenter", arguments: ["-t", String(bridge.pid), "-m", "sh", "-c", script])
         try process.start()
-        let status = process.waitForExit(timeout: 20) ?? process.stop(grace: 1)
+        var status = await process.exitStatus(within: .seconds(20))
+        if status == nil { status = await process.terminate(grace: .seconds(1)) }
         guard status == 0 else {
             throw CtlFailure(command: "nsenter: \(script)", result: process.output, report: report())
         }

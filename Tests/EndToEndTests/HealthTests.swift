@@ -137,7 +137,7 @@ extension EndToEndTests {
         #expect(free > 100_000 && free <= 262_144, "free bytes \(free)")
 
         // Full: the moves are published, every failed save is counted and reported.
-        try hall.inBridgeNamespace("head -c 1048576 /dev/zero > '\(state)/filler'; df '\(state)' >&2; true")
+        try await hall.inBridgeNamespace("head -c 1048576 /dev/zero > '\(state)/filler'; df '\(state)' >&2; true")
         var mark = hall.recorder.mark
         // A new game rewrites the saved game whole: a new file, which a full disk refuses
         // (an append may still fit in the journal's last page).
@@ -157,7 +157,7 @@ extension EndToEndTests {
 
         // Read-only: a read-only bind mount over the directory (tmpfs itself cannot be
         // remounted read-only while the journal is open for writing).
-        try hall.inBridgeNamespace(
+        try await hall.inBridgeNamespace(
             "rm -f '\(state)/filler' && mount --bind '\(state)' '\(state)' && mount -o remount,bind,ro '\(state)'")
         mark = hall.recorder.mark
         try await hall.play(board.id, ["g1f3"])
@@ -170,14 +170,14 @@ extension EndToEndTests {
         }
 
         // Writable again: the next save carries the move made while read-only.
-        try hall.inBridgeNamespace("umount '\(state)'")
+        try await hall.inBridgeNamespace("umount '\(state)'")
         mark = hall.recorder.mark
         try await hall.play(board.id, ["b8c6"])
         try await hall.waitForMoves(board.id, count: 1, since: mark)
         try await waitUntil("the problem cleared", context: hall.report) {
             directory(since: mark).contains { $0["writable"] == true && $0["problem"] == false }
         }
-        try hall.inBridgeNamespace(
+        try await hall.inBridgeNamespace(
             #"cat '\#(state)/\#(board.id).json' '\#(state)/\#(board.id).journal' | grep -q '"san":"Nf3"'"#)
 
         // The bridge device's problem sensor reads the report.

@@ -13,6 +13,8 @@ struct ReceivedMessage {
     var text: String
     /// Whether the broker delivered it as retained.
     var retained: Bool
+    /// When the client received it.
+    var received: ContinuousClock.Instant = .now
 
     /// The payload parsed as JSON, or `nil`.
     var json: JSONValue? { try? JSONValue(parsing: text) }

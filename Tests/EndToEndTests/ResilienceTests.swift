@@ -168,7 +168,7 @@ extension EndToEndTests {
             hall.bridge.output.contains("\(board.id): move ply=8 ")
         }
         #expect(!hall.broker.isRunning)
-        try hall.broker.start()
+        try await hall.broker.start()
 
         let rest = Array(Games.blackUnderpromotes[8...])
         try game.append(rest)

@@ -68,9 +68,9 @@ struct BluetoothctlTests {
     }
 
     @Test func bluetoothctlScansConnectsAndReads() async throws {
-        let daemon = try PrivateDBusDaemon()
+        let daemon = try await PrivateDBusDaemon()
         defer { daemon.stop() }
-        let simulator = try BoardSimulator(
+        let simulator = try await BoardSimulator(
             busAddress: daemon.address,
             arguments: ["--board", "family=chessnut,name=Chessnut Air,address=AA:BB:CC:00:00:01,rssi=-50"])
         defer { simulator.stop() }
@@ -103,8 +103,27 @@ struct BluetoothctlTests {
         }
         #expect(writes.count == 1 && writes.first?.contains("\"hex\":\"210100\"") == true, "\(writes)")
         // bluetoothctl prints changes of the selected attribute only: show the ack's
-        // characteristic, whose cached Value came with the notification.
-        try await Task.sleep(for: .milliseconds(300))
+        // characteristic, whose cached Value came with the notification. First boardsim
+        // has sent the ack (char0016 is the only subscribed characteristic)…
+        var sent = 0
+        for _ in 0..<200 where sent == 0 {
+            try await Task.sleep(for: .milliseconds(50))
+            let violations = try await simulator.ctl("violations", "AA:BB:CC:00:00:01").standardOutput
+            let counters = try? JSONSerialization.jsonObject(with: Data(violations.utf8)) as? [String: Any]
+            sent = counters?["notificationsSent"] as? Int ?? 0
+        }
+        #expect(sent > 0, "the ack never went out")
+        // …then bluetoothctl has taken it in: boardsim answers a read after the ack, and
+        // bluetoothctl handles its messages in order, so once it prints the read's value it
+        // has the ack's Value in its cache.
+        let manufacturerName = "43 68 65 73 73 6e 75 74"  // "Chessnut"
+        let reads = session.output.components(separatedBy: manufacturerName).count
+        session.send("select-attribute 00002a29-0000-1000-8000-00805f9b34fb")
+        session.send("read")
+        #expect(
+            await eventually(timeout: .seconds(15)) {
+                session.output.components(separatedBy: manufacturerName).count > reads
+            }, "\(session.output)")
         session.send("select-attribute /org/bluez/hci0/dev_AA_BB_CC_00_00_01/service0013/char0016")
         session.send("attribute-info")
         #expect(await session.waitFor("23 01 00"), "\(session.output)")  // the board's ack

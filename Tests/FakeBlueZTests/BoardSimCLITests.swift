@@ -21,9 +21,10 @@ struct BoardSimCLITests {
         let client: DBusConnection
 
         init(arguments: [String] = ["--board", air, "--board", pegasus], configFile: URL? = nil) async throws {
-            daemon = try PrivateDBusDaemon()
+            daemon = try await PrivateDBusDaemon()
             do {
-                simulator = try BoardSimulator(busAddress: daemon.address, configFile: configFile, arguments: arguments)
+                simulator = try await BoardSimulator(
+                    busAddress: daemon.address, configFile: configFile, arguments: arguments)
             } catch {
                 daemon.stop()
                 throw error
@@ -209,8 +210,8 @@ struct BoardSimCLITests {
         let second = ManagedProcess(
             executable: fixture.simulator.executable, arguments: ["--bus", fixture.daemon.address])
         try second.start()
-        let status = second.waitForExit(timeout: 20)
-        if status == nil { second.stop(grace: 1) }
+        let status = await second.exitStatus(within: .seconds(20))
+        if status == nil { await second.terminate(grace: .seconds(1)) }
         #expect(status == 1)
         #expect(second.output.contains("owned by another connection"))
 

@@ -35,12 +35,12 @@ final class BusMonitor {
     private let process: ManagedProcess
 
     /// Starts monitoring the bus at `address` and waits until the monitor is in place.
-    init(address: String) throws {
+    init(address: String) async throws {
         process = ManagedProcess(
             executable: try TestTools.require("dbus-monitor"), arguments: ["--address", address, "--monitor"])
         try process.start()
         // A monitor loses its own unique name when it becomes one.
-        guard process.waitForOutput(containing: "NameLost", timeout: 10) else {
+        guard await process.output(containing: "NameLost", within: .seconds(10)) else {
             _ = process.stop()
             throw StartFailure(output: process.output)
         }

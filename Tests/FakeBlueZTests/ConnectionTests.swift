@@ -81,21 +81,22 @@ struct ConnectionTests {
     /// adapter waits its turn (the kernel queues LE connects) and succeeds.
     @Test func overlappingConnectsAreInProgressOrQueued() async throws {
         var behavior = SimFixture.fast
-        behavior.connectDelay = 0.6
+        // Long enough for the monitor's look and two round trips on a loaded machine.
+        behavior.connectDelay = 3
         let fixture = try await SimFixture(boards: [SimFixture.chessnut, SimFixture.pegasus], behavior: behavior)
         defer { fixture.close() }
         let first = try await fixture.discover(Self.chessnut)
         let second = SimFixture.devicePath("AA:BB:CC:00:00:02")
         #expect(await eventually { fixture.signals.firstIndex { SignalRecorder.isAdded($0, second) } != nil })
-        let pending = Task { @MainActor in
-            try await fixture.call(first, SimFixture.device, "Connect")
-        }
-        try await Task.sleep(for: .milliseconds(100))
+        let monitor = try await BusMonitor(address: fixture.daemon.address)
+        defer { monitor.stop() }
+        // The simulator has the first Connect pending before the next two arrive.
+        let pending = try await fixture.callInFlight(first, SimFixture.device, "Connect", monitor: monitor)
         let sameDevice = await capturedError { _ = try await fixture.call(first, SimFixture.device, "Connect") }
         #expect(sameDevice == DBusError(name: "org.bluez.Error.InProgress", message: "In Progress"))
         let otherDevice = await capturedError { _ = try await fixture.call(second, SimFixture.device, "Connect") }
         #expect(otherDevice == nil)
-        _ = try await pending.value
+        #expect(await pending.value == nil)
         #expect(try fixture.sim.status(of: "air").connected)
         #expect(try fixture.sim.status(of: "pegasus").connected)
         // Connecting again when connected succeeds at once (no AlreadyConnected for LE).
@@ -134,8 +135,11 @@ struct ConnectionTests {
             #expect(
                 await eventually { connectedChanges() == [.bool(true), .bool(false)] }, "\(fixture.signals.summary)")
         } else {
-            try await Task.sleep(for: .milliseconds(50))
-            #expect(connectedChanges().isEmpty)
+            // A round trip after the error: the simulator sends whatever the failed attempt
+            // signals before it handles this Get, and its reply follows those signals on
+            // our connection.
+            #expect(try await fixture.property("Connected", SimFixture.device, path) == .bool(false))
+            #expect(connectedChanges().isEmpty, "\(fixture.signals.summary)")
         }
         // Only one failure was queued: the next connect succeeds.
         _ = try await fixture.call(path, SimFixture.device, "Connect")
@@ -199,14 +203,15 @@ struct ConnectionTests {
 
     @Test func disconnectCancelsAPendingConnect() async throws {
         var behavior = SimFixture.fast
-        behavior.connectDelay = 1.5
+        // The Disconnect cancels the attempt at once; the delay only has to outlast the wait
+        // for the Connect to be pending on a loaded machine.
+        behavior.connectDelay = 10
         let fixture = try await SimFixture(behavior: behavior)
         defer { fixture.close() }
         let path = try await fixture.discover(Self.chessnut)
-        let pending = Task { @MainActor in
-            await capturedError { _ = try await fixture.call(path, SimFixture.device, "Connect") }
-        }
-        try await Task.sleep(for: .milliseconds(100))
+        let monitor = try await BusMonitor(address: fixture.daemon.address)
+        defer { monitor.stop() }
+        let pending = try await fixture.callInFlight(path, SimFixture.device, "Connect", monitor: monitor)
         _ = try await fixture.call(path, SimFixture.device, "Disconnect")
         #expect(await pending.value == DBusError(name: "org.bluez.Error.Failed", message: "br-connection-canceled"))
     }

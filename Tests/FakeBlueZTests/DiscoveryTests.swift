@@ -98,8 +98,9 @@ struct DiscoveryTests {
                 ])
             ])
         try await fixture.discover("AA:BB:CC:00:00:02")
-        // Both boards advertise every round; a few rounds later the Chessnut is still unreported.
-        try await Task.sleep(for: .milliseconds(300))
+        // Both boards advertise every round; three rounds later the Chessnut is still
+        // unreported (each round weighs it before the Pegasus, whose RSSI change we see).
+        try await fixture.advertisingRounds(3, counter: "pegasus")
         #expect(fixture.signals.firstIndex { SignalRecorder.isAdded($0, chessnut) } == nil)
         // An empty filter clears it; the next rounds report the Chessnut.
         _ = try await fixture.call(Self.hci0, SimFixture.adapter, "SetDiscoveryFilter", [.propertyDictionary([:])])
@@ -107,7 +108,8 @@ struct DiscoveryTests {
     }
 
     @Test func rssiChangesFollowTheThreshold() async throws {
-        let fixture = try await SimFixture()
+        // The Pegasus counts advertisement rounds.
+        let fixture = try await SimFixture(boards: [SimFixture.chessnut, SimFixture.pegasus])
         defer { fixture.close() }
         let path = try await fixture.discover("AA:BB:CC:00:00:01")
         func rssiSignals() -> [DBusValue] {
@@ -116,7 +118,8 @@ struct DiscoveryTests {
             }
         }
         try fixture.sim.setRSSI(board: "air", -55)  // 5 dBm: below BlueZ's 8 dBm threshold
-        try await Task.sleep(for: .milliseconds(300))
+        // Three rounds report the Chessnut at -55 before the Pegasus, whose RSSI change we see.
+        try await fixture.advertisingRounds(3, counter: "pegasus")
         #expect(rssiSignals().isEmpty)
         try fixture.sim.setRSSI(board: "air", -40)
         #expect(await eventually { rssiSignals() == [.int16(-40)] })
@@ -154,7 +157,8 @@ struct DiscoveryTests {
     func advertisedDataIsSignalledOnChangeOrAlwaysWithDuplicateData(_ duplicateData: Bool) async throws {
         var board = SimFixture.chessnut
         board.manufacturerData = ["0x04b8": "0102"]
-        let fixture = try await SimFixture(boards: [board])
+        // The Pegasus counts advertisement rounds.
+        let fixture = try await SimFixture(boards: [board, SimFixture.pegasus])
         defer { fixture.close() }
         _ = try await fixture.call(
             Self.hci0, SimFixture.adapter, "SetDiscoveryFilter",
@@ -168,7 +172,9 @@ struct DiscoveryTests {
         if duplicateData {
             #expect(await eventually { manufacturerSignals() >= 2 })
         } else {
-            try await Task.sleep(for: .milliseconds(300))
+            // Three rounds report the Chessnut's unchanged data before the Pegasus, whose RSSI
+            // change we see.
+            try await fixture.advertisingRounds(3, counter: "pegasus")
             #expect(manufacturerSignals() == 0)
         }
     }
@@ -197,10 +203,16 @@ struct DiscoveryTests {
         let chessnut = try await fixture.discover("AA:BB:CC:00:00:01")
         let pegasus = SimFixture.devicePath("AA:BB:CC:00:00:02")
         #expect(await eventually { fixture.signals.firstIndex { SignalRecorder.isAdded($0, pegasus) } != nil })
-        _ = try await fixture.call(Self.hci0, SimFixture.adapter, "StopDiscovery")
         _ = try await fixture.call(pegasus, SimFixture.device, "Connect")  // connecting makes it permanent
-        #expect(await eventually { fixture.signals.firstIndex { SignalRecorder.isRemoved($0, chessnut) } != nil })
-        try await Task.sleep(for: .milliseconds(1100))
+        // A round after the Connect restarts the Chessnut's timeout, not the Pegasus's (it is
+        // connected): a timeout of the Pegasus would end at least a round before the
+        // Chessnut's, so its InterfacesRemoved would come before the Chessnut's.
+        try await fixture.advertisingRounds(1, counter: "air")
+        _ = try await fixture.call(Self.hci0, SimFixture.adapter, "StopDiscovery")
+        #expect(
+            await eventually(timeout: .seconds(60)) {
+                fixture.signals.firstIndex { SignalRecorder.isRemoved($0, chessnut) } != nil
+            })
         #expect(fixture.signals.firstIndex { SignalRecorder.isRemoved($0, pegasus) } == nil)
     }
 }

@@ -96,7 +96,7 @@ final class SimFixture {
         boards: [BoardConfiguration] = [chessnut], adapters: [AdapterConfiguration] = [],
         behavior: BehaviorConfiguration = fast
     ) async throws {
-        daemon = try PrivateDBusDaemon()
+        daemon = try await PrivateDBusDaemon()
         do {
             let server = try await DBusConnection(address: daemon.address)
             sim = try await FakeBlueZ(
@@ -175,5 +175,58 @@ final class SimFixture {
             path.hasPrefix(device + "/") && interfaces[Self.characteristic]?["UUID"]?.stringValue == uuid
         }
         return try #require(match?.key, "no characteristic \(uuid)")
+    }
+}
+
+/// Barriers for tests that must act while a call is pending, or check that nothing was
+/// signalled, without waiting a fixed time (issue #28).
+extension SimFixture {
+    /// Sends `member` from a task of its own and returns that task (the call's error, `nil`
+    /// on success) once the simulator has handled the call: `monitor` saw the bus daemon
+    /// route it to `org.bluez`, and a `GetManagedObjects` sent afterwards came back. The
+    /// daemon hands the simulator its messages in the order it routes them and the simulator
+    /// handles each at once, so the call was handled (and is pending, if it is answered
+    /// later) before that reply; whatever the test does next finds it so.
+    func callInFlight(
+        _ path: String, _ interface: String, _ member: String, _ body: [DBusValue] = [], monitor: BusMonitor
+    ) async throws -> Task<DBusError?, Never> {
+        let isCall = { (message: BusMonitor.Message) in
+            message.kind == "method call" && message.field("destination") == FakeBlueZ.busName
+                && message.field("path") == path && message.field("member") == member
+        }
+        let before = monitor.messages.filter(isCall).count
+        let task = Task { @MainActor in
+            await capturedError { _ = try await self.call(path, interface, member, body) }
+        }
+        let routed = await eventually(timeout: .seconds(60)) { monitor.messages.filter(isCall).count > before }
+        try #require(routed, "\(member) on \(path) never reached the bus: \(monitor.messages.map(\.header))")
+        _ = try await managedObjects()
+        return task
+    }
+
+    /// Waits for `rounds` more advertisement rounds of `board`'s adapter (discovering, `board`
+    /// reported): each time moves its RSSI by 20 dBm and waits for the signalled change. A
+    /// round reports the boards in the order they were added and the tree signals in that
+    /// order, so whatever a round signalled for an earlier board is received before `board`'s
+    /// RSSI change: after this, a check that an earlier board was not reported covers those
+    /// rounds.
+    func advertisingRounds(_ rounds: Int, counter board: String) async throws {
+        let path = try sim.status(of: board).path
+        let seen = await eventually(timeout: .seconds(60)) {
+            self.signals.firstIndex { SignalRecorder.isAdded($0, path) } != nil
+        }
+        try #require(seen, "\(board) was never reported: \(signals.summary)")
+        for _ in 0..<rounds {
+            let current = try sim.status(of: board).rssi
+            let target = current > -60 ? current - 20 : current + 20
+            let start = signals.messages.count - 1
+            try sim.setRSSI(board: board, target)
+            let reported = await eventually(timeout: .seconds(60)) {
+                self.signals.firstIndex(after: start) {
+                    SignalRecorder.sets($0, path: path, interface: Self.device, "RSSI", .int16(Int16(target)))
+                } != nil
+            }
+            try #require(reported, "no RSSI \(target) for \(board): \(signals.summary)")
+        }
     }
 }

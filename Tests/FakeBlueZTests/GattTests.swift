@@ -138,7 +138,15 @@ struct GattTests {
                 }
             })
         let count = Self.values(fixture, Self.state).count
-        try await Task.sleep(for: .milliseconds(300))  // three stream intervals
+        // Three stream intervals later: the board's next three state frames were dropped
+        // for want of a session (not sent), and a round trip after them brings in any
+        // signal the simulator sent before it handled the Get.
+        let dropped = try fixture.sim.violations(board: "air").droppedNotifications
+        #expect(
+            await eventually(timeout: .seconds(60)) {
+                (try? fixture.sim.violations(board: "air").droppedNotifications) ?? 0 >= dropped + 3
+            })
+        #expect(try await fixture.property("Notifying", SimFixture.characteristic, Self.state) == .bool(false))
         #expect(Self.values(fixture, Self.state).count == count)
         #expect(try fixture.sim.violations(board: "air").droppedNotifications > 0)
         let again = await capturedError {
@@ -267,7 +275,9 @@ struct GattTests {
         let first = Task { @MainActor in
             await capturedError { try await writeValue(fixture, [0x0B, 0x04, 0, 0, 0, 0]) }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        // The request reached the board (logged on arrival); its response is 1.5 s away.
+        let arrived = await eventually(timeout: .seconds(60)) { (try? fixture.sim.writes(board: "air").count) == 1 }
+        try #require(arrived)
         let second = await capturedError { try await writeValue(fixture, [0x0B, 0x04, 0, 0, 0, 0]) }
         #expect(second == DBusError(name: "org.bluez.Error.InProgress", message: "In Progress"))
         let command = await capturedError { try await writeValue(fixture, Self.startSession, type: "command") }
@@ -338,7 +348,13 @@ struct GattTests {
             #expect(await eventually { !Self.values(fixture, Self.state).isEmpty })
             #expect(Self.values(fixture, Self.state).allSatisfy { $0.count == 20 })
         case .refuse:
-            try await Task.sleep(for: .milliseconds(200))
+            // Three state frames were refused; a round trip after them brings in any signal
+            // the simulator sent before it handled the Get.
+            #expect(
+                await eventually(timeout: .seconds(60)) {
+                    (try? fixture.sim.violations(board: "air").oversizeNotifications) ?? 0 >= 3
+                })
+            #expect(try await fixture.property("Notifying", SimFixture.characteristic, Self.state) == .bool(true))
             #expect(Self.values(fixture, Self.state).isEmpty)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -101,15 +102,17 @@ struct HTTPServerTests {
         let server = try makeServer(HTTPServerSettings(connectionTimeout: 1), recorder: recorder)
         defer { server.stop() }
         let port = server.port
-        let slow = Task.detached { () -> Bool in
-            guard let client = try? RawHTTPClient(port: port, receiveTimeout: 30) else { return false }
-            client.send("GET /hello HTTP/1.1\r\nHost: a\r\n")
-            // One header byte every 2 s: slower than the 1 s idle timeout.
-            for _ in 0..<10 {
-                usleep(2_000_000)
-                if !client.send("X") { return true }
+        let slow = Task {
+            await onOwnThread { () -> Bool in
+                guard let client = try? RawHTTPClient(port: port, receiveTimeout: 30) else { return false }
+                client.send("GET /hello HTTP/1.1\r\nHost: a\r\n")
+                // One header byte every 2 s: slower than the 1 s idle timeout.
+                for _ in 0..<10 {
+                    usleep(2_000_000)
+                    if !client.send("X") { return true }
+                }
+                return client.isClosedByPeer()
             }
-            return client.isClosedByPeer()
         }
         let fine = try await RawHTTPClient.exchange(
             port: server.port, "GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
@@ -126,21 +129,27 @@ struct HTTPServerTests {
         let port = server.port
         var held: [RawHTTPClient] = []
         for _ in 0..<4 { held.append(try RawHTTPClient(port: port, receiveTimeout: 10)) }
-        // Let the server accept the four.
-        for client in held { client.send("GET /hello HTTP/1.1\r\nHost: a\r\n") }
-        try await Task.sleep(for: .milliseconds(300))
-        let extraClosed = await Task.detached { () -> Bool in
+        // Four kept-alive connections, each with a request answered: the server holds all four.
+        for client in held { client.send("GET /hello HTTP/1.1\r\nHost: a\r\n\r\n") }
+        #expect(await eventually(timeout: .seconds(30)) { recorder.requests.count == 4 })
+        let extraClosed = await onOwnThread { () -> Bool in
             guard let extra = try? RawHTTPClient(port: port, receiveTimeout: 10) else { return true }
             extra.send("GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
             let answer = extra.readAll()
             return statusCode(answer) != 200
-        }.value
+        }
         #expect(extraClosed)
+        #expect(recorder.requests.count == 4)
         held.removeAll()
-        try await Task.sleep(for: .milliseconds(300))
-        let fine = try await RawHTTPClient.exchange(
-            port: port, "GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-        #expect(statusCode(fine) == 200)
+        // The slots free once the server has seen the four close.
+        var served = false
+        for _ in 0..<100 where !served {
+            let answer = try? await RawHTTPClient.exchange(
+                port: port, "GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            served = answer.flatMap(statusCode) == 200
+            if !served { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(served)
     }
 
     @Test("an event stream delivers events sent later, and closes when a client falls too far behind")
@@ -156,13 +165,19 @@ struct HTTPServerTests {
         }
         defer { server.stop() }
         let port = server.port
-        let reader = Task.detached { () -> String in
-            guard let client = try? RawHTTPClient(port: port, receiveTimeout: 20) else { return "" }
-            client.send("GET /events HTTP/1.1\r\nHost: a\r\n\r\n")
-            return client.read(until: "second\nid: 2")
+        let greeted = Flag()
+        let reader = Task {
+            await onOwnThread { () -> String in
+                guard let client = try? RawHTTPClient(port: port, receiveTimeout: 20) else { return "" }
+                client.send("GET /events HTTP/1.1\r\nHost: a\r\n\r\n")
+                let first = client.read(until: "event: hello\nid: 1\ndata: {\"a\":1}\n\n")
+                greeted.set()
+                return first + client.read(until: "second\nid: 2")
+            }
         }
         #expect(await eventually { streams.count == 1 })
-        try await Task.sleep(for: .milliseconds(200))
+        // The first event has reached the client: the second is sent later, on an open stream.
+        #expect(await eventually(timeout: .seconds(30)) { greeted.isSet })
         streams[0].send(event: "second", id: "2", data: "x\ny")
         let text = await reader.value
         #expect(text.contains("text/event-stream"))
@@ -211,9 +226,9 @@ struct HTTPServerTests {
         #expect(recorder.requests.count == 1)
     }
 
-    /// Runs a tool off the main actor; its exit status and standard output.
+    /// Runs a tool on a thread of its own; its exit status and standard output.
     static func run(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await Task.detached {
+        try await onOwnThread { () throws -> (status: Int32, output: String) in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: tool)
             process.arguments = arguments
@@ -224,7 +239,7 @@ struct HTTPServerTests {
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }.value
+        }
     }
 
     @Test("an address that is not an IP address is refused with a clear error")
@@ -233,14 +248,4 @@ struct HTTPServerTests {
             try HTTPServer(settings: HTTPServerSettings(address: "example")) { _ in .response(.plain(200, "")) }
         }
     }
-}
-
-/// Polls `condition` on the main actor until it holds (10 s at most).
-@MainActor
-func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<1000 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }

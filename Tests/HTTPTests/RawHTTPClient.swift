@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -84,11 +86,11 @@ final class RawHTTPClient: @unchecked Sendable {
 
     /// One request, the whole answer.
     static func exchange(port: UInt16, _ request: String) async throws -> String {
-        try await Task.detached {
+        try await onOwnThread { () throws -> String in
             let client = try RawHTTPClient(port: port)
             client.send(request)
             return client.readAll()
-        }.value
+        }
     }
 }
 
@@ -97,4 +99,13 @@ func statusCode(_ answer: String) -> Int? {
     let parts = answer.split(separator: " ", maxSplits: 2)
     guard parts.count >= 2, parts[0].hasPrefix("HTTP/") else { return nil }
     return Int(parts[1])
+}
+
+/// A flag a client thread sets and a test polls.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func set() { value.store(true, ordering: .releasing) }
+
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }

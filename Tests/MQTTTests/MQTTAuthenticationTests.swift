@@ -11,15 +11,15 @@ struct MQTTAuthenticationTests {
     private static let secret = "s3cret-Pa55word"
     private static let wrong = "wr0ng-Pa55word"
 
-    private func makeBroker() throws -> MosquittoBroker {
+    private func makeBroker() async throws -> MosquittoBroker {
         let broker = try MosquittoBroker(
             options: .init(allowAnonymous: false, users: ["alice": Self.secret, "bob": "other"]))
-        try broker.start()
+        try await broker.start()
         return broker
     }
 
     @Test func correctPasswordConnects() async throws {
-        let broker = try makeBroker()
+        let broker = try await makeBroker()
         defer { broker.stop() }
         let (client, received) = try makeClient(url: broker.url) {
             $0.username = "alice"
@@ -31,10 +31,10 @@ struct MQTTAuthenticationTests {
         #expect(!received.logs.joined().contains(Self.secret))
     }
 
-    /// A wrong password is refused with "not authorised", retried with backoff (the
-    /// attempt count over a fixed wait is bounded: no busy loop), and never shown.
+    /// A wrong password is refused with "not authorised", retried with backoff (five
+    /// attempts take at least the growing delays between them: no busy loop), and never shown.
     @Test func wrongPasswordIsNotAuthorisedAndRetriedWithBackoff() async throws {
-        let broker = try makeBroker()
+        let broker = try await makeBroker()
         defer { broker.stop() }
         let (client, recorder) = try makeClient(url: broker.url) {
             $0.username = "alice"
@@ -42,18 +42,22 @@ struct MQTTAuthenticationTests {
             $0.reconnect = MQTTReconnectPolicy(minimumDelay: .milliseconds(200), maximumDelay: .seconds(1))
         }
         defer { client.stop() }
+        let clock = ContinuousClock()
+        let started = clock.now
         client.start()
         #expect(
             await waitUntil {
                 if case .disconnected(.refused(.notAuthorized), _) = client.state { return true }
                 return false
             })
-        try await Task.sleep(for: .seconds(3))
-        let attempts = client.statistics.connectAttempts
-        // Delays of about 0.2, 0.4, 0.8, 1, 1 … s allow roughly 6 attempts in 3 s; a busy
-        // loop would make hundreds. The bounds are on a count, not on time.
-        #expect(attempts >= 2)
-        #expect(attempts <= 15)
+        // The wait ends on the count: the first attempt and four retries, after delays of
+        // about 0.2, 0.4, 0.8 and 1 s (±25 %: 1.8 s at least). A busy loop gets there within
+        // milliseconds, retries without growing delays within about 1 s; load only makes it
+        // later, so the bound is from below.
+        #expect(await waitUntil { client.statistics.connectAttempts >= 5 })
+        let elapsed = clock.now - started
+        #expect(elapsed >= .milliseconds(1500), "five attempts within \(elapsed)")
+        #expect(client.statistics.connectAttempts <= 15)
         #expect(client.statistics.connections == 0)
         // Between attempts the state is "connecting"; the refusal shows again after the next one.
         #expect(await waitUntil { client.state.description.contains("not authorised") })
@@ -75,7 +79,7 @@ struct MQTTAuthenticationTests {
     }
 
     @Test func anonymousClientIsRefusedWhenAPasswordIsRequired() async throws {
-        let broker = try makeBroker()
+        let broker = try await makeBroker()
         defer { broker.stop() }
         let (client, _) = try makeClient(url: broker.url) { $0.protocolVersion = .v311 }
         defer { client.stop() }

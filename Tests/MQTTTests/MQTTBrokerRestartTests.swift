@@ -18,7 +18,7 @@ struct MQTTBrokerRestartTests {
     @Test func brokerRestartMidStreamLosesNothingAndKeepsOrder() async throws {
         let broker = try MosquittoBroker(
             options: .init(persistence: true, extraLines: ["max_queued_messages 5000"]))
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
 
         let (subscriber, received) = try makeClient(url: broker.url, id: "sequence-subscriber") {
@@ -57,7 +57,7 @@ struct MQTTBrokerRestartTests {
                 #expect(failedWhileDown)
                 #expect(!publisher.state.isConnected)
                 queuedAtRestart = publisher.queuedMessageCount
-                try broker.start()
+                try await broker.start()
             }
             if index % 10 == 0 && !burst.contains(index) { try await Task.sleep(for: .milliseconds(1)) }
         }

@@ -12,7 +12,7 @@ import Testing
 struct MQTTKeepAliveTests {
     @Test func silentBrokerIsDetectedByKeepAliveAndConnectTimeout() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (client, recorder) = try makeClient(url: broker.url) {
             $0.keepAlive = 5

@@ -14,7 +14,7 @@ import Testing
 struct MQTTLastWillTests {
     @Test func willOfAKilledChildProcessIsPublishedAndRetained() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (watcher, seen) = try makeClient(url: broker.url)
         defer { watcher.stop() }
@@ -32,7 +32,7 @@ struct MQTTLastWillTests {
         defer { child.stop(grace: 1) }
         #expect(await waitUntil { broker.log.contains("as will-child") })
         child.send(signal: SIGKILL)
-        #expect(child.waitForExit(timeout: 10) != nil)
+        #expect(await child.exitStatus(within: .seconds(10)) != nil)
 
         #expect(await waitUntil { !seen.messages(on: "will/child").isEmpty })
         let will = try #require(seen.messages(on: "will/child").first)
@@ -50,7 +50,7 @@ struct MQTTLastWillTests {
 
     @Test func ownWillIsPublishedOnAbruptDisconnectAndAvailabilityIsRestored() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (watcher, seen) = try makeClient(url: broker.url)
         defer { watcher.stop() }
@@ -80,7 +80,7 @@ struct MQTTLastWillTests {
 
     @Test func willWorksOverMQTT311Too() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (watcher, seen) = try makeClient(url: broker.url)
         defer { watcher.stop() }

@@ -40,7 +40,7 @@ struct MQTTPacketLimitTests {
 
     @Test func mqtt5BrokersAreToldNotToSendLargerPackets() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (limited, received, others) = try await exchange(broker, version: .v5)
         defer { for client in [limited] + others { client.stop() } }
@@ -52,7 +52,7 @@ struct MQTTPacketLimitTests {
 
     @Test func mqtt311PacketsOverTheLimitAreDiscardedUndelivered() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (limited, received, others) = try await exchange(broker, version: .v311)
         defer { for client in [limited] + others { client.stop() } }

@@ -10,7 +10,7 @@ import Testing
 struct MQTTRoundTripTests {
     @Test func publishAndSubscribeRoundTripKeepsQoSAndRetain() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (subscriber, received) = try makeClient(url: broker.url)
         let (publisher, _) = try makeClient(url: broker.url)
@@ -63,7 +63,7 @@ struct MQTTRoundTripTests {
 
     @Test func mqtt5RequestResponseCarriesResponseTopicAndCorrelationData() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (responder, requests) = try makeClient(url: broker.url)
         let (requester, responses) = try makeClient(url: broker.url)
@@ -113,7 +113,7 @@ struct MQTTRoundTripTests {
 
     @Test func fullQueueDropsOldestAndReportsTheCount() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (watcher, seen) = try makeClient(url: broker.url)
         defer { watcher.stop() }
@@ -140,7 +140,7 @@ struct MQTTRoundTripTests {
 
     @Test func subscriptionsAreRenewedAfterReconnect() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (client, received) = try makeClient(url: broker.url)
         defer { client.stop() }
@@ -152,7 +152,7 @@ struct MQTTRoundTripTests {
         try client.subscribe("re/#")
         #expect(try await connectAndSync(client, received, probeTopic: "re/probe"))
 
-        try broker.restart()  // not persistent: the broker forgets the subscription
+        try await broker.restart()  // not persistent: the broker forgets the subscription
         #expect(await waitUntil { client.statistics.connections == 2 && client.state.isConnected })
         received.messages.removeAll()
         try client.publish(topic: "re/after", string: "again")

@@ -10,7 +10,7 @@ import Testing
 struct MQTTStreamTests {
     @Test func streamsDeliverMessagesAndStatesInOrder() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (client, _) = try makeClient(url: broker.url)
         defer { client.stop() }
@@ -46,7 +46,7 @@ struct MQTTStreamTests {
 
     @Test func unsubscribeStopsDelivery() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (client, received) = try makeClient(url: broker.url)
         defer { client.stop() }
@@ -65,7 +65,7 @@ struct MQTTStreamTests {
 
     @Test func messageThatExpiresWhileQueuedIsNotSent() async throws {
         let broker = try MosquittoBroker()
-        try broker.start()
+        try await broker.start()
         defer { broker.stop() }
         let (watcher, seen) = try makeClient(url: broker.url)
         defer { watcher.stop() }

@@ -8,14 +8,15 @@ import Testing
 @Suite(.serialized, .enabled(if: TestTools.available("mosquitto", "openssl")))
 @MainActor
 struct MQTTTLSTests {
-    private func makeBroker(requireClientCertificate: Bool = false) throws -> (MosquittoBroker, TestCertificates) {
+    private func makeBroker(requireClientCertificate: Bool = false) async throws -> (MosquittoBroker, TestCertificates)
+    {
         let certificates = try TestCertificates.generate(in: try TestTools.temporaryDirectory("mqtt-tls"))
         let broker = try MosquittoBroker(
             options: .init(
                 tls: .init(
                     caFile: certificates.caFile, certificateFile: certificates.serverCertificateFile,
                     keyFile: certificates.serverKeyFile, requireClientCertificate: requireClientCertificate)))
-        try broker.start()
+        try await broker.start()
         return (broker, certificates)
     }
 
@@ -25,7 +26,7 @@ struct MQTTTLSTests {
     }
 
     @Test func connectsWithTheRightCAAndRoundTrips() async throws {
-        let (broker, certificates) = try makeBroker()
+        let (broker, certificates) = try await makeBroker()
         defer { broker.stop() }
         let (client, received) = try makeClient(url: "mqtts://localhost:\(try #require(broker.tlsPort))") {
             $0.tls?.caFile = certificates.caFile
@@ -39,7 +40,7 @@ struct MQTTTLSTests {
     }
 
     @Test func clientCertificateIsPresentedWhenRequired() async throws {
-        let (broker, certificates) = try makeBroker(requireClientCertificate: true)
+        let (broker, certificates) = try await makeBroker(requireClientCertificate: true)
         defer { broker.stop() }
         let port = try #require(broker.tlsPort)
         let (client, _) = try makeClient(url: "mqtts://localhost:\(port)") {
@@ -59,7 +60,7 @@ struct MQTTTLSTests {
     }
 
     @Test func hostNameMismatchFailsUnlessInsecure() async throws {
-        let (broker, certificates) = try makeBroker()
+        let (broker, certificates) = try await makeBroker()
         defer { broker.stop() }
         let url = "mqtts://127.0.0.1:\(try #require(broker.tlsPort))"  // the certificate names only localhost
         let (strict, _) = try makeClient(url: url) { $0.tls?.caFile = certificates.caFile }
@@ -79,7 +80,7 @@ struct MQTTTLSTests {
     }
 
     @Test func wrongCAGivesAClearError() async throws {
-        let (broker, certificates) = try makeBroker()
+        let (broker, certificates) = try await makeBroker()
         defer { broker.stop() }
         let (client, recorder) = try makeClient(url: "mqtts://localhost:\(try #require(broker.tlsPort))") {
             $0.tls?.caFile = certificates.otherCAFile
@@ -109,7 +110,7 @@ struct MQTTTLSTests {
     /// Issue #16 (6): `insecure` accepts a certificate from a CA the client does not trust
     /// (and any host name); the same broker is refused without it.
     @Test func insecureAcceptsACertificateFromAnotherCA() async throws {
-        let (broker, certificates) = try makeBroker()
+        let (broker, certificates) = try await makeBroker()
         defer { broker.stop() }
         let url = "mqtts://127.0.0.1:\(try #require(broker.tlsPort))"  // not the name in the certificate
         let (strict, _) = try makeClient(url: url) { $0.tls?.caFile = certificates.otherCAFile }
@@ -131,7 +132,7 @@ struct MQTTTLSTests {
     /// Issue #16 (6): with no CA configured (the system's store, which does not hold the test
     /// CA) `insecure` still connects; without it the broker is refused.
     @Test func insecureWithoutACAConnects() async throws {
-        let (broker, _) = try makeBroker()
+        let (broker, _) = try await makeBroker()
         defer { broker.stop() }
         let url = "mqtts://localhost:\(try #require(broker.tlsPort))"
         let (strict, _) = try makeClient(url: url) { $0.tls = MQTTTLSConfiguration() }

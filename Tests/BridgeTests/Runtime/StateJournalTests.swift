@@ -2,6 +2,7 @@ import Bridge
 import Chess
 import Foundation
 import Kernel
+import TestSupport
 import Testing
 
 /// `StateWriter`'s session files: a snapshot and a journal of the changes since.
@@ -64,11 +65,26 @@ import Testing
             let writer = try writer()
             writer.saveSession(try snapshot(plies: round % 5), as: "board-\(round)")
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Each writer's deinit queues the close of its journal behind the flushes on its
+        // queue, so once no journal of the directory is open every pending flush has run;
+        // their reports were queued on the main queue before those closes, so one main-queue
+        // round trip later they have been delivered (to released writers) too.
+        #expect(await eventually(timeout: .seconds(30)) { openFiles(in: fixture.directory).isEmpty })
+        await mainQueueTurn()
         var expected = try snapshot(plies: 4)
         expected.sequence = 0
         #expect(try writer().restoreSession("board-49") == expected)
         #expect(fixture.failures.all.isEmpty)
+    }
+
+    /// The files under `directory` this process has open (`/proc/self/fd`).
+    private func openFiles(in directory: URL) -> [String] {
+        let prefix = directory.resolvingSymlinksInPath().path + "/"
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.compactMap { descriptor in
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+        }
+        .filter { $0.hasPrefix(prefix) }
     }
 
     @Test func aFullJournalIsFoldedIntoTheSnapshot() throws {

@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
 # The one test command: installs what is missing, checks formatting, builds, and runs
-# every test (unit, integration against real dbus-daemon/boardsim/mosquitto, end to end).
+# every test (unit, integration against real dbus-daemon/boardsim/mosquitto, end to end),
+# in parallel. `deploy/test.sh --repeat N` runs the suite N times and names every test
+# that failed in any of them.
 # Fails loudly: any step that fails stops the run with a non-zero exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+repeat=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --repeat) repeat="${2:?--repeat needs a count}"; shift 2 ;;
+        --repeat=*) repeat="${1#--repeat=}"; shift ;;
+        *) echo "usage: deploy/test.sh [--repeat N]" >&2; exit 2 ;;
+    esac
+done
+case "$repeat" in '' | *[!0-9]* | 0) echo "test.sh: --repeat takes a positive count" >&2; exit 2 ;; esac
 
 ./deploy/install-deps.sh
 
@@ -16,23 +28,38 @@ swift format lint --strict --recursive Package.swift Sources Tests
 echo "== swift build (debug, all targets, warnings are errors)" >&2
 swift build --build-tests -Xswiftc -warnings-as-errors
 
-echo "== swift test" >&2
-# Integration suites start their own processes; run suites one at a time so that
-# two suites never race for the same machine resources on a 2-core CI box.
-log="$(mktemp /tmp/boardbridge-test.XXXXXX)"
-trap 'rm -f "$log"' EXIT
-status=0
-swift test --skip-build --no-parallel 2>&1 | tee "$log" || status=$?
-# One plain closing line (XCTest prints "Executed 0 tests" first: all tests are Swift Testing).
-summary="$(grep -E 'Test run with [0-9]+ tests?' "$log" | tail -1 || true)"
-total="$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")"
-failed="$(grep -E '^✘ Test [^ ]+.* failed after' "$log" | grep -vc 'Test run with' || true)"
-if [ -z "$total" ]; then
-    echo "test.sh: no test summary found" >&2
+
+# Every suite runs in parallel (each starts its own buses, brokers and boards on free
+# ports and private paths). --repeat N runs the whole suite N times and names every test
+# that failed in any run: a flaky test is a race to find.
+logs="$(mktemp -d /tmp/boardbridge-test.XXXXXX)"
+trap 'rm -rf "$logs"' EXIT
+runs_failed=0
+for run in $(seq 1 "$repeat"); do
+    log="$logs/run-$run.log"
+    echo "== swift test --parallel (run $run of $repeat)" >&2
+    status=0
+    swift test --skip-build --parallel 2>&1 | tee "$log" || status=$?
+    # One plain closing line per run (XCTest prints "Executed 0 tests" first: all tests are
+    # Swift Testing).
+    summary="$(grep -E 'Test run with [0-9]+ tests?' "$log" | tail -1 || true)"
+    total="$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$summary")"
+    grep -E '^✘ Test .* failed after' "$log" | sed -E 's/^✘ Test (.*) failed after.*/\1/' >"$log.failed" || true
+    failed="$(wc -l <"$log.failed")"
+    if [ -z "$total" ]; then
+        echo "test.sh: run $run: no test summary found" >&2
+        failed=$((failed > 0 ? failed : 1))
+        total=0
+    elif [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+        failed=1
+    fi
+    echo "tests (run $run of $repeat): $((total - failed)) passed, $failed failed"
+    [ "$failed" -eq 0 ] || runs_failed=$((runs_failed + 1))
+done
+if [ "$runs_failed" -gt 0 ]; then
+    echo "test.sh: $runs_failed of $repeat runs failed; tests that failed (runs):" >&2
+    cat "$logs"/run-*.log.failed | sort | uniq -c | sort -rn >&2
+    echo "tests: failed in $runs_failed of $repeat runs"
     exit 1
 fi
-if [ "$status" -ne 0 ] || [ "$failed" -gt 0 ]; then
-    echo "tests: $((total - failed)) passed, $failed failed"
-    exit 1
-fi
-echo "tests: $total passed, 0 failed"
+echo "tests: $total passed, 0 failed$([ "$repeat" -gt 1 ] && echo " (each of $repeat runs)")"

@@ -59,7 +59,7 @@ final class BridgeRig {
         guard FileManager.default.isExecutableFile(atPath: boardsim) else {
             throw BenchError(description: "no boardsim next to the bench (\(boardsim)); build with -c release")
         }
-        let bus = try PrivateDBusDaemon()
+        let bus = try await PrivateDBusDaemon()
         ChildProcessRegistry.shared.register(bus.pid)
         self.bus = bus
         var arguments = ["--bus", bus.address, "--quiet"]

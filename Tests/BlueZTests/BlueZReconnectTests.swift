@@ -38,10 +38,26 @@ struct BlueZReconnectTests {
         let statuses = StatusRecorder(transport)
         transport.start()
         #expect(await eventually { recorder.events.contains(.ready) })
+        #expect(await eventually { transport.isWriterIdle })
+        try await fixture.clearWrites("chessup")
         let game = SimulatedBoards.randomGame(plies: 12, seed: 3)
         try await fixture.play("chessup", Array(game.prefix(6)), pace: 0.05)
         #expect(await eventually { recorder.moves.count == 6 })
-        #expect(await eventually { transport.isWriterIdle })
+        // This drop comes after every move is acknowledged, and the board has the acks: an
+        // ack still on its way when the link drops leaves its move outstanding, and the board
+        // sends it again on the new link (a drop in the middle of a move, another case). The
+        // host's writer being idle is not enough: its last writes may not have reached the
+        // board yet. The acks (`21`, several in one write when paced) are counted where the
+        // board received them.
+        var acks = 0
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while acks < 6, clock.now < deadline {
+            let writes = try await fixture.writes("chessup")
+            acks = writes.filter { $0.bytes.allSatisfy { $0 == 0x21 } }.reduce(0) { $0 + $1.bytes.count }
+            if acks < 6 { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(acks == 6)
         try await fixture.clearWrites("chessup")
 
         try await fixture.drop("chessup")

@@ -124,7 +124,11 @@ struct HTTPServerTests {
     @Test("connections beyond the per-client limit are refused; freed slots serve again")
     func perClientLimit() async throws {
         let recorder = Recorder()
-        let server = try makeServer(HTTPServerSettings(perClientLimit: 4), recorder: recorder)
+        // The idle timeout is far beyond the test's length: with the default 10 s, a held
+        // connection that sat idle while two loaded cores ran the other suites was closed by
+        // the server, its slot freed, and the extra connection served.
+        let server = try makeServer(
+            HTTPServerSettings(perClientLimit: 4, connectionTimeout: 600), recorder: recorder)
         defer { server.stop() }
         let port = server.port
         var held: [RawHTTPClient] = []

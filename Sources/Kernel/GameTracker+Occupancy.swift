@@ -18,8 +18,14 @@ import Chess
 /// touched target square; two captures that fit are told apart by the square placed last.
 extension GameTracker {
     mutating func observeLift(_ square: Square, at time: TimeInterval, into outputs: inout [TrackerOutput]) {
+        // A square change is relative to a board state: before the first full state since the
+        // link came up (or the game was restored), there is none to apply it to. Taking the
+        // game's own position for it would read moves played while the bridge was away as
+        // one move from the game (issue #29). The full state the handshake asks for shows
+        // the change too: boards switch their updates on before they send it.
+        guard let before = observed else { return }
         let bit = UInt64(1) << UInt64(square.rawValue)
-        observed = (observed ?? analysis.occupancy) & ~bit
+        observed = before & ~bit
         touch(bit)
         judgeOccupancy(at: time, into: &outputs)
     }
@@ -27,8 +33,9 @@ extension GameTracker {
     mutating func observePlace(
         _ square: Square, piece: Piece?, at time: TimeInterval, into outputs: inout [TrackerOutput]
     ) {
+        guard let before = observed else { return }  // no full state yet (see observeLift)
         let bit = UInt64(1) << UInt64(square.rawValue)
-        observed = (observed ?? analysis.occupancy) | bit
+        observed = before | bit
         touch(bit)
         lastPlaced = square
         let mover = game.position.sideToMove

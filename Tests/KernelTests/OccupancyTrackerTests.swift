@@ -5,8 +5,14 @@ import Testing
 
 /// Scripted occupancy-board sequences (lift/place events and occupancy snapshots).
 @Suite struct OccupancyTrackerTests {
+    /// A tracker that has seen the board's full state (the start position's occupancy), as
+    /// every occupancy board's handshake gives it: square changes are relative to it.
     private func tracker(_ fen: String? = nil, options: TrackerOptions = TrackerOptions()) -> GameTracker {
-        GameTracker(game: Game(startPosition: fen.map(position) ?? .starting), inputPath: .occupancy, options: options)
+        let start = fen.map(position) ?? .starting
+        var tracker = GameTracker(game: Game(startPosition: start), inputPath: .occupancy, options: options)
+        let orientation: BoardOrientation = options.orientation == .blackNear ? .blackNear : .whiteNear
+        _ = tracker.handle(.occupancy(orientation.map(start.snapshot.occupancy)), at: 0)
+        return tracker
     }
 
     private func committed(_ uci: String, from fen: String, ply: Int = 1, at time: Double) -> TrackerOutput {

@@ -64,7 +64,9 @@ import Testing
             var tracker = GameTracker(capabilities: [.occupancySensing], options: options)
             var board = PhysicalBoard(path: .occupancy, orientation: orientation)
             var time = 0.0
-            var outputs: [TrackerOutput] = []
+            // The board's full state first, as every occupancy board's handshake asks for:
+            // square changes are relative to it (issue #29).
+            var outputs = tracker.handle(.occupancy(orientation.map(board.board.occupancy)), at: time)
             var reference = Game()
             for move in moves {
                 var plan = steps(for: move, in: reference.position, variant: Int(rng.next() % 8))

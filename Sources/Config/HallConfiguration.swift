@@ -1,3 +1,5 @@
+import SystemCalls
+
 /// The `hall:` section: the arbiter's hall view (`boardbridge hall`, docs/hall.md).
 public struct HallConfiguration: Sendable, Equatable {
     /// The address the web server listens on (default `127.0.0.1`, loopback only).
@@ -84,11 +86,9 @@ public struct HallConfiguration: Sendable, Equatable {
         return hall
     }
 
-    /// Dotted IPv4 or colon-separated IPv6 text (the web server binds to an address, not a name).
+    /// Dotted IPv4 or colon-separated IPv6 text that a socket can bind to (the web server
+    /// binds to an address, not a name).
     static func isIPAddress(_ text: String) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 4, parts.allSatisfy({ part in part.count <= 3 && UInt8(part) != nil }) { return true }
-        return text.contains(":") && text.count <= 45
-            && text.allSatisfy { $0 == ":" || $0 == "." || $0.isHexDigit }
+        NumericAddress.family(of: text) != nil
     }
 }

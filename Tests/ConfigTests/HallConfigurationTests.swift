@@ -29,6 +29,12 @@ import Testing
         ("hall: {port: 70000}\n", "hall.port"),
         ("hall: {address: example.org}\n", "hall.address"),
         ("hall: {address: 1.2.3.400}\n", "hall.address"),
+        // Issue #29: IPv6 text that no socket can bind to.
+        ("hall: {address: '1::2::3'}\n", "hall.address"),
+        ("hall: {address: '12345::'}\n", "hall.address"),
+        ("hall: {address: ':::'}\n", "hall.address"),
+        ("hall: {address: '1:2:3:4:5:6:7:8:9'}\n", "hall.address"),
+        ("hall: {address: '::1.2.3.400'}\n", "hall.address"),
         ("hall: {arbiter_password: short}\n", "hall.arbiter_password"),
         ("hall: {arbiter_password: abcdefghij, arbiter_password_env: X}\n", "hall.arbiter_password_env"),
         ("hall: {tls: {cert_file: /nonexistent/cert.pem, key_file: /nonexistent/key.pem}}\n", "hall.tls.cert_file"),
@@ -44,6 +50,12 @@ import Testing
             #expect(text.contains(path), "\(text)")
             #expect(text.contains(":1:") || text.contains(":2:"), "no line and column: \(text)")
         }
+    }
+
+    @Test(arguments: ["0.0.0.0", "192.0.2.1", "::", "::1", "fe80::1", "::ffff:192.0.2.1", "2001:db8:0:0:0:0:0:1"])
+    func acceptsEveryBindableAddress(_ address: String) throws {
+        let hall = try ConfigLoader.parse(yamlText: "hall: {address: '\(address)'}\n").hall
+        #expect(hall.address == address)
     }
 
     @Test func thePasswordIsNeverPrinted() throws {

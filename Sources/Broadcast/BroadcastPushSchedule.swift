@@ -1,7 +1,8 @@
 /// When to push a round's PGN to a relay's push endpoint: every change is pushed, changes
 /// that come while a push is under way or within ``minimumInterval`` of the last one are
 /// coalesced into the next, and failures back off exponentially (1, 2, 4 … 60 s, or what
-/// the relay's `Retry-After` asks). Pure: time is passed in.
+/// the relay's `Retry-After` asks). A `429` waits at least ``rateLimitWait`` (lichess asks
+/// clients to wait a full minute before resuming). Pure: time is passed in.
 public struct BroadcastPushSchedule: Sendable, Equatable {
     /// How a push ended.
     public enum Outcome: Equatable, Sendable {
@@ -12,6 +13,10 @@ public struct BroadcastPushSchedule: Sendable, Equatable {
         /// No answer: the relay could not be reached or timed out.
         case unreachable
     }
+
+    /// The least wait after a `429 Too Many Requests`, in seconds, whatever `Retry-After`
+    /// says (lichess: "please wait a full minute before resuming API usage").
+    public static let rateLimitWait: Double = 60
 
     /// The least time between two pushes, in seconds.
     public var minimumInterval: Double
@@ -61,14 +66,21 @@ public struct BroadcastPushSchedule: Sendable, Equatable {
         case .accepted:
             failures = 0
             notBefore = now + minimumInterval
-        case .refused(_, let retryAfter?):
+        case .refused(let status, let retryAfter):
             failures += 1
             pendingSince = min(pendingSince ?? now, now)
-            notBefore = now + min(max(retryAfter, minimumInterval), 3600)
-        case .refused, .unreachable:
+            let least = status == 429 ? Self.rateLimitWait : minimumInterval
+            let wait = retryAfter.map { min($0, 3600) } ?? (status == 429 ? 0 : backoff)
+            notBefore = now + max(wait, least)
+        case .unreachable:
             failures += 1
             pendingSince = min(pendingSince ?? now, now)
-            notBefore = now + min(Double(1 << min(failures - 1, 30)), maximumBackoff)
+            notBefore = now + backoff
         }
+    }
+
+    /// The exponential back-off after ``failures`` failures in a row.
+    private var backoff: Double {
+        min(Double(1 << min(max(failures - 1, 0), 30)), maximumBackoff)
     }
 }

@@ -10,16 +10,20 @@ public struct RelayPushSettings: Sendable, Equatable {
     public var maximumBackoff: Double
     /// The longest one push may take, in seconds.
     public var timeout: Double
+    /// The `User-Agent` every push carries (lichess asks API clients to name themselves).
+    public var userAgent: String
 
     /// Settings; by default at most one push a second, backing off to a minute.
     public init(
-        url: String, token: String, minimumInterval: Double = 1, maximumBackoff: Double = 60, timeout: Double = 10
+        url: String, token: String, minimumInterval: Double = 1, maximumBackoff: Double = 60, timeout: Double = 10,
+        userAgent: String = "BoardBridge"
     ) {
         self.url = url
         self.token = token
         self.minimumInterval = minimumInterval
         self.maximumBackoff = maximumBackoff
         self.timeout = timeout
+        self.userAgent = userAgent
     }
 }
 

@@ -81,7 +81,10 @@ public final class RelayPusher {
         schedule.started(at: now())
         let request = CurlRequest(
             url: settings.url, method: "POST",
-            headers: [("Authorization", "Bearer \(settings.token)"), ("Content-Type", "text/plain; charset=utf-8")],
+            headers: [
+                ("Authorization", "Bearer \(settings.token)"), ("Content-Type", "text/plain; charset=utf-8"),
+                ("User-Agent", settings.userAgent),
+            ],
             body: Array(text.utf8), timeout: settings.timeout)
         let result = await client.perform(request)
         let report: RelayPushReport

@@ -68,7 +68,8 @@ final class HallBroadcastService {
             let name = round.round.round
             guard let push = round.push else { continue }
             let pusher = RelayPusher(
-                settings: RelayPushSettings(url: push.url, token: push.token.reveal()),
+                settings: RelayPushSettings(
+                    url: push.url, token: push.token.reveal(), userAgent: "BoardBridge/\(BoardBridgeVersion.current)"),
                 pollWhileDelayed: round.delay > 0,
                 body: { [weak self] in self?.broadcast.render(round: name, file: "games.pgn", at: Self.now()) ?? "" },
                 now: { Self.now() })

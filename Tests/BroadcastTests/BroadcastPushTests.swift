@@ -42,6 +42,29 @@ import Testing
         #expect(schedule.nextAttempt == nil)
     }
 
+    /// Issue #30: lichess asks a client that got a 429 to wait a full minute; it was retried
+    /// after 1, 2, 4, 8, 16 s, and after whatever shorter `Retry-After` the relay sent.
+    @Test(arguments: [nil, 7, 90] as [Double?])
+    func aRateLimitWaitsAtLeastAMinute(retryAfter: Double?) {
+        var schedule = BroadcastPushSchedule(minimumInterval: 1, maximumBackoff: 60)
+        var now = 0.0
+        schedule.changed(at: now)
+        var waits: [Double] = []
+        for _ in 0..<3 {
+            schedule.started(at: now)
+            schedule.finished(.refused(status: 429, retryAfter: retryAfter), at: now)
+            let next = schedule.nextAttempt ?? -1
+            waits.append(next - now)
+            now = next
+        }
+        let expected = max(retryAfter ?? 0, BroadcastPushSchedule.rateLimitWait)
+        #expect(waits == [expected, expected, expected])
+        // Other refusals still back off from a second.
+        schedule.started(at: now)
+        schedule.finished(.refused(status: 503, retryAfter: nil), at: now)
+        #expect(schedule.nextAttempt == now + 8)
+    }
+
     @Test func theReplyNamesEachRefusedGame() {
         let reply = BroadcastPushReply(
             json: #"""

@@ -23,6 +23,17 @@ import Testing
         }
     }
 
+    static func userAgents(in log: URL) -> [String] {
+        guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let data = line.data(using: .utf8),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                object["method"] as? String == "POST", let headers = object["headers"] as? [String: String]
+            else { return nil }
+            return headers["User-Agent"] ?? "(none)"
+        }
+    }
+
     static func game(_ white: String, _ moves: String) -> String {
         "[White \"\(white)\"]\n[Black \"Roe, R\"]\n[GameId \"5-\(white.count)\"]\n\n\(moves) *\n"
     }
@@ -33,13 +44,16 @@ import Testing
         let body = Body(Self.game("Doe, J", "1. e4"))
         var reports: [RelayPushReport] = []
         let pusher = RelayPusher(
-            settings: RelayPushSettings(url: "\(base)/push/r5", token: "good", minimumInterval: 0.3),
+            settings: RelayPushSettings(
+                url: "\(base)/push/r5", token: "good", minimumInterval: 0.3, userAgent: "BoardBridge/test"),
             pollWhileDelayed: false, body: { body.text }, now: { Date().timeIntervalSince1970 })
         pusher.onReport = { reports.append($0) }
         defer { pusher.stop() }
         pusher.contentChanged()
         #expect(await eventually { reports.count == 1 })
         #expect(Self.posts(in: log) == [Self.game("Doe, J", "1. e4")])
+        // Issue #30: every push names its client.
+        #expect(Self.userAgents(in: log) == ["BoardBridge/test"])
         // Twenty changes in a burst: a few pushes, the last with the last body.
         for ply in 1...20 {
             body.text =

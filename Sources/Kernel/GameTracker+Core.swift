@@ -65,6 +65,8 @@ extension GameTracker {
             alertedIllegal = nil
             catchingUp = false
             gapMissed = nil
+            gapObservations.clear()
+            gapReported = false
             setSync(.inSync, into: &outputs)
         case .inProgress:
             grace.cancel()
@@ -121,6 +123,8 @@ extension GameTracker {
         reportedMismatch = 0
         alertedIllegal = nil
         hold = ReportHold()
+        gapObservations.clear()
+        gapReported = false
     }
 
     /// Collects the positions before each of the last few moves.

@@ -12,6 +12,10 @@ import Chess
 /// (``GapSearch``). One shortest line is committed move by move, each marked
 /// ``CommittedMove/recovered``; several, or none within the bounds, are reported as
 /// ``TrackerOutput/missedMoves(_:)`` and the board is out of sync at once (never a guess).
+///
+/// What the board shows after a gap no line read is kept (``GapObservations``): a line
+/// found later is taken only when it passes through all of it, so that moves which undid
+/// part of an unread gap are never read as a shorter line to the same position.
 extension GameTracker {
     /// The longest gap searched on a piece-identity board, in plies.
     static let identityGapPlies = 4
@@ -35,6 +39,11 @@ extension GameTracker {
         to target: GapSearch.Target, difference: UInt64, at time: TimeInterval, into outputs: inout [TrackerOutput]
     ) -> Verdict {
         guard !isGameOver else { return .unexplained(difference) }
+        guard difference != 0 else {
+            // The board shows the game position again: the empty line, if what was seen
+            // since lies on it.
+            return takeGapLine([], to: target, difference: difference, at: time, into: &outputs)
+        }
         var search: GapSearch
         switch target {
         case .placement: search = GapSearch(maxPlies: Self.identityGapPlies)
@@ -48,14 +57,9 @@ extension GameTracker {
         }
         switch search.run(from: game.position, board: analysis.board, to: target) {
         case .line(let moves):
-            for move in moves {
-                guard analysis.candidate(for: move) != nil else { break }
-                commit(move, at: time, recovered: true, into: &outputs)
-            }
-            catchingUp = false
-            gapMissed = nil
-            return .inSync
+            return takeGapLine(moves, to: target, difference: difference, at: time, into: &outputs)
         case .ambiguous(let plies, let lines):
+            gapObservations.record(target)
             reportMissed(MissedMoves(plies: plies, candidates: lines.map { $0.map(\.uci) }), difference, &outputs)
             return .outOfSync(difference)
         case .notFound:
@@ -63,15 +67,54 @@ extension GameTracker {
             // looks like half a move), and the board that stays so is out of sync with
             // missed moves as its reason, when it looks like moves were made (more than
             // one square differs; one piece gone is a knock).
-            if difference.nonzeroBitCount >= 2 { gapMissed = MissedMoves(plies: nil, candidates: []) }
+            if difference.nonzeroBitCount >= 2 {
+                gapObservations.record(target)
+                if !gapReported { gapMissed = MissedMoves(plies: nil, candidates: []) }
+            }
             return .unexplained(difference)
         }
     }
+
+    /// Commits `moves`, the one line found to `target`, when what the board showed since
+    /// the gap lies on it; otherwise the gap stays missed (reported once) and the board out
+    /// of sync.
+    private mutating func takeGapLine(
+        _ moves: [Move], to target: GapSearch.Target, difference: UInt64, at time: TimeInterval,
+        into outputs: inout [TrackerOutput]
+    ) -> Verdict {
+        guard gapObservations.allow(moves, from: game.position, showing: target) else {
+            gapObservations.record(target)
+            gapMissed = nil
+            if gapReported {
+                syncState = .outOfSync(mismatched: difference.squares)
+                outputs.append(.syncChanged(syncState))
+                return .outOfSync(difference)
+            }
+            reportMissed(MissedMoves(plies: nil, candidates: []), difference, &outputs)
+            return .outOfSync(difference)
+        }
+        for move in moves {
+            guard analysis.candidate(for: move) != nil else { break }
+            commit(move, at: time, recovered: true, into: &outputs)
+        }
+        catchingUp = false
+        gapMissed = nil
+        gapObservations.clear()
+        gapReported = false
+        return .inSync
+    }
+
+    /// Whether a gap is being caught up and something the board showed since was not read:
+    /// the board is then judged only as a whole line from the game that passes through all
+    /// of it (``reconcileGap(to:difference:at:into:)``), never as one move from the game
+    /// position, which the board left long ago.
+    var isGapUnread: Bool { catchingUp && !gapObservations.isEmpty }
 
     /// Reports the missed moves of a gap found too far, as the board goes out of sync.
     mutating func reportGapBeforeOutOfSync(into outputs: inout [TrackerOutput]) {
         guard catchingUp, let gapMissed else { return }
         self.gapMissed = nil
+        gapReported = true
         outputs.append(.missedMoves(gapMissed))
     }
 
@@ -81,6 +124,7 @@ extension GameTracker {
         _ missed: MissedMoves, _ difference: UInt64, _ outputs: inout [TrackerOutput]
     ) {
         outputs.append(.missedMoves(missed))
+        gapReported = true
         syncState = .outOfSync(mismatched: difference.squares)
         outputs.append(.syncChanged(syncState))
     }

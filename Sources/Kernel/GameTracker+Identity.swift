@@ -21,6 +21,13 @@ extension GameTracker {
         let frame = orient(physical, into: &outputs)
         lastFrame = frame
         if let suppressed, frame != suppressed { self.suppressed = nil }
+        if isGapUnread {
+            let difference = frame.differences(from: analysis.board)
+            apply(
+                reconcileGap(to: .placement(frame), difference: difference, at: time, into: &outputs), at: time,
+                into: &outputs)
+            return
+        }
         // After a gap the search for the moves made meanwhile goes before the readings of
         // an illegal or a corrected move (moves that partly cancel out look like one).
         judgingGap = catchingUp

@@ -27,6 +27,7 @@ extension GameTracker {
         let bit = UInt64(1) << UInt64(square.rawValue)
         observed = before & ~bit
         touch(bit)
+        if judgeUnreadGap(at: time, into: &outputs) { return }
         judgeOccupancy(at: time, into: &outputs)
     }
 
@@ -44,6 +45,7 @@ extension GameTracker {
         {
             pick = piece.kind
         }
+        if judgeUnreadGap(at: time, into: &outputs) { return }
         judgeOccupancy(at: time, into: &outputs)
     }
 
@@ -57,6 +59,7 @@ extension GameTracker {
         touch((before & ~bits) | filled)
         if filled.nonzeroBitCount == 1 { lastPlaced = Square(rawValue: filled.trailingZeroBitCount) }
         observed = bits
+        if judgeUnreadGap(at: time, into: &outputs) { return }
         judgingGap = catchingUp && inputPath == .occupancy
         defer { judgingGap = false }
         if catchingUp, inputPath == .occupancy, pending == nil, suppressed == nil, bits != analysis.occupancy {
@@ -80,6 +83,18 @@ extension GameTracker {
             }
         }
         judgeOccupancy(at: time, into: &outputs)
+    }
+
+    /// While a gap is unread (``isGapUnread``), judges the occupancy seen only as a whole
+    /// line from the game; returns whether it did.
+    private mutating func judgeUnreadGap(at time: TimeInterval, into outputs: inout [TrackerOutput]) -> Bool {
+        guard inputPath == .occupancy, isGapUnread, let bits = observed else { return false }
+        let verdict = reconcileGap(
+            to: .occupancy(bits), difference: bits ^ analysis.occupancy, at: time, into: &outputs)
+        touched = 0
+        lastPlaced = nil
+        apply(verdict, at: time, into: &outputs)
+        return true
     }
 
     mutating func observePick(_ kind: PieceKind, at time: TimeInterval, into outputs: inout [TrackerOutput]) {

@@ -77,6 +77,11 @@ public struct GameTracker: Sendable {
     var catchingUp = true
     /// The report for a gap searched in vain, given when the board goes out of sync.
     var gapMissed: MissedMoves?
+    /// What the board showed since the gap that no line read: a line taken for the gap
+    /// later must pass through all of it.
+    var gapObservations = GapObservations()
+    /// Whether the gap being caught up was reported as missed moves already.
+    var gapReported = false
     /// Whether the board being judged is the first one seen after a gap: a move it shows
     /// was made while nobody watched.
     var judgingGap = false

@@ -42,7 +42,7 @@ import Chess
 /// plies left are remembered (at most ``deadLimit`` of them) and not searched again.
 struct GapSearch {
     /// What the board shows.
-    enum Target {
+    enum Target: Equatable, Sendable {
         /// A piece-identity placement.
         case placement(PackedBoard)
         /// The occupied squares only.

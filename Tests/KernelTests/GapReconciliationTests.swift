@@ -264,4 +264,61 @@ import Testing
         #expect(tracker.game.moves.map(\.san).prefix(2) == ["e4", "e5"])
         if published.isEmpty { #expect(!missed(outputs).isEmpty) }
     }
+
+    /// Issue #29 (1): a gap the board could not be read for (here four plies, ambiguous),
+    /// then two moves that undo two of them: the board now shows what a two-ply line from
+    /// the game also reaches. That line does not pass the board seen in between, so it is
+    /// not taken (it numbered every later move four plies low); the gap stays missed.
+    @Test(arguments: [TrackerInputPath.identity, .occupancy])
+    func aShorterLineThatMissesWhatTheBoardShowedIsNotTaken(path: TrackerInputPath) throws {
+        var saved = Game()
+        for uci in ["e2e4", "e7e5"] { try saved.play(saved.position.legalMove(uci: uci)!) }
+        var tracker = GameTracker(game: saved, inputPath: path, options: options)
+        let start = saved.position
+        var outputs = tracker.handle(.pieces(start.snapshot), at: 0)
+        outputs += tracker.handle(.disconnected(error: "adapter off"), at: 1)
+        outputs += tracker.handle(.connected, at: 10)
+        // While the link was down: 2. Nf3 Nc6 3. Bc4 Bc5.
+        let gap = ["g1f3", "b8c6", "f1c4", "f8c5"]
+        outputs += tracker.handle(.pieces(after(gap[...], from: start).snapshot), at: 11)
+        #expect(outputs.moves.isEmpty)
+        #expect(missed(outputs).count == 1)
+        // 4. Ng1 Nb8: the board now shows 1. e4 e5 2. Bc4 Bc5.
+        let undone = gap + ["f3g1", "c6b8"]
+        outputs = tracker.handle(.pieces(after(undone.prefix(5), from: start).snapshot), at: 13)
+        outputs += tracker.handle(.pieces(after(undone[...], from: start).snapshot), at: 15)
+        outputs += tracker.tick(at: 30)
+        #expect(outputs.moves.isEmpty, "read as \(outputs.moves.map(\.san))")
+        #expect(tracker.game.moves.count == 2)
+        #expect(tracker.syncState.isOutOfSync)
+        // Play goes on: nothing is numbered from the wrong ply.
+        let later = undone + ["g1f3"]
+        outputs = tracker.handle(.pieces(after(later[...], from: start).snapshot), at: 17)
+        outputs += tracker.tick(at: 40)
+        #expect(outputs.moves.isEmpty, "read as \(outputs.moves.map(\.san))")
+        // The arbiter sets the position: tracking goes on from there.
+        let shown = after(later[...], from: start)
+        _ = try tracker.setPosition(fen: shown.fen, at: 41)
+        let next = shown.applying(shown.legalMove(uci: "g8f6")!)
+        outputs = tracker.handle(.pieces(next.snapshot), at: 42)
+        outputs += tracker.tick(at: 50)
+        #expect(outputs.moves.map(\.uci) == ["g8f6"])
+    }
+
+    /// What the board showed in the middle of a move after a gap lies on the line that
+    /// follows: that line is still read.
+    @Test(arguments: [TrackerInputPath.identity, .occupancy])
+    func aBoardSeenMidMoveAfterAGapDoesNotStopItsLine(path: TrackerInputPath) {
+        var tracker = reconnected(path)
+        // 1. e4 played while the link was down; Black's pawn is in the hand.
+        var midMove = after(["e2e4"][...]).snapshot
+        midMove[.e7] = nil
+        var outputs = tracker.handle(.pieces(midMove), at: 11)
+        #expect(outputs.moves.isEmpty)
+        outputs += tracker.handle(.pieces(after(["e2e4", "e7e5"][...]).snapshot), at: 12)
+        #expect(outputs.moves.map(\.uci) == ["e2e4", "e7e5"])
+        #expect(outputs.moves.allSatisfy { $0.recovered })
+        #expect(tracker.syncState == .inSync)
+    }
+
 }

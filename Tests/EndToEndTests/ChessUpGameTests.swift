@@ -94,6 +94,30 @@ extension EndToEndTests {
         game.expectPGN(try await hall.waitForPGN(board.id, plies: game.uci.count, since: mark), board: board.id)
     }
 
+    /// Issue #29 (3): five plies made while the bridge was down (two of them independent
+    /// of the others) come back, after the restart, as the board resends its reports: they
+    /// are published in the order played, with the right plies, FEN and clocks, or reported
+    /// missed; never in another order.
+    @Test func chessUpMovesMadeWhileTheBridgeWasDownArePublishedInTheirOrder() async throws {
+        let board = HallBoard(id: "cup-down", family: "chessup", address: "AA:BB:CC:00:15:05")
+        let hall = try await Hall(boards: [board])
+        defer { hall.stop() }
+        var game = try await hall.playOpening(board.id)
+        #expect(try await hall.killBridgeAndAwaitLastWill() == 128 + SIGKILL)
+        let whileDown = ["f1c4", "g8f6", "d2d3", "f8c5", "c1g5"]
+        try game.append(whileDown)
+        try await hall.play(board.id, whileDown)
+        let mark = hall.recorder.mark
+        try hall.bridge.start()
+        try await hall.waitUntilReady(board.id, since: mark)
+        let more = ["h7h6"]
+        try game.append(more)
+        try await hall.play(board.id, more)
+        game.expectPublished(
+            try await hall.waitForMoves(board.id, count: whileDown.count + more.count, since: mark), fromPly: 5,
+            board: board.id)
+    }
+
     /// Issue #15 (10): every board that has a battery publishes its level on the state topic
     /// soon after `ready`, without anyone asking, and the level is read again periodically
     /// (`game.battery_interval`): a change on the board shows up by itself.

@@ -73,14 +73,17 @@ public enum BoardBridgeCLI {
     }
 
     /// The configuration of `run` and `hall`, or `nil` after every error was written to
-    /// `output` (each with file:line:column, then a count).
+    /// `output` (each with file:line:column, then a count). `run` reads it without
+    /// `resolvingHallSecrets`: the bridge never uses the hall's secrets, so a shared file
+    /// does not make it need the hall's variables or files.
     public static func loadConfiguration(
         _ configPath: String?, environment: [String: String], output: some CLIOutput,
-        fileExists: (String) -> Bool = StandardStreams.fileExists
+        fileExists: (String) -> Bool = StandardStreams.fileExists, resolvingHallSecrets: Bool = true
     ) -> BridgeConfiguration? {
         let path = ConfigLocation.resolve(configPath, fileExists: fileExists)
         do {
-            return try ConfigLoader.load(path: path, environment: environment)
+            return try ConfigLoader.load(
+                path: path, environment: environment, resolvingHallSecrets: resolvingHallSecrets)
         } catch {
             var text = error.errors.map { "\($0)\n" }.joined()
             text += "boardbridge: \(error.errors.count) configuration error(s) in \(path)\n"
@@ -99,7 +102,8 @@ public enum BoardBridgeCLI {
     ) -> Int32? {
         guard
             let configuration = loadConfiguration(
-                configPath, environment: environment, output: output, fileExists: fileExists)
+                configPath, environment: environment, output: output, fileExists: fileExists,
+                resolvingHallSecrets: false)
         else { return ExitCode.config }
         do {
             let app = try BridgeApp(configuration: configuration, environment: environment, busAddress: busAddress)

@@ -16,6 +16,7 @@ extension ConfigReader {
         let path = mapping.path(chosen)
         // `string` never echoes a scalar's text, so a secret written with a wrong type stays hidden.
         guard let text = string(node, path: path) else { return nil }
+        if !resolvesHallSecrets, path == "hall" || path.hasPrefix("hall.") { return nil }
         switch chosen {
         case key:
             guard !text.isEmpty else {

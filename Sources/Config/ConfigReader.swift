@@ -11,6 +11,9 @@ final class ConfigReader {
     let baseDirectory: String
     /// Whether device paths (`boards[].serial`) must lead to a device now (`check-config`).
     var checksDevices = false
+    /// Whether the secrets of the `hall:` section are read (`false` for the bridge, which
+    /// never uses them: a shared file must not make it need the hall's environment).
+    var resolvesHallSecrets = true
     /// Every problem so far.
     private(set) var errors: [ConfigError] = []
 

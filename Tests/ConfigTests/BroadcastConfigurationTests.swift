@@ -104,6 +104,41 @@ import Testing
         }
     }
 
+    /// Issue #30: with one shared `config.yaml`, the bridge exited 78 when the hall's
+    /// `push.token_env` (or its arbiter password's variable) was missing from its own
+    /// environment. The bridge never uses the hall's secrets; the hall still needs them.
+    @Test func theBridgeDoesNotNeedTheHallsSecrets() throws {
+        let yaml = """
+            hall:
+              arbiter_password_env: ARBITER_PASSWORD
+              broadcast:
+                rounds:
+                  - round: '1'
+                    pairings_file: \(path("r1.csv"))
+                    push: {url: "https://lichess.org/api/broadcast/round/abcd1234/push", token_env: LICHESS_TOKEN}
+                  - round: '2'
+                    pairings_file: \(path("r1.csv"))
+                    push: {url: "https://lichess.org/api/broadcast/round/abcd1234/push", token_file: /nonexistent/t}
+
+            """
+        let bridge = try ConfigLoader.parse(yamlText: yaml, resolvingHallSecrets: false)
+        #expect(bridge.hall.arbiterPassword == nil)
+        #expect(bridge.hall.broadcast.rounds.map(\.push) == [nil, nil])
+        #expect(bridge.hall.broadcast.rounds.map(\.round.round) == ["1", "2"])
+        do {
+            _ = try ConfigLoader.parse(yamlText: yaml)
+            Issue.record("the hall's reading accepted missing secrets")
+        } catch {
+            let text = error.description
+            for expected in ["ARBITER_PASSWORD", "LICHESS_TOKEN", "/nonexistent/t"] {
+                #expect(text.contains(expected), "\(text)")
+            }
+        }
+        // The shape of the hall's section is still checked for the bridge.
+        let wrong = yaml.replacingOccurrences(of: "token_env: LICHESS_TOKEN", with: "token_env: [LICHESS_TOKEN]")
+        #expect(throws: ConfigErrors.self) { try ConfigLoader.parse(yamlText: wrong, resolvingHallSecrets: false) }
+    }
+
     @Test func twoRoundsMayNotShareAName() {
         let r1 = path("r1.csv")
         let yaml = """

@@ -56,6 +56,7 @@ extension BridgeApp {
         publisher.publish(builder.bridgeState(online: false))
         discoveryTimer?.cancel()
         health.stop()
+        probe.cancel()
         reannounceTimer?.cancel()
         reannounceTimer = nil
         discoveryScan?.stop()

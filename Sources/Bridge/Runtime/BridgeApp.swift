@@ -58,6 +58,8 @@ public final class BridgeApp {
     private let refusals: RefusalReporter
     /// Other bridges' info, compared with this one's (duplicate boards or node).
     var peers: BridgePeerWatch
+    /// Proves at every connection that the broker delivers the command topics.
+    let probe: SubscriptionProbe
 
     /// Prepares the bridge for `configuration` (nothing connects until ``start()``).
     public init(
@@ -92,6 +94,26 @@ public final class BridgeApp {
         peers = BridgePeerWatch(
             topics: topics, instance: BridgePeerWatch.newInstanceID(),
             started: ISO8601Timestamp.string(from: Date()), boards: configuration.boards.map(\.id))
+        probe = SubscriptionProbe(topics: topics)
+        let probeLogger = logger
+        probe.onUndelivered = { missing in
+            for lost in missing {
+                probeLogger.error(
+                    "the broker does not deliver a command topic to the bridge: commands on it go unanswered "
+                        + "(check the broker's ACL: the bridge needs to read and write it)",
+                    [("filter", lost.filter), ("probe_topic", lost.topic)])
+            }
+        }
+        probe.onDelivered = {
+            probeLogger.info("the broker delivers every command topic to the bridge")
+        }
+        probe.onLate = { late in
+            probeLogger.notice("a command topic is delivered after all (late)", [("filter", late.filter)])
+        }
+        probe.isConnected = { [client] in
+            if case .connected = client.state { return true }
+            return false
+        }
         manager = BlueZManager(
             busAddress: busAddress,
             settings: BlueZManagerSettings(
@@ -206,6 +228,9 @@ public final class BridgeApp {
         runStartupCleanup()
         health.publishReport()
         publishDiscovery()
+        probe.start { [publisher] topic, payload in
+            publisher.publish(OutgoingMessage(topic: topic, payload: payload, retain: false))
+        }
     }
 
     func publishInfo() {
@@ -257,6 +282,7 @@ public final class BridgeApp {
     }
 
     private func received(_ message: MQTTMessage) {
+        if probe.consume(topic: message.topic, payload: message.payload) { return }
         if discovery != nil, message.topic == configuration.homeAssistant.statusTopic {
             if HomeAssistantDiscovery.isOnline(statusPayload: message.payload) { scheduleReannouncement() }
             return

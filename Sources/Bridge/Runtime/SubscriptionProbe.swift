@@ -1,0 +1,116 @@
+import Dispatch
+import JSON
+
+/// Proves, after every connection to the broker, that the broker delivers what the bridge
+/// subscribed to: one message on a topic of each command filter (`<base>/bridge/set`,
+/// `<base>/bridge/set/probe`, `<base>/bridge/<node>/request/probe`, payload
+/// `{"probe":"<node>/<n>"}`) must come back within ``timeout``.
+///
+/// A broker grants a subscription that its ACL will never feed (mosquitto answers the
+/// SUBACK with the QoS asked for, then drops every message the client may not read), and
+/// denies a publish without a word under MQTT 3.1.1: commands then went unanswered and
+/// nothing said why. A probe that does not come back is logged as an error naming the
+/// filter. `bridge` is no board id, so these topics command no board; every bridge on the
+/// broker takes any probe on them for one and stays silent.
+@MainActor
+final class SubscriptionProbe {
+    /// A command filter and the topic its probe goes to.
+    struct Probe: Equatable {
+        /// The subscription (`<base>/+/set`).
+        var filter: String
+        /// A topic it matches (`<base>/bridge/set`).
+        var topic: String
+    }
+
+    /// How long a probe may take to come back.
+    let timeout: Double
+    /// The probes, one per command filter.
+    let probes: [Probe]
+    /// Called with the probes that did not come back in time.
+    var onUndelivered: (([Probe]) -> Void)?
+    /// Called with a probe that came back after it was reported missing (a slow broker).
+    var onLate: ((Probe) -> Void)?
+    /// Called once every probe of a connection came back in time.
+    var onDelivered: (() -> Void)?
+    /// Whether the broker connection is up (a probe lost with its connection is no finding).
+    var isConnected: (() -> Bool)?
+
+    private let node: String
+    private var round = 0
+    private var outstanding: [Probe] = []
+    private var overdue: [Probe] = []
+    private var timer: (any DispatchSourceTimer)?
+
+    /// The probes of `topics`' command subscriptions.
+    init(topics: Topics, timeout: Double = 10) {
+        self.timeout = timeout
+        node = topics.node
+        probes = topics.subscriptions.map { Probe(filter: $0, topic: Self.topic(matching: $0)) }
+    }
+
+    /// A topic `filter` matches that commands no board: its first `+` is `bridge`, any
+    /// other wildcard `probe`.
+    static func topic(matching filter: String) -> String {
+        var seenWildcard = false
+        let levels = filter.split(separator: "/", omittingEmptySubsequences: false).map { level -> String in
+            guard level == "+" || level == "#" else { return String(level) }
+            defer { seenWildcard = true }
+            return level == "+" && !seenWildcard ? Topics.bridgeLevel : "probe"
+        }
+        return levels.joined(separator: "/")
+    }
+
+    /// The broker accepted a connection: sends a fresh probe on every topic (`publish`)
+    /// and waits for them; a probe of an earlier connection no longer counts.
+    func start(publish: (_ topic: String, _ payload: [UInt8]) -> Void) {
+        round += 1
+        outstanding = probes
+        overdue = []
+        let payload = Array((["probe": .string(token)] as JSONValue).encodedString().utf8)
+        for probe in probes { publish(probe.topic, payload) }
+        timer?.cancel()
+        let source = DispatchSource.makeTimerSource(queue: .main)
+        source.schedule(deadline: .now() + timeout)
+        source.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.expired() } }
+        source.resume()
+        timer = source
+    }
+
+    /// Stops waiting (the bridge stops).
+    func cancel() {
+        timer?.cancel()
+        timer = nil
+        outstanding = []
+        overdue = []
+    }
+
+    /// Whether `payload` on `topic` is a probe (this bridge's or another's): the caller
+    /// handles it no further.
+    func consume(topic: String, payload: [UInt8]) -> Bool {
+        guard probes.contains(where: { $0.topic == topic }),
+            let object = (try? JSONValue(parsing: payload))?.objectValue, object.count == 1,
+            let value = object["probe"]?.stringValue
+        else { return false }
+        if value == token {
+            outstanding.removeAll { $0.topic == topic }
+            if let index = overdue.firstIndex(where: { $0.topic == topic }) { onLate?(overdue.remove(at: index)) }
+        }
+        if outstanding.isEmpty, timer != nil {
+            timer?.cancel()
+            timer = nil
+            if overdue.isEmpty { onDelivered?() }
+        }
+        return true
+    }
+
+    private var token: String { "\(node)/\(round)" }
+
+    private func expired() {
+        timer = nil
+        // A connection that ended meanwhile says nothing: the next one probes again.
+        guard !outstanding.isEmpty, isConnected?() ?? true else { return }
+        overdue = outstanding
+        outstanding = []
+        onUndelivered?(overdue)
+    }
+}

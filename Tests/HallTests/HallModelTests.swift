@@ -132,6 +132,24 @@ struct HallModelTests {
         #expect((model.boards["b1"]?.state?["game"]?["white"]?.stringValue?.count ?? 0) <= HallModel.stringLimit)
     }
 
+    /// Issue #29: every bridge probes its command topics at each connection; the hall, which
+    /// reads the whole base topic, takes the probes for commands (no warning, no change).
+    @Test("the bridges' subscription probes are inputs, not rejected messages")
+    func probes() {
+        var model = HallModel(base: "boardbridge")
+        _ = apply(&model, "b1", Self.state)
+        let before = model.boards
+        for topic in ["bridge/set", "bridge/set/probe", "bridge/node-a/request/probe"] {
+            guard case .success(let changes) = apply(&model, topic, #"{"probe":"node-a/1"}"#) else {
+                Issue.record("refused \(topic)")
+                continue
+            }
+            #expect(changes.isEmpty)
+        }
+        #expect(model.boards == before)
+        #expect(model.rejectedCount == 0)
+    }
+
     @Test("an empty retained state removes the board")
     func removal() throws {
         var model = HallModel(base: "boardbridge")

@@ -71,6 +71,11 @@ extension Topics {
             .map(String.init)
         guard let first = levels.first else { throw .unknown(topic) }
         if first == bridgeLevel {
+            // The bridges' subscription probes (`<base>/bridge/set/probe`, see
+            // `SubscriptionProbe`): a command topic, not a node's.
+            if levels.count == 3, levels[1] == "set", !["state", "info", "health"].contains(levels[2]) {
+                return .input
+            }
             guard levels.count >= 3 else {
                 if levels.count == 2, levels[1] == "set" { return .input }
                 if levels.count == 2, levels[1] == "response" { return .input }

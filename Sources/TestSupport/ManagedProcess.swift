@@ -6,7 +6,8 @@ public import Foundation
 
 /// A child process that a test starts and always stops, by PID.
 ///
-/// Started with `posix_spawn` and an EMPTY signal mask with default dispositions: the
+/// Started with `posix_spawn`, with no descriptor but its standard three, and an EMPTY
+/// signal mask with default dispositions: the
 /// test runner's threads block some signals, and a child inheriting that mask would
 /// ignore SIGTERM (so graceful-shutdown tests would be impossible). Output (stdout and
 /// stderr together) goes to a log file, so a chatty child never blocks on a full pipe;
@@ -45,6 +46,13 @@ public final class ManagedProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logURL.path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing but stdin, stdout and stderr: tests run in parallel, so this process holds
+        // other tests' descriptors, most without close-on-exec. A child that inherited one kept
+        // it open for its life: the socket pair Foundation's Process watches for a child's exit
+        // then never closed, and that child's waitUntilExit never returned (a bluetoothctl
+        // that had quit hung the whole run, issue #28), and a binary open for writing could
+        // not be executed (ETXTBSY).
+        _ = Self.closeFrom?(&actions, 3)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -71,6 +79,15 @@ public final class ManagedProcess: @unchecked Sendable {
         }
         lock.withLock { childPID = pid }
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; the Swift
+    /// module does not export it): closes every descriptor from the given one in the child.
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let closeFrom: CloseFrom? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "posix_spawn_file_actions_addclosefrom_np")
+        else { return nil }
+        return unsafeBitCast(symbol, to: CloseFrom.self)
+    }()
 
     /// The child's PID (0 before ``start()``).
     public var pid: Int32 { lock.withLock { childPID } }

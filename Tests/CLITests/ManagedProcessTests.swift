@@ -20,7 +20,8 @@ import Testing
             executable: "/bin/sh", arguments: ["-c", #"for f in /proc/$$/fd/*; do echo "fd ${f##*/}"; done"#])
         try child.start()
         #expect(await child.exitStatus(within: .seconds(30)) == 0)
-        let descriptors = Set(child.output.split(separator: "\n").filter { $0.hasPrefix("fd ") }.map { $0.dropFirst(3) })
+        let descriptors = Set(
+            child.output.split(separator: "\n").filter { $0.hasPrefix("fd ") }.map { $0.dropFirst(3) })
         // Besides 0, 1 and 2, only the directory the shell's glob reads is open.
         #expect(!descriptors.contains(Substring(String(ends[0]))), "\(child.output)")
         #expect(!descriptors.contains(Substring(String(ends[1]))), "\(child.output)")

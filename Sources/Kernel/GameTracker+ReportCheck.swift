@@ -92,12 +92,17 @@ extension GameTracker {
         return hold.awaitingState ? (hold.lastReportTime ?? 0) + reportCheck.trustDelay : nil
     }
 
-    /// Whether `reported`, coming at `time`, must wait for the board's state.
+    /// Whether `reported`, coming at `time`, must wait for the board's state: also every
+    /// report before the board has shown the game since a new link or a restore
+    /// (``catchingUp``). The board resends all its unacknowledged reports when the link
+    /// comes up, before the host listens and again at once: the first one heard may be a
+    /// later move than the first one made (after a restart, `d3` was published as the
+    /// first of five moves made while the bridge was down; `Bc4` and `Nf6` came before it).
     mutating func mustHold(_ reported: BoardMove, at time: TimeInterval) -> Bool {
         guard reportCheck.isEnabled else { return false }
         let burst = hold.lastReportTime.map { time - $0 < reportCheck.burstInterval } ?? false
         hold.lastReportTime = time
-        return hold.awaitingState || hold.refused || burst
+        return hold.awaitingState || hold.refused || burst || catchingUp
     }
 
     /// Holds `reported` until the board's state decides it, asking for the state.

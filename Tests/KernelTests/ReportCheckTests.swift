@@ -11,11 +11,17 @@ import Testing
 @Suite(.cpuBound) struct ReportCheckTests {
     static let seed: UInt64 = 0x6A9_0015_8C
 
-    /// A session for a ChessUp-like board, ready, confirming reports as the bridge does.
-    private func session() -> GameSession {
+    /// A session for a ChessUp-like board, ready, confirming reports as the bridge does: its
+    /// first state frame (the handshake's `67`) has shown the game, as the adapter reports
+    /// it (`ready`, the board's game, its pieces).
+    /// `carriesPlies: false`: a board whose state frames say no move number (plain pieces).
+    private func session(carriesPlies: Bool = true) -> GameSession {
         var session = GameSession(inputPath: .reportedMoves)
         session.reportCheck = .standard
-        _ = session.handle(.ready, at: 0)
+        let game: [BoardEvent] = carriesPlies ? [Self.state(of: .starting)] : []
+        for event in [BoardEvent.ready] + game + [.pieces(Position.starting.snapshot)] {
+            _ = session.handle(event, at: 0)
+        }
         return session
     }
 
@@ -155,12 +161,51 @@ import Testing
         #expect(moves(session.handle(state(after: ["e2e4", "e7e5"]), at: 1.7)).map(\.uci) == ["e7e5"])
     }
 
+    /// Issue #29 (3): after a new link (or a restore) the board resends every report not yet
+    /// acknowledged, before the host listens and again at once: the first report heard may
+    /// be a later move than the first made. `d3` was published as the fifth ply of
+    /// `… 3. Bc4 Nf6 4. d3 Bc5 5. Bg5`, made while the bridge was down. Reports before the
+    /// board has shown the game since wait for its state, which places them.
+    @Test(arguments: [false, true])
+    func reportsBeforeTheFirstStateAfterANewLinkWaitForIt(restored: Bool) throws {
+        let opening = ["e2e4", "e7e5", "g1f3", "b8c6"]
+        var game = Game()
+        for uci in opening { try game.play(game.position.legalMove(uci: uci)!) }
+        var session = GameSession(game: game, inputPath: .reportedMoves)
+        session.reportCheck = .standard
+        if !restored {
+            for event in [BoardEvent.ready, state(after: opening), .pieces(game.position.snapshot)] {
+                _ = session.handle(event, at: 0)
+            }
+            _ = session.handle(.disconnected(error: "link lost"), at: 1)
+        }
+        _ = session.handle(.connected, at: 10)
+        let meanwhile = ["f1c4", "g8f6", "d2d3", "f8c5", "c1g5"]
+        // The resent reports of f1c4 and g8f6 went out before notifications were on.
+        var outputs: [SessionOutput] = []
+        for (index, uci) in meanwhile.dropFirst(2).enumerated() {
+            outputs += session.handle(report(uci), at: 10.1 + Double(index) * 0.001)
+        }
+        #expect(moves(outputs).isEmpty, "published before the state: \(moves(outputs).map(\.uci))")
+        // (The state is asked for once the board is ready; its handshake asks for it anyway.)
+        for event in [BoardEvent.ready, state(after: opening + meanwhile)] {
+            outputs += session.handle(event, at: 10.3)
+        }
+        let decided = moves(outputs)
+        #expect(decided.map(\.uci) == meanwhile)
+        #expect(decided.map(\.ply) == [5, 6, 7, 8, 9])
+        #expect(decided.map(\.recovered) == [true, true, false, false, false])
+    }
+
     /// A board-side promotion pick that follows a held report belongs to it.
     @Test func aHeldPromotionKeepsItsPick() {
         let fen = "8/P6k/8/8/8/8/6K1/8 w - - 0 1"
         var session = GameSession(game: Game(startPosition: try! Position(fen: fen)), inputPath: .reportedMoves)
         session.reportCheck = .standard
-        _ = session.handle(.ready, at: 0)
+        let start = try! Position(fen: fen)
+        for event in [BoardEvent.ready, Self.state(of: start), .pieces(start.snapshot)] {
+            _ = session.handle(event, at: 0)
+        }
         _ = session.handle(report("g2g3"), at: 1)
         _ = session.handle(report("h7h6"), at: 1.01)
         _ = session.handle(report("a7a8"), at: 1.02)
@@ -185,7 +230,7 @@ import Testing
         #expect(decided.map(\.uci) == Array(opening.dropFirst()))
         #expect(session.game.moves.count == 5)
         // A plain snapshot, without the move number, cannot say: refused, never guessed.
-        var blind = self.session()
+        var blind = self.session(carriesPlies: false)
         _ = blind.handle(report("e2e4"), at: 1)
         _ = blind.handle(report("e2e1"), at: 1.01)
         var position = Position.starting

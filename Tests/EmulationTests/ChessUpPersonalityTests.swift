@@ -181,6 +181,24 @@ import Testing
         #expect(link.reportedMoves == moves(["e2e4"]))
     }
 
+    /// Issue #30 (4): the board's own engine refuses a move that leaves its king in check
+    /// (the emulation accepted a pinned pawn's step, as it only checked how pieces move).
+    @Test func aMoveIntoCheckIsRefusedByTheBoardsEngine() throws {
+        let fen = "4k3/8/8/8/1b6/8/3P4/4K3 w - - 0 1"
+        let pieces = try #require(BoardSnapshot(fenPlacement: "4k3/8/8/8/1b6/8/3P4/4K3"))
+        var link = Link(ChessUpPersonality(board: pieces), ChessUpAdapter())
+        link.connect()
+        let body = Data(("/" + fen.split(separator: " ").prefix(4).joined(separator: " ") + " ").utf8) + Data([0, 1])
+        link.write(Data([0x66]) + body)
+        #expect(link.personality.gameState.pieces == pieces)
+        // d2 is pinned by the bishop on b4: d2d3 would leave the king in check.
+        link.perform([.lift(.d2), .place(Piece(.white, .pawn), on: .d3)])
+        #expect(link.reportedMoves.isEmpty)
+        link.perform([.lift(.d3), .place(Piece(.white, .pawn), on: .d2)])
+        link.perform([.lift(.e1), .place(Piece(.white, .king), on: .f1)])
+        #expect(link.reportedMoves == moves(["e1f1"]))
+    }
+
     @Test func touchFramesAccompanyHandMovements() {
         var link = connectedLink()
         link.perform([.lift(.e2)])

@@ -1,11 +1,14 @@
 import Adapters
 import BoardKit
+import Chess
 
 /// The game the emulated ChessUp firmware keeps: the position, side to move, castling
 /// rights, en-passant square and clocks, with the movement rules of each piece.
 ///
-/// Moves are checked pseudo-legally (piece movement, blocked paths, turn, castling rights
-/// and an empty path); whether a move leaves the own king in check is not checked.
+/// The board's own engine decides which moves it reports: a move is found from the sensors
+/// by the movement of the pieces (``isPseudoLegal(from:to:)``, ``castling(kingSide:)``),
+/// then kept only when the rules allow it (``isLegal(_:)``: not into or through check). The
+/// real board refuses such a move: it shows an error and reports nothing.
 struct ChessUpGame: Hashable, Sendable {
     var pieces: BoardSnapshot
     var sideToMove: PieceColor
@@ -25,6 +28,23 @@ struct ChessUpGame: Hashable, Sendable {
         ChessUpState(
             pieces: pieces, sideToMove: sideToMove, castlingRights: castlingRights, enPassant: enPassant,
             halfmoveClock: UInt8(clamping: halfmoveClock), fullmoveNumber: UInt8(clamping: fullmoveNumber))
+    }
+
+    /// The game as FEN.
+    var fen: String {
+        let rights = zip(["K", "Q", "k", "q"], castlingRights).filter(\.1).map(\.0).joined()
+        return [
+            pieces.fenPlacement, sideToMove == .white ? "w" : "b", rights.isEmpty ? "-" : rights,
+            enPassant?.name ?? "-", String(halfmoveClock), String(max(1, fullmoveNumber)),
+        ].joined(separator: " ")
+    }
+
+    /// Whether the rules allow `move` (its king not left in or moved through check). A game
+    /// that is no chess position (a loaded one without kings) falls back to the movement of
+    /// the pieces.
+    func isLegal(_ move: BoardMove) -> Bool {
+        guard let position = try? Position(fen: fen) else { return true }
+        return position.legalMove(uci: move.uci) != nil
     }
 
     /// The home rank of `color`.

@@ -34,6 +34,20 @@ enum ChessUpMoveRecognizer {
         game: ChessUpGame, gameOccupancy: OccupancyMap, physical: BoardSnapshot, physicalOccupancy: OccupancyMap,
         placedNow: Square?, lifted: Set<Square>, defaultPromotion: PieceKind
     ) -> Recognition {
+        let found = movement(
+            game: game, gameOccupancy: gameOccupancy, physical: physical, physicalOccupancy: physicalOccupancy,
+            placedNow: placedNow, lifted: lifted, defaultPromotion: defaultPromotion)
+        // The board's engine refuses a move into or through check (a pinned pawn's step,
+        // castling out of check): nothing is reported.
+        if case .move(let move) = found, !game.isLegal(move) { return .none }
+        return found
+    }
+
+    /// The move the pieces' movement shows, before the rules of check are applied.
+    private static func movement(
+        game: ChessUpGame, gameOccupancy: OccupancyMap, physical: BoardSnapshot, physicalOccupancy: OccupancyMap,
+        placedNow: Square?, lifted: Set<Square>, defaultPromotion: PieceKind
+    ) -> Recognition {
         let emptiedBits = gameOccupancy.bits & ~physicalOccupancy.bits
         let filledBits = physicalOccupancy.bits & ~gameOccupancy.bits
         guard emptiedBits.nonzeroBitCount <= 2, filledBits.nonzeroBitCount <= 2, emptiedBits != 0 else { return .none }

@@ -73,6 +73,9 @@ struct ReportHold: Sendable {
     var askedAt: TimeInterval?
     /// Whether a state request is due (taken by the ``GameSession``).
     var requestDue = false
+    /// Whether reports were held because they came after a new link before the board's
+    /// state: their order is not the order they were played in (``ReportedLineSearch/unordered``).
+    var sinceNewLink = false
 }
 
 extension GameTracker {
@@ -97,11 +100,15 @@ extension GameTracker {
     /// (``catchingUp``). The board resends all its unacknowledged reports when the link
     /// comes up, before the host listens and again at once: the first one heard may be a
     /// later move than the first one made (after a restart, `d3` was published as the
-    /// first of five moves made while the bridge was down; `Bc4` and `Nf6` came before it).
+    /// first of five moves made while the bridge was down; `Bc4` and `Nf6` came before it),
+    /// and as its acks take off the oldest frames whichever the host heard, the order of
+    /// the rest is not the order of play either (later `Bc5` came before `d3`): such
+    /// reports are taken in any order (``ReportHold/sinceNewLink``).
     mutating func mustHold(_ reported: BoardMove, at time: TimeInterval) -> Bool {
         guard reportCheck.isEnabled else { return false }
         let burst = hold.lastReportTime.map { time - $0 < reportCheck.burstInterval } ?? false
         hold.lastReportTime = time
+        if catchingUp { hold.sinceNewLink = true }
         return hold.awaitingState || hold.refused || burst || catchingUp
     }
 
@@ -162,6 +169,8 @@ extension GameTracker {
         let target = PackedBoard(snapshot)
         let held = hold.overflowed ? nil : hold.reports
         let wasRefused = hold.refused
+        let unordered = hold.sinceNewLink
+        hold.sinceNewLink = false
         hold.reports = []
         hold.overflowed = false
         hold.askedAt = nil
@@ -189,6 +198,7 @@ extension GameTracker {
         for count in stride(from: held.count, through: max(0, held.count - 3), by: -1) {
             var search = ReportedLineSearch(plies: exact)
             search.committed = game.moves.suffix(8).map(\.move)
+            search.unordered = unordered
             outcome = search.run(
                 from: game.position, board: analysis.board, reports: held.prefix(count).map(\.move), to: target)
             consumed = count

@@ -19,6 +19,12 @@ import Chess
 /// always among them when it is within the bound, so a line is committed only when no
 /// other fits what the board said.
 ///
+/// With ``unordered`` the reports are a set, not a sequence: after a new link the board
+/// resends every report not yet acknowledged, some before the host listens, and its acks
+/// take off the oldest frames whichever the host heard, so the order in which reports
+/// arrive is not the order they were played in. Every order of the reported moves that
+/// fits is then a candidate line.
+///
 /// A branch is cut when the squares still wrong are more than the plies left can change
 /// (four a ply, as castling does), or when the reports left need more plies than remain.
 /// The search stops after ``nodeLimit`` expanded positions: the gap is then too far to
@@ -44,6 +50,8 @@ struct ReportedLineSearch {
     var nodeLimit = 20_000
     /// The moves committed lately: a report repeating one of them may be left out.
     var committed: [Move] = []
+    /// Whether the reports may have been played in any order (they came after a new link).
+    var unordered = false
     /// The most candidate lines reported for an ambiguous gap.
     static let maxLines = 8
 
@@ -76,7 +84,12 @@ struct ReportedLineSearch {
         found = []
         path = []
         flags = []
-        search(position, board, index: 0, budget: maxUnexplained)
+        if unordered {
+            guard reports.count <= 64 else { return .notFound }
+            searchUnordered(position, board, used: 0, budget: maxUnexplained)
+        } else {
+            search(position, board, index: 0, budget: maxUnexplained)
+        }
         var lines: [[Move]] = []
         var first: [Bool] = []
         for candidate in found where !lines.contains(candidate.line) {
@@ -124,6 +137,32 @@ struct ReportedLineSearch {
         let report = index < reports.count ? reports[index] : nil
         for move in legal where report.map({ !Self.matches(move, $0) }) ?? true {
             play(move, reported: false, position, board, index: index, budget: budget - 1)
+        }
+    }
+
+    /// ``search(_:_:index:budget:)`` for reports in any order: `used` has a bit per report a
+    /// move of the line has played (the first unused one it matches).
+    private mutating func searchUnordered(_ position: Position, _ board: PackedBoard, used: UInt64, budget: Int) {
+        guard nodes <= nodeLimit, found.count <= Self.maxLines else { return }
+        let left = plies - path.count
+        let unused = reports.indices.filter { used & (1 << UInt64($0)) == 0 }
+        let mandatory = unused.filter { !repeats[$0] }.count
+        if left == 0 {
+            if board == target, mandatory == 0, unused.count <= budget { found.append((path, flags)) }
+            return
+        }
+        guard board.differences(from: target).nonzeroBitCount <= 4 * left, mandatory <= left else { return }
+        nodes += 1
+        for move in position.legalMoves() {
+            let index = unused.first { Self.matches(move, reports[$0]) }
+            guard index != nil || budget > 0 else { continue }
+            path.append(move)
+            flags.append(index != nil)
+            searchUnordered(
+                position.applying(move), MoveCandidate(move: move, on: board).result,
+                used: index.map { used | (1 << UInt64($0)) } ?? used, budget: index == nil ? budget - 1 : budget)
+            path.removeLast()
+            flags.removeLast()
         }
     }
 

@@ -94,11 +94,13 @@ extension EndToEndTests {
         game.expectPGN(try await hall.waitForPGN(board.id, plies: game.uci.count, since: mark), board: board.id)
     }
 
-    /// Issue #29 (3): five plies made while the bridge was down (two of them independent
-    /// of the others) come back, after the restart, as the board resends its reports: they
-    /// are published in the order played, with the right plies, FEN and clocks, or reported
-    /// missed; never in another order.
-    @Test func chessUpMovesMadeWhileTheBridgeWasDownArePublishedInTheirOrder() async throws {
+    /// Issue #29 (3): five plies made while the bridge was down (some of them independent of
+    /// the others) come back after the restart as the board resends its reports, some of
+    /// them before the bridge listens. Every move published is the game's, at its ply, with
+    /// its SAN and FEN (all six when the board's state places them, or the gap reported as
+    /// missed moves); never another order or a later move in an earlier one's place. A
+    /// parallel run once published `d3` as ply 5 here.
+    @Test func chessUpMovesMadeWhileTheBridgeWasDownAreNeverPublishedOutOfPlace() async throws {
         let board = HallBoard(id: "cup-down", family: "chessup", address: "AA:BB:CC:00:15:05")
         let hall = try await Hall(boards: [board])
         defer { hall.stop() }
@@ -113,9 +115,26 @@ extension EndToEndTests {
         let more = ["h7h6"]
         try game.append(more)
         try await hall.play(board.id, more)
-        game.expectPublished(
-            try await hall.waitForMoves(board.id, count: whileDown.count + more.count, since: mark), fromPly: 5,
-            board: board.id)
+        let moveTopic = hall.topic(board.id, "move")
+        func missed() -> Bool {
+            hall.recorder.json(on: hall.topic(board.id, "event"), since: mark).contains {
+                $0["reason"]?.stringValue == "missed_moves"
+            }
+        }
+        try await waitUntil("six moves, or the gap reported missed", context: hall.report) {
+            hall.recorder.json(on: moveTopic, since: mark).count == whileDown.count + more.count || missed()
+        }
+        let published = hall.recorder.json(on: moveTopic, since: mark)
+        for payload in published {
+            let ply = try #require(payload["ply"]?.intValue)
+            let move = try #require(ply >= 5 && ply <= game.game.moves.count ? game.game.moves[ply - 1] : nil)
+            #expect(payload["uci"]?.stringValue == move.move.uci, "ply \(ply): \(payload)")
+            #expect(payload["san"]?.stringValue == move.san, "ply \(ply): \(payload)")
+            #expect(payload["fen"]?.stringValue == move.fenAfter, "ply \(ply): \(payload)")
+        }
+        if published.count == whileDown.count + more.count {
+            game.expectPublished(published, fromPly: 5, board: board.id)
+        }
     }
 
     /// Issue #15 (10): every board that has a battery publishes its level on the state topic

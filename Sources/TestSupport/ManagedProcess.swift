@@ -21,15 +21,24 @@ public final class ManagedProcess: @unchecked Sendable {
     /// Where stdout and stderr are written.
     public let logURL: URL
     private let environment: [String: String]
+    /// Whether the child keeps the descriptors without close-on-exec (see ``init(executable:arguments:environment:inheritingDescriptors:)``).
+    private let inheritsDescriptors: Bool
     private let lock = NSLock()
     private var childPID: pid_t = 0
     private var exitStatus: Int32?
 
     /// Prepares (does not start) a process. `environment` entries are added to this
-    /// process's environment.
-    public init(executable: String, arguments: [String], environment: [String: String] = [:]) {
+    /// process's environment. With `inheritingDescriptors` the child keeps every descriptor
+    /// without close-on-exec, for a caller that hands it some on purpose and keeps the rest
+    /// close-on-exec itself (the bench's wake-up sender); by default it keeps only its
+    /// standard three.
+    public init(
+        executable: String, arguments: [String], environment: [String: String] = [:],
+        inheritingDescriptors: Bool = false
+    ) {
         self.executable = executable
         self.arguments = arguments
+        inheritsDescriptors = inheritingDescriptors
         let name = URL(fileURLWithPath: executable).lastPathComponent
         logURL = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).log")
@@ -52,7 +61,7 @@ public final class ManagedProcess: @unchecked Sendable {
         // then never closed, and that child's waitUntilExit never returned (a bluetoothctl
         // that had quit hung the whole run, issue #28), and a binary open for writing could
         // not be executed (ETXTBSY).
-        _ = Self.closeFrom?(&actions, 3)
+        if !inheritsDescriptors { _ = Self.closeFrom?(&actions, 3) }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

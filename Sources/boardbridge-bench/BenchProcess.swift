@@ -21,13 +21,16 @@ final class BenchProcess {
     private let registry: ChildProcessRegistry
 
     /// Prepares (does not start) `executable` with `arguments`; `environment` entries are
-    /// added to the bench's environment.
+    /// added to the bench's environment. With `inheritingDescriptors` the child keeps the
+    /// descriptors the bench left without close-on-exec for it (the wake-up sender's sockets).
     init(
         name: String, executable: String, arguments: [String], environment: [String: String] = [:],
-        registry: ChildProcessRegistry = .shared
+        inheritingDescriptors: Bool = false, registry: ChildProcessRegistry = .shared
     ) {
         self.name = name
-        process = ManagedProcess(executable: executable, arguments: arguments, environment: environment)
+        process = ManagedProcess(
+            executable: executable, arguments: arguments, environment: environment,
+            inheritingDescriptors: inheritingDescriptors)
         self.registry = registry
     }
 

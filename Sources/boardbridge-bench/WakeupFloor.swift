@@ -68,7 +68,7 @@ struct WakeupFloor {
             arguments: [
                 WakeupSender.argument, "\(Self.intervalMilliseconds)", "\(Self.datagramSize)", "\(boards)",
                 sending.map(String.init).joined(separator: ","),
-            ])
+            ], inheritingDescriptors: true)
         // The child inherits exactly the sending ends (everything else is close-on-exec or
         // was opened without being meant for it); the bench then closes its copies.
         for fd in sending { _ = fcntl(fd, F_SETFD, 0) }

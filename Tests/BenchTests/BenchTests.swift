@@ -38,20 +38,26 @@ import Testing
 /// boardsim, mosquitto and boardbridge, all stopped by PID) and the JSON it writes.
 @Suite(.enabled(if: TestTools.available("dbus-daemon", "mosquitto")))
 struct BenchRunTests {
-    @Test func aQuickStartupRunWritesItsResultsAsJSON() async throws {
-        let directory = try TestTools.temporaryDirectory("bench")
+    /// Runs `boardbridge-bench --quick --only <section>` and returns its output and the
+    /// JSON root it wrote (after checking that it exited 0).
+    private func quickRun(_ section: String) async throws -> (output: String, root: [String: Any]) {
+        let directory = try TestTools.temporaryDirectory("bench-\(section)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("results.json")
         let bench = ManagedProcess(
             executable: try TestTools.product("boardbridge-bench"),
-            arguments: ["--quick", "--only", "startup", "--json", json.path])
+            arguments: ["--quick", "--only", section, "--json", json.path])
         try bench.start()
-        let status = await bench.exitStatus(within: .seconds(180))
+        let status = await bench.exitStatus(within: .seconds(300))
         if status == nil { await bench.terminate(grace: .seconds(2)) }
         #expect(status == 0, "\(bench.output.suffix(3000))")
-
         let data = try Data(contentsOf: json)
         let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return (bench.output, root)
+    }
+
+    @Test func aQuickStartupRunWritesItsResultsAsJSON() async throws {
+        let (_, root) = try await quickRun("startup")
         #expect(root["schema"] as? Int == 1)
         #expect(root["quick"] as? Bool == true)
         let machine = try #require(root["machine"] as? [String: Any])
@@ -72,22 +78,10 @@ struct BenchRunTests {
     /// The floors run: the wake-up sender is handed its sockets (a child that kept none but
     /// its standard three failed this section in `.ci/run`, issue #28).
     @Test func aQuickFloorRunMeasuresTheWakeUpFloor() async throws {
-        let directory = try TestTools.temporaryDirectory("bench-floor")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let json = directory.appendingPathComponent("results.json")
-        let bench = ManagedProcess(
-            executable: try TestTools.product("boardbridge-bench"),
-            arguments: ["--quick", "--only", "floor", "--json", json.path])
-        try bench.start()
-        let status = await bench.exitStatus(within: .seconds(300))
-        if status == nil { await bench.terminate(grace: .seconds(2)) }
-        #expect(status == 0, "\(bench.output.suffix(3000))")
-        let data = try Data(contentsOf: json)
-        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let (output, root) = try await quickRun("floor")
         let sections = try #require(root["sections"] as? [[String: Any]])
         let section = try #require(sections.first { $0["id"] as? String == "floor" })
         #expect(section["error"] == nil || section["error"] is NSNull, "\(section["error"] ?? "")")
-        #expect(!bench.output.contains("FAILED"), "\(bench.output.suffix(3000))")
+        #expect(!output.contains("FAILED"), "\(output.suffix(3000))")
     }
-
 }

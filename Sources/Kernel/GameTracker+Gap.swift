@@ -85,12 +85,7 @@ extension GameTracker {
         guard gapObservations.allow(moves, from: game.position, showing: target) else {
             gapObservations.record(target)
             gapMissed = nil
-            if gapReported {
-                syncState = .outOfSync(mismatched: difference.squares)
-                outputs.append(.syncChanged(syncState))
-                return .outOfSync(difference)
-            }
-            reportMissed(MissedMoves(plies: nil, candidates: []), difference, &outputs)
+            reportMissed(gapReported ? nil : MissedMoves(plies: nil, candidates: []), difference, &outputs)
             return .outOfSync(difference)
         }
         for move in moves {
@@ -118,13 +113,16 @@ extension GameTracker {
         outputs.append(.missedMoves(gapMissed))
     }
 
-    /// Reports missed moves, with the out-of-sync state they mean right after (even when the
-    /// board was out of sync already, so that the report has its state).
+    /// Reports missed moves (`nil`: reported already for this gap), with the out-of-sync
+    /// state they mean right after (even when the board was out of sync already, so that the
+    /// report has its state).
     private mutating func reportMissed(
-        _ missed: MissedMoves, _ difference: UInt64, _ outputs: inout [TrackerOutput]
+        _ missed: MissedMoves?, _ difference: UInt64, _ outputs: inout [TrackerOutput]
     ) {
-        outputs.append(.missedMoves(missed))
-        gapReported = true
+        if let missed {
+            outputs.append(.missedMoves(missed))
+            gapReported = true
+        }
         syncState = .outOfSync(mismatched: difference.squares)
         outputs.append(.syncChanged(syncState))
     }

@@ -216,6 +216,23 @@ public struct GameSession: Sendable {
         tracker.update(options: options)
     }
 
+    /// Enters the line the arbiter names for moves the board could not tell
+    /// (``GameTracker/resolve(_:fromPly:at:)``): its moves are charged to the clock in turn
+    /// as they are committed, and the gate lets the clock run again once the board is in sync.
+    public mutating func resolve(
+        _ moves: [String], fromPly: Int? = nil, at time: TimeInterval
+    ) throws(ResolutionRefusal) -> [SessionOutput] {
+        var tracker = self.tracker
+        let resolved = try tracker.resolve(moves, fromPly: fromPly, at: time)
+        self.tracker = tracker
+        // The gate paused the clock while the board was out of sync: no flag fell meanwhile.
+        var outputs: [SessionOutput] = []
+        absorb(resolved, at: time, into: &outputs)
+        updateGate(at: time, into: &outputs)
+        updateResync(at: time, into: &outputs)
+        return outputs
+    }
+
     /// Takes back the last `plies` moves.
     public mutating func takeBack(plies: Int = 1, at time: TimeInterval) -> [SessionOutput] {
         var outputs = checkFlag(at: time)

@@ -67,6 +67,7 @@ extension GameTracker {
             gapMissed = nil
             gapObservations.clear()
             gapReported = false
+            openGap = nil
             setSync(.inSync, into: &outputs)
         case .inProgress:
             grace.cancel()
@@ -125,6 +126,7 @@ extension GameTracker {
         hold = ReportHold()
         gapObservations.clear()
         gapReported = false
+        openGap = nil
     }
 
     /// Collects the positions before each of the last few moves.
@@ -144,7 +146,8 @@ extension GameTracker {
 
     /// Adds `move` (legal in the current position) to the game.
     mutating func commit(
-        _ move: Move, at time: TimeInterval, recovered: Bool = false, into outputs: inout [TrackerOutput]
+        _ move: Move, at time: TimeInterval, recovered: Bool = false, resolved: Bool = false,
+        into outputs: inout [TrackerOutput]
     ) {
         let before = game.position
         do {
@@ -168,7 +171,8 @@ extension GameTracker {
         let record = game.moves.last
         let committed = CommittedMove(
             move: move, san: record?.san ?? before.san(for: move), fen: record?.fenAfter ?? game.position.fen,
-            ply: game.moves.count, color: before.sideToMove, timestamp: time, recovered: recovered || judgingGap)
+            ply: game.moves.count, color: before.sideToMove, timestamp: time,
+            recovered: !resolved && (recovered || judgingGap), resolved: resolved)
         outputs.append(.move(committed))
         if let end { outputs.append(.gameEnded(end)) }
     }

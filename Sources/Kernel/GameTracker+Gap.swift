@@ -110,7 +110,7 @@ extension GameTracker {
         guard catchingUp, let gapMissed else { return }
         self.gapMissed = nil
         gapReported = true
-        outputs.append(.missedMoves(gapMissed))
+        noteMissed(gapMissed, into: &outputs)
     }
 
     /// Reports missed moves (`nil`: reported already for this gap), with the out-of-sync
@@ -120,10 +120,16 @@ extension GameTracker {
         _ missed: MissedMoves?, _ difference: UInt64, _ outputs: inout [TrackerOutput]
     ) {
         if let missed {
-            outputs.append(.missedMoves(missed))
+            noteMissed(missed, into: &outputs)
             gapReported = true
         }
         syncState = .outOfSync(mismatched: difference.squares)
         outputs.append(.syncChanged(syncState))
+    }
+
+    /// Reports `missed` and keeps it as the gap open for the arbiter (``openGap``).
+    mutating func noteMissed(_ missed: MissedMoves, into outputs: inout [TrackerOutput]) {
+        openGap = missed
+        outputs.append(.missedMoves(missed))
     }
 }

@@ -167,6 +167,7 @@ extension GameTracker {
     ) {
         resolveReportedPending(into: &outputs)
         let target = PackedBoard(snapshot)
+        sensedPlacement = target
         let held = hold.overflowed ? nil : hold.reports
         let wasRefused = hold.refused
         let unordered = hold.sinceNewLink
@@ -255,7 +256,7 @@ extension GameTracker {
         reportedMismatch = difference
         hold.refused = true
         hold.awaitingState = false
-        if let missed { outputs.append(.missedMoves(missed)) }
+        if let missed { noteMissed(missed, into: &outputs) }
         let state = SyncState.outOfSync(mismatched: difference.squares)
         if missed != nil || state != syncState {
             syncState = state

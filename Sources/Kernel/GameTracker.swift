@@ -82,6 +82,13 @@ public struct GameTracker: Sendable {
     var gapObservations = GapObservations()
     /// Whether the gap being caught up was reported as missed moves already.
     var gapReported = false
+    /// The missed moves reported last, while the board has not come back to the game: what
+    /// an arbiter resolves (``resolve(_:fromPly:at:)``). Cleared when the board is in sync
+    /// again, and by every change of the game from outside.
+    public internal(set) var openGap: MissedMoves?
+    /// The placement the board's last full state frame showed, on the reported-moves path
+    /// (in game coordinates), for checking a resolution against what the board senses.
+    var sensedPlacement: PackedBoard?
     /// Whether the board being judged is the first one seen after a gap: a move it shows
     /// was made while nobody watched.
     var judgingGap = false
@@ -167,6 +174,7 @@ public struct GameTracker: Sendable {
             touched = 0
             lastFrame = nil
             lastPhysical = nil
+            sensedPlacement = nil
             catchingUp = true
         case .disconnected:
             touched = 0

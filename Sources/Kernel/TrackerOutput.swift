@@ -28,6 +28,10 @@ public struct CommittedMove: Hashable, Sendable, Codable {
     /// Whether the move was made while nobody watched (the link or the bridge was down)
     /// and found afterwards from what the board showed.
     public var recovered: Bool
+    /// Whether the move was entered by the arbiter to resolve moves the board could not tell
+    /// (``GameTracker/resolve(_:fromPly:at:)``): the board showed where the line leads, the
+    /// arbiter said which line it was.
+    public var resolved: Bool
 
     /// The full-move number the move belongs to: that of the position it was made from, as
     /// its FEN counts (so after a set-up position whose FEN says move 20, White's first
@@ -41,9 +45,10 @@ public struct CommittedMove: Hashable, Sendable, Codable {
     /// Creates a record.
     public init(
         move: Move, san: String, fen: String, ply: Int, color: PieceColor, timestamp: TimeInterval,
-        clock: TimeInterval? = nil, recovered: Bool = false
+        clock: TimeInterval? = nil, recovered: Bool = false, resolved: Bool = false
     ) {
         self.recovered = recovered
+        self.resolved = resolved
         self.move = move
         self.uci = move.uci
         self.san = san

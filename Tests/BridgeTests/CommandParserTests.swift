@@ -71,6 +71,15 @@ import Testing
         Valid(payload: #"{"takeback":null}"#, command: .game(.takeback(plies: 1))),
         Valid(payload: "", name: "takeback", command: .game(.takeback(plies: 1))),
         Valid(payload: "4", name: "takeback", command: .game(.takeback(plies: 4))),
+        Valid(
+            payload: #"{"resolve":["e2e4","e7e5"]}"#, command: .game(.resolve(moves: ["e2e4", "e7e5"], ply: nil))),
+        Valid(
+            payload: #"{"resolve":{"moves":["e4","Nf6","O-O"],"ply":12}}"#,
+            command: .game(.resolve(moves: ["e4", "Nf6", "O-O"], ply: 12))),
+        Valid(payload: "e4 e5, Nf3", name: "resolve", command: .game(.resolve(moves: ["e4", "e5", "Nf3"], ply: nil))),
+        Valid(
+            payload: #"{"moves":"e7e8q","ply":null}"#, name: "resolve",
+            command: .game(.resolve(moves: ["e7e8q"], ply: nil))),
         Valid(payload: #"{"clock":"pause"}"#, command: .game(.pauseClock)),
         Valid(payload: #"{"clock":{"action":"resume"}}"#, command: .game(.resumeClock)),
         Valid(payload: "resume", name: "clock", command: .game(.resumeClock)),
@@ -132,12 +141,12 @@ import Testing
         Invalid(
             payload: "{}",
             message:
-                "no command in the message; expected one of: leds, request, session, move, raw, new_game, position, takeback, clock, result, orientation"
+                "no command in the message; expected one of: leds, request, session, move, raw, new_game, position, takeback, resolve, clock, result, orientation"
         ),
         Invalid(
             payload: #"{"transaction":5}"#,
             message:
-                "no command in the message; expected one of: leds, request, session, move, raw, new_game, position, takeback, clock, result, orientation"
+                "no command in the message; expected one of: leds, request, session, move, raw, new_game, position, takeback, resolve, clock, result, orientation"
         ),
         Invalid(payload: #"{"leds":"clear","move":"e2e4"}"#, message: "one command per message, got 2: leds, move"),
         Invalid(payload: #"{"mvoe":"e2e4"}"#, message: #"unknown command "mvoe" (did you mean "move"?)"#),
@@ -174,6 +183,24 @@ import Testing
             payload: #"{"move":"e7e8k"}"#, message: #"bad move "e7e8k": expected UCI notation such as e2e4 or e7e8q"#),
         Invalid(payload: #"{"move":42}"#, message: "move: expected a move in UCI notation, got a number"),
         Invalid(payload: "", name: "move", message: "move: expected a move in UCI notation, got null"),
+        Invalid(payload: #"{"resolve":[]}"#, message: #"resolve: bad value []: no moves"#),
+        Invalid(payload: #"{"resolve":"  "}"#, message: #"resolve: bad value []: no moves"#),
+        Invalid(payload: #"{"resolve":[1]}"#, message: "resolve: expected moves as strings, got a number"),
+        Invalid(
+            payload: #"{"resolve":["e2e4","<b>"]}"#,
+            message: #"resolve: bad value "<b>": not a move in UCI (e2e4) or SAN (Nf3) notation"#),
+        Invalid(payload: #"{"resolve":{"ply":3}}"#, message: #"resolve: missing field "moves""#),
+        Invalid(
+            payload: #"{"resolve":{"moves":["e4"],"ply":-1}}"#,
+            message: #"resolve.ply: bad value -1: expected a whole number ≥ 0"#),
+        Invalid(
+            payload: #"{"resolve":{"mvoes":["e4"]}}"#,
+            message: #"resolve: unknown field "mvoes" (did you mean "moves"?)"#),
+        Invalid(
+            payload: #"{"resolve":{"moves":{}}}"#,
+            message:
+                #"resolve.moves: expected a list of moves such as ["e2e4","e7e5"] or {"moves":[…],"ply":n}, got an object"#
+        ),
         Invalid(payload: #"{"raw":"abc"}"#, message: #"raw: bad value "abc": odd number of hex digits"#),
         Invalid(payload: #"{"raw":"zz"}"#, message: #"raw: bad value "zz": not hexadecimal"#),
         Invalid(payload: #"{"raw":""}"#, message: #"raw: bad value "": no bytes"#),
@@ -202,7 +229,7 @@ import Testing
             payload: "state", name: "",
             message:
                 "no command name after set/; expected one of: "
-                + "leds, request, session, move, raw, new_game, position, takeback, clock, result, orientation"),
+                + "leds, request, session, move, raw, new_game, position, takeback, resolve, clock, result, orientation"),
         Invalid(
             payload: #"{"new_game":{"time_control":"40/"}}"#,
             message: #"bad time control "40/": expected seconds, optionally "moves/" before and "+increment" after"#),

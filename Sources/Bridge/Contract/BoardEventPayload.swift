@@ -44,6 +44,10 @@ public enum BoardEventPayload: Equatable, Sendable {
     /// claimed, for the arbiter to confirm with the `result` command. Nothing is moved.
     case resultClaim(result: String)
 
+    /// The `out_of_sync` reason (and the state's `sync.reason`) of moves the board could not
+    /// tell, which the arbiter resolves with the `resolve` command.
+    public static let missedMovesReason = "missed_moves"
+
     /// Every `event_type` value, for the Home Assistant `event` entity.
     public static let eventTypes = [
         "move", "out_of_sync", "in_sync", "illegal_move", "takeback", "game_start", "game_end", "button",

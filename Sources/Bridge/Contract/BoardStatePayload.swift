@@ -1,4 +1,5 @@
 public import BoardKit
+public import Chess
 public import JSON
 
 #if canImport(FoundationEssentials)
@@ -132,6 +133,10 @@ public struct BoardStatePayload: Equatable, Sendable {
     /// Why the board is out of sync, when the bridge knows (`awaiting_start_position`,
     /// `awaiting_position`); `nil` otherwise.
     public var syncReason: String?
+    /// With `missed_moves`: the lines that may have been played (``CandidateLine``), for
+    /// the arbiter to resolve; empty when none was found or too many; `nil` (the key left
+    /// out) for any other reason.
+    public var syncLines: [CandidateLine]?
     /// The clock, when the game is timed.
     public var clock: Clock?
     /// The battery, when the board reports one.
@@ -201,9 +206,12 @@ public struct BoardStatePayload: Equatable, Sendable {
             "ply": JSONValue(ply),
             "move_number": JSONValue(moveNumber),
             "last_move": ["uci": JSONValue(lastMove?.uci), "san": JSONValue(lastMove?.san)],
-            "sync": [
-                "state": .string(sync.rawValue), "squares": .squares(syncSquares), "reason": JSONValue(syncReason),
-            ],
+            "sync": .object(
+                JSONObject(
+                    uniqueKeysWithValues: [
+                        ("state", .string(sync.rawValue)), ("squares", .squares(syncSquares)),
+                        ("reason", JSONValue(syncReason)),
+                    ] + (syncLines.map { [("lines", .array($0.map(\.json)))] } ?? []))),
             "clock": [
                 "white": .seconds(clock?.white),
                 "black": .seconds(clock?.black),
@@ -216,6 +224,42 @@ public struct BoardStatePayload: Equatable, Sendable {
             "result": .string(result),
             "updated": .string(ISO8601Timestamp.string(from: updated)),
         ]
+    }
+}
+
+/// One line of moves that may have been played while the board could not tell
+/// (`sync.lines` of the state): `{"uci":["e2e4","e7e5"],"san":["e4","e5"],"fen":"…"}`, the
+/// position it leads to last.
+public struct CandidateLine: Equatable, Sendable {
+    /// The moves in UCI.
+    public var uci: [String]
+    /// The same moves in SAN.
+    public var san: [String]
+    /// The position the line leads to.
+    public var fen: String
+
+    /// Creates a line.
+    public init(uci: [String], san: [String], fen: String) {
+        self.uci = uci
+        self.san = san
+        self.fen = fen
+    }
+
+    /// The line of `uci` moves played from `position`, or `nil` when one is not legal there.
+    public init?(uci: [String], from position: Position) {
+        var position = position
+        var san: [String] = []
+        for text in uci {
+            guard let move = position.legalMove(uci: text) else { return nil }
+            san.append(position.san(for: move))
+            position = position.applying(move)
+        }
+        self.init(uci: uci, san: san, fen: position.fen)
+    }
+
+    /// The JSON object.
+    public var json: JSONValue {
+        ["uci": .array(uci.map { .string($0) }), "san": .array(san.map { .string($0) }), "fen": .string(fen)]
     }
 }
 

@@ -19,6 +19,10 @@ public enum GameCommand: Equatable, Sendable {
     case setPosition(Position)
     /// Takes back `plies` half-moves (`takeback`), at least 1.
     case takeback(plies: Int)
+    /// Enters the line played while the board could not tell it (`resolve`): moves in UCI
+    /// or SAN, oldest first; `ply`, when given, is the game's ply the line was chosen at (a
+    /// resolution for a game that has moved on since is stale and refused).
+    case resolve(moves: [String], ply: Int?)
     /// Pauses the game clock (`clock: pause`).
     case pauseClock
     /// Resumes the game clock for the side to move (`clock: resume`).

@@ -151,6 +151,61 @@ extension CommandParser {
         return .takeback(plies: plies)
     }
 
+    /// `resolve`: the moves as a list or one text (`"e4 e5"`), or `{"moves":…,"ply":n}`.
+    /// Only the notation is checked here; the kernel checks the line against the game and
+    /// the board.
+    func resolve(_ value: JSONValue) throws(CommandError) -> GameCommand {
+        let expected = "a list of moves such as [\"e2e4\",\"e7e5\"] or {\"moves\":[…],\"ply\":n}"
+        var movesValue = value
+        var ply: Int?
+        if case .object(let object) = value {
+            try checkFields(object, allowed: ["moves", "ply"], command: "resolve")
+            guard let moves = object["moves"] else { throw .missingField(command: "resolve", field: "moves") }
+            movesValue = moves
+            if let plyValue = object["ply"], !plyValue.isNull {
+                guard case .number(let number) = plyValue, let whole = plyValue.intValue, whole >= 0 else {
+                    throw .badValue(
+                        field: "resolve.ply", value: plyValue.encodedString(), reason: "expected a whole number ≥ 0")
+                }
+                _ = number
+                ply = whole
+            }
+        }
+        let field = value.objectValue == nil ? "resolve" : "resolve.moves"
+        let texts: [String]
+        switch movesValue {
+        case .string(let text):
+            texts = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" || $0 == "\n" }).map(String.init)
+        case .array(let elements):
+            texts = try elements.map { element throws(CommandError) in
+                guard case .string(let text) = element else {
+                    throw .badValueType(field: field, expected: "moves as strings", found: element.kindDescription)
+                }
+                return text
+            }
+        default:
+            throw .badValueType(field: field, expected: expected, found: movesValue.kindDescription)
+        }
+        guard !texts.isEmpty else { throw .badValue(field: field, value: "[]", reason: "no moves") }
+        guard texts.count <= GameTracker.maximumResolvedPlies else {
+            throw .badValue(
+                field: field, value: "\(texts.count) moves",
+                reason: "at most \(GameTracker.maximumResolvedPlies) moves per resolution")
+        }
+        for text in texts where !Self.isMoveNotation(text) {
+            throw .badValue(
+                field: field, value: "\"\(text)\"", reason: "not a move in UCI (e2e4) or SAN (Nf3) notation")
+        }
+        return .resolve(moves: texts, ply: ply)
+    }
+
+    /// Whether `text` can be a move in UCI or SAN notation (2 to 8 characters of the two
+    /// notations' alphabets); whether it is legal is the kernel's to say.
+    static func isMoveNotation(_ text: String) -> Bool {
+        let allowed = Set("abcdefgh12345678KQRBNqrbnxO0-=+#!?")
+        return (2...8).contains(text.count) && text.allSatisfy { allowed.contains($0) }
+    }
+
     func clock(_ value: JSONValue) throws(CommandError) -> GameCommand {
         let object: JSONObject
         switch value {

@@ -24,6 +24,7 @@ import Kernel
 /// | `new_game` | `{}` (default) or tags, `time_control`, `fen` | newGame |
 /// | `position` | FEN text | setPosition |
 /// | `takeback` | plies, default 1 | takeback |
+/// | `resolve` | moves (UCI or SAN) as a list or `"e4 e5"`, or `{"moves":[…],"ply":n}` | resolve |
 /// | `clock` | `"pause"`, `"resume"`, `{"action":"adjust","white":s,"black":s}` | clock |
 /// | `result` | `"1-0"`, `"0-1"`, `"1/2-1/2"`, `"*"` | setResult |
 /// | `orientation` | `"white"`, `"black"`, `"auto"` | setOrientation |
@@ -44,7 +45,7 @@ public struct CommandParser: Sendable {
     /// Every command name, in documentation order.
     public static let commandNames = [
         "leds", "request", "session", "move", "raw",
-        "new_game", "position", "takeback", "clock", "result", "orientation",
+        "new_game", "position", "takeback", "resolve", "clock", "result", "orientation",
     ]
 
     /// The name of the optional member echoed in responses.
@@ -182,6 +183,7 @@ public struct CommandParser: Sendable {
             case "new_game": return .success(.game(try newGame(value)))
             case "position": return .success(.game(.setPosition(try position(value, field: "position"))))
             case "takeback": return .success(.game(try takeback(value)))
+            case "resolve": return .success(.game(try resolve(value)))
             case "clock": return .success(.game(try clock(value)))
             case "result": return .success(.game(.setResult(try choice(value, field: "result"))))
             case "orientation":

@@ -32,6 +32,9 @@ public struct MovePayload: Equatable, Sendable {
     /// Whether the move was made while the link or the bridge was down and recovered from
     /// the board afterwards (`"recovered":true`; the key is left out otherwise).
     public var recovered: Bool
+    /// Whether the arbiter entered the move to resolve moves the board could not tell
+    /// (`"resolved":true`; the key is left out otherwise).
+    public var resolved = false
     /// Whether the clock times are the board's own clock's (a DGT 3000 cabled to the board:
     /// `"clock_source":"board"`), not the bridge's; the key is left out otherwise.
     public var clockFromBoard = false
@@ -65,7 +68,7 @@ public struct MovePayload: Equatable, Sendable {
             ("clock", ["white": .seconds(whiteClock), "black": .seconds(blackClock)]),
         ] + (clockFromBoard ? [("clock_source", .string("board"))] : []) + [
             ("timestamp", .string(ISO8601Timestamp.string(from: timestamp)))
-        ] + (recovered ? [("recovered", .bool(true))] : [])
+        ] + (recovered ? [("recovered", .bool(true))] : []) + (resolved ? [("resolved", .bool(true))] : [])
     }
 
     /// The JSON object.

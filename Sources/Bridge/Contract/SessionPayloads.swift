@@ -66,6 +66,7 @@ extension MovePayload {
             uci: move.uci, san: move.san, ply: move.ply, moveNumber: move.moveNumber, color: move.color,
             fen: move.fen, whiteClock: clocks?.white, blackClock: clocks?.black,
             timestamp: Date(timeIntervalSince1970: move.timestamp), recovered: move.recovered)
+        resolved = move.resolved
     }
 }
 
@@ -128,6 +129,7 @@ extension BoardStatePayload {
         let sync: SyncState
         var squares: [Square] = []
         var reason: String?
+        var lines: [CandidateLine]?
         switch core.syncState {
         case .inSync: sync = .inSync
         case .moveInProgress: sync = .moveInProgress
@@ -135,6 +137,10 @@ extension BoardStatePayload {
             sync = .outOfSync
             squares = mismatched
             reason = core.tracker.setUpWait?.reason
+            if reason == nil, let gap = core.tracker.openGap {
+                reason = BoardEventPayload.missedMovesReason
+                lines = gap.candidates.compactMap { CandidateLine(uci: $0, from: position) }
+            }
         }
         var clockState: Clock?
         if let reading = core.physicalClock.reading, let times = core.physicalClock.remainingTimes {
@@ -156,5 +162,6 @@ extension BoardStatePayload {
             battery: link.battery.map { .init(percent: $0.percent, charging: $0.charging) },
             tags: GameCommand.Tags(published: core.game.tags), result: core.game.result.rawValue,
             updated: Date(timeIntervalSince1970: now))
+        syncLines = lines
     }
 }

@@ -51,6 +51,16 @@ extension BoardSession {
                     CommandFailure("cannot take back \(plies) plies: the game has \(core.game.moves.count)"))
             }
             apply(core.takeBack(plies: plies, at: now))
+        case .resolve(let moves, let ply):
+            let outputs: [SessionOutput]
+            do {
+                outputs = try core.resolve(moves, fromPly: ply, at: now)
+            } catch {
+                logger.warning("resolution refused", [("moves", moves.joined(separator: " ")), ("reason", "\(error)")])
+                return .failure(CommandFailure("cannot resolve: \(error)"))
+            }
+            logger.notice("resolved by the arbiter", [("moves", moves.joined(separator: " "))])
+            apply(outputs)
         case .pauseClock:
             apply(core.pauseClock(at: now))
         case .resumeClock:
@@ -76,6 +86,8 @@ extension BoardSession {
         switch command {
         case .newGame, .setPosition:
             if let state = loadBoardGame() { return .success(["fen": fen, "ply": ply, "board_game": .string(state)]) }
+        case .resolve(let moves, _):
+            return .success(["fen": fen, "ply": ply, "resolved": JSONValue(moves.count)])
         default:
             break
         }

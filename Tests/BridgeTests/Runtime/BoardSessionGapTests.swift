@@ -1,6 +1,7 @@
 import BoardKit
 import Chess
 import Foundation
+import JSON
 import Testing
 
 @testable import Bridge
@@ -78,5 +79,54 @@ import Testing
         #expect(candidates?.first == ["e1e2"], "\(candidates ?? [])")
         #expect(candidates?.count == 2, "\(candidates ?? [])")
         #expect(harness.session.core.game.moves.count == 2)
+    }
+
+    /// Issue #30 (1): the state names the missed moves and their lines; the arbiter's
+    /// `resolve` publishes the moves in order, marked resolved, with the PGN; a wrong or
+    /// stale line is refused with its reason and publishes nothing.
+    @Test func theArbiterResolvesMissedMovesAndTheyEnterTheGame() async throws {
+        var harness = try SessionHarness()
+        await harness.connect()
+        harness.transport.dropLink()
+        await harness.pump()
+        for uci in ["e2e4", "e7e5", "d2d4"] { await harness.play(uci) }
+        harness.transport.establishLink()
+        await harness.pump()
+        let state = try #require(harness.publisher.payloads(on: "boardbridge/board-01").last)
+        #expect(state["sync"]?["reason"] == "missed_moves")
+        let lines = state["sync"]?["lines"]?.arrayValue ?? []
+        let sans = lines.map { $0["san"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+        #expect(Set(sans) == [["e4", "e5", "d4"], ["d4", "e5", "e4"]])
+        #expect(
+            lines.allSatisfy {
+                $0["fen"]?.stringValue?.hasPrefix("rnbqkbnr/pppp1ppp/8/4p3/3PP3/8/PPP2PPP/RNBQKBNR b KQkq ") == true
+            }, "\(lines)")
+
+        harness.publisher.clear()
+        let wrong = refusal(harness.session.execute(.game(.resolve(moves: ["e2e4", "e7e5", "g1f3"], ply: 0))))
+        #expect(wrong?.hasPrefix("cannot resolve: the board does not show where the line leads") == true, "\(wrong ?? "")")
+        let stale = refusal(harness.session.execute(.game(.resolve(moves: ["e2e4", "e7e5", "d2d4"], ply: 1))))
+        #expect(stale == "cannot resolve: stale: the line was chosen at ply 1, the game is at ply 0 now")
+        #expect(harness.publisher.payloads(on: "boardbridge/board-01/move").isEmpty)
+        #expect(harness.session.core.game.moves.isEmpty)
+
+        let reply = try harness.session.execute(.game(.resolve(moves: ["e4", "e5", "d4"], ply: 0))).get()
+        #expect(reply["resolved"] == 3)
+        #expect(reply["ply"] == 3)
+        let moves = harness.publisher.payloads(on: "boardbridge/board-01/move")
+        #expect(moves.compactMap { $0["uci"]?.stringValue } == ["e2e4", "e7e5", "d2d4"])
+        #expect(moves.allSatisfy { $0["resolved"] == true && $0["recovered"] == nil })
+        #expect(harness.publisher.payloads(on: events).contains { $0["event_type"] == "in_sync" })
+        let after = try #require(harness.publisher.payloads(on: "boardbridge/board-01").last)
+        #expect(after["sync"]?["state"] == "in_sync")
+        #expect(after["sync"]?["lines"] == nil)
+        let pgn = harness.publisher.messages.last { $0.topic == "boardbridge/board-01/pgn" }
+            .map { String(decoding: $0.payload, as: UTF8.self) } ?? ""
+        #expect(pgn.contains("1. e4 e5 2. d4"), "\(pgn)")
+    }
+
+    private func refusal(_ result: Result<JSONValue, CommandFailure>) -> String? {
+        guard case .failure(let failure) = result else { return nil }
+        return failure.description
     }
 }

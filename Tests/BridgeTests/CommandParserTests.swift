@@ -229,7 +229,8 @@ import Testing
             payload: "state", name: "",
             message:
                 "no command name after set/; expected one of: "
-                + "leds, request, session, move, raw, new_game, position, takeback, resolve, clock, result, orientation"),
+                + "leds, request, session, move, raw, new_game, position, takeback, resolve, clock, result, orientation"
+        ),
         Invalid(
             payload: #"{"new_game":{"time_control":"40/"}}"#,
             message: #"bad time control "40/": expected seconds, optionally "moves/" before and "+increment" after"#),

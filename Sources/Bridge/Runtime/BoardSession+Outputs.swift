@@ -24,7 +24,9 @@ extension BoardSession {
                 missedMoves = nil
                 publishEvent(
                     .outOfSync(
-                        squares: squares, reason: missed.map { _ in BoardEventPayload.missedMovesReason } ?? core.tracker.setUpWait?.reason,
+                        squares: squares,
+                        reason: missed.map { _ in BoardEventPayload.missedMovesReason }
+                            ?? core.tracker.setUpWait?.reason,
                         candidates: missed?.candidates))
             case .inSync:
                 if reportedOutOfSync { publishEvent(.inSync) }

@@ -104,7 +104,8 @@ import Testing
 
         harness.publisher.clear()
         let wrong = refusal(harness.session.execute(.game(.resolve(moves: ["e2e4", "e7e5", "g1f3"], ply: 0))))
-        #expect(wrong?.hasPrefix("cannot resolve: the board does not show where the line leads") == true, "\(wrong ?? "")")
+        #expect(
+            wrong?.hasPrefix("cannot resolve: the board does not show where the line leads") == true, "\(wrong ?? "")")
         let stale = refusal(harness.session.execute(.game(.resolve(moves: ["e2e4", "e7e5", "d2d4"], ply: 1))))
         #expect(stale == "cannot resolve: stale: the line was chosen at ply 1, the game is at ply 0 now")
         #expect(harness.publisher.payloads(on: "boardbridge/board-01/move").isEmpty)
@@ -120,7 +121,8 @@ import Testing
         let after = try #require(harness.publisher.payloads(on: "boardbridge/board-01").last)
         #expect(after["sync"]?["state"] == "in_sync")
         #expect(after["sync"]?["lines"] == nil)
-        let pgn = harness.publisher.messages.last { $0.topic == "boardbridge/board-01/pgn" }
+        let pgn =
+            harness.publisher.messages.last { $0.topic == "boardbridge/board-01/pgn" }
             .map { String(decoding: $0.payload, as: UTF8.self) } ?? ""
         #expect(pgn.contains("1. e4 e5 2. d4"), "\(pgn)")
     }

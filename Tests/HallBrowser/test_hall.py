@@ -220,6 +220,58 @@ def fen(driver, board):
     return tile(driver, board).get_attribute("data-fen") or ""
 
 
+def password_if_asked(driver):
+    """Answers the password prompt, unless the page kept the password from an earlier action."""
+    try:
+        prompt = wait_for(lambda: driver.switch_to.alert, 3, "the password prompt")
+        prompt.send_keys(PASSWORD)
+        prompt.accept()
+    except AssertionError:
+        pass
+
+
+def resolve_check(stack, driver, passed):
+    """Issue #30 (1): b2's link drops while 1. e4 e5 2. d4 is played; the board shows a position
+    two lines lead to (1. d4 e5 2. e4 as well), so the bridge reports missed moves with both. The
+    arbiter sees both lines on the page, a wrong entry is refused with its reason, and a click
+    on the right line puts the moves into the game, marked resolved."""
+    stack.ctl("fail-connects", NAME["b2"], "2")
+    stack.ctl("drop", NAME["b2"])
+    stack.ctl("play", NAME["b2"], "e2e4", "e7e5", "d2d4")
+    wait_for(lambda: "missed_moves" in status(driver, "b2"), 60, "b2 showing missed moves after its link came back")
+    assert "MISSED MOVES: 2 lines" in tile(driver, "b2").text, tile(driver, "b2").text
+    tile(driver, "b2").click()
+    lines = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#d-missed.on .line"), 10, "the candidate lines")
+    sans = sorted(line.find_element(By.CSS_SELECTOR, ".san").text for line in lines)
+    assert sans == ["d4 e5 e4", "e4 e5 d4"], sans
+    assert all(line.find_elements(By.CSS_SELECTOR, "svg text") for line in lines), "each line's position drawn"
+    # A line that does not lead to the board is refused, and the reason is shown.
+    driver.find_element(By.ID, "a-moves").send_keys("e4 e5 Nf3")
+    driver.find_element(By.ID, "a-resolve").click()
+    password_if_asked(driver)
+    wait_for(lambda: "refused: cannot resolve: the board does not show where the line leads"
+             in driver.find_element(By.ID, "a-answer").text, 15, "the refusal on the page")
+    assert json.loads(stack.api("/api/boards/b2")[1])["state"]["ply"] == 0
+    driver.save_screenshot(os.path.join(IMAGES, "hall-resolve.png"))
+    pick = next(line for line in lines if line.find_element(By.CSS_SELECTOR, ".san").text == "e4 e5 d4")
+    pick.find_element(By.TAG_NAME, "button").click()
+    password_if_asked(driver)
+    wait_for(lambda: "the bridge answered: ok" in driver.find_element(By.ID, "a-answer").text, 15, "the resolution taken")
+    wait_for(lambda: "missed_moves" not in status(driver, "b2") and "out_of_sync" not in status(driver, "b2"), 15,
+             "b2 back in sync")
+    b2 = json.loads(stack.api("/api/boards/b2")[1])
+    assert b2["state"]["ply"] == 3 and b2["state"]["fen"].startswith("rnbqkbnr/pppp1ppp/8/4p3/3PP3/8/PPP2PPP/RNBQKBNR b"), b2["state"]
+    assert "1. e4 e5 2. d4" in b2["pgn"], b2["pgn"]
+    moves = [e for e in b2["events"] if e.get("event_type") == "move"]
+    assert [m["uci"] for m in moves[-3:]] == ["e2e4", "e7e5", "d2d4"] and all(m.get("resolved") for m in moves[-3:]), moves
+    # Play goes on from the resolved position.
+    stack.ctl("play", NAME["b2"], "e5d4")
+    wait_for(lambda: json.loads(stack.api("/api/boards/b2")[1])["state"]["ply"] == 4, 15, "b2's next move after the resolution")
+    driver.find_element(By.ID, "close").click()
+    passed.append("missed moves: both lines shown with their positions; a wrong entry refused with its reason;"
+                  " a click on the right line puts 1. e4 e5 2. d4 into the game and the PGN, marked resolved")
+
+
 def main():
     for tool in ("dbus-daemon", "mosquitto", "mosquitto_pub", "chromium", "chromedriver"):
         if shutil.which(tool) is None:
@@ -359,6 +411,8 @@ def main():
         wait_for(lambda: '"status":"ok"' in driver.find_element(By.ID, "events").text, 10, "the bridge's answer")
         driver.find_element(By.ID, "close").click()
         passed.append("an illegal move flashes until acknowledged; actions need the password; takeback answered")
+
+        resolve_check(stack, driver, passed)
 
         # Hostile retained payloads: markup in an id, broken JSON; the page and service go on.
         stack.publish("boardbridge/<img src=x onerror=alert(1)>", '{"fen":"x"}')

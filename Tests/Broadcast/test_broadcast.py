@@ -239,6 +239,29 @@ def main():
             assert "relay refused a game" in f.read()
         passed.append("push: the round as served, per-game errors in /api/broadcast and the log")
 
+        # A gap resolved by the arbiter (issue #30): b06's link drops while Black and White play
+        # 7... a6 8. h3 h6; the Chessnut shows a position 7... h6 8. h3 a6 reaches too, so the bridge
+        # reports missed moves; `resolve` over MQTT enters the line, and the broadcast carries it.
+        gap_board, gap = "b06", ["a7a6", "h2h3", "h7h6"]
+        stack.ctl("fail-connects", NAME[gap_board], "1")
+        stack.ctl("drop", NAME[gap_board])
+        stack.ctl("play", NAME[gap_board], *gap)
+        wait_for(lambda: stack.board(gap_board)["state"]["sync"].get("reason") == "missed_moves", 60,
+                 "b06's missed moves")
+        lines = stack.board(gap_board)["state"]["sync"]["lines"]
+        assert sorted(line["uci"] for line in lines) == sorted([gap, ["h7h6", "h2h3", "a7a6"]]), lines
+        ply = stack.board(gap_board)["state"]["ply"]
+        subprocess.run(["mosquitto_pub", "-p", str(stack.mqtt_port), "-q", "1", "-t", f"boardbridge/{gap_board}/set",
+                        "-m", json.dumps({"resolve": {"moves": ["a6", "h3", "h6"], "ply": ply}})], check=True, timeout=10)
+        played[gap_board] = played[gap_board] + gap
+        wait_for(lambda: stack.board(gap_board)["state"]["ply"] == len(played[gap_board]), 15, "b06's resolved moves")
+        n = NUMBER[gap_board]
+        (game,) = wait_for(lambda: (lambda games: games if len(list(games[0].mainline_moves())) == len(
+            played[gap_board]) else None)(read_games(stack.http(f"/broadcast/1/game-{n}.pgn")[2].decode())), 15,
+            "the resolved moves in the broadcast")
+        check_game(game, gap_board, played[gap_board], stack.board(gap_board))
+        passed.append("a gap resolved over MQTT: the moves in the broadcast, parsed and replayed by python-chess")
+
         # Orphans: nothing moves for orphan_after (10 s); every board of the running round is silent.
         topic = "boardbridge/bridge/hall/broadcast/1/orphans"
 

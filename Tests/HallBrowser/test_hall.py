@@ -241,10 +241,13 @@ def resolve_check(stack, driver, passed):
     wait_for(lambda: "missed_moves" in status(driver, "b2"), 60, "b2 showing missed moves after its link came back")
     assert "MISSED MOVES: 2 lines" in tile(driver, "b2").text, tile(driver, "b2").text
     tile(driver, "b2").click()
-    lines = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#d-missed.on .line"), 10, "the candidate lines")
-    sans = sorted(line.find_element(By.CSS_SELECTOR, ".san").text for line in lines)
-    assert sans == ["d4 e5 e4", "e4 e5 d4"], sans
-    assert all(line.find_elements(By.CSS_SELECTOR, "svg text") for line in lines), "each line's position drawn"
+    # Read in the page in one go (the detail view is redrawn as updates come).
+    lines = lambda: driver.execute_script(
+        "return [...document.querySelectorAll('#d-missed.on .line')].map((l) => "
+        "({san: l.querySelector('.san').textContent, pieces: l.querySelectorAll('svg text').length}))")
+    wait_for(lambda: len(lines()) == 2, 10, "the candidate lines")
+    assert sorted(line["san"] for line in lines()) == ["d4 e5 e4", "e4 e5 d4"], lines()
+    assert all(line["pieces"] == 32 for line in lines()), f"each line's position drawn: {lines()}"
     # A line that does not lead to the board is refused, and the reason is shown.
     driver.find_element(By.ID, "a-moves").send_keys("e4 e5 Nf3")
     driver.find_element(By.ID, "a-resolve").click()
@@ -252,9 +255,11 @@ def resolve_check(stack, driver, passed):
     wait_for(lambda: "refused: cannot resolve: the board does not show where the line leads"
              in driver.find_element(By.ID, "a-answer").text, 15, "the refusal on the page")
     assert json.loads(stack.api("/api/boards/b2")[1])["state"]["ply"] == 0
+    assert "refused: cannot resolve" in driver.find_element(By.ID, "m-answer").text
+    driver.execute_script("document.getElementById('detail').scrollTop = 0")
     driver.save_screenshot(os.path.join(IMAGES, "hall-resolve.png"))
-    pick = next(line for line in lines if line.find_element(By.CSS_SELECTOR, ".san").text == "e4 e5 d4")
-    pick.find_element(By.TAG_NAME, "button").click()
+    driver.find_element(
+        By.XPATH, '//div[@id="d-lines"]/div[span[@class="san" and text()="e4 e5 d4"]]/button').click()
     password_if_asked(driver)
     wait_for(lambda: "the bridge answered: ok" in driver.find_element(By.ID, "a-answer").text, 15, "the resolution taken")
     wait_for(lambda: "missed_moves" not in status(driver, "b2") and "out_of_sync" not in status(driver, "b2"), 15,

@@ -148,6 +148,7 @@ hall:
   address: 127.0.0.1
   port: $hall_port
   arbiter_password: $hall_password
+  audit_file: $work/hall-audit.jsonl
 CONF
 start hall "$(ns a)" "$bin/boardbridge" hall --config "$work/hall.yaml"
 for _ in $(seq 1 100); do

@@ -117,8 +117,8 @@ wait_broker "$central_ns"
 start recorder "$central_ns" "$py" "$helper" record 1883 "$work/central.jsonl"
 # The hall service on the central host: its /metrics and its arbiter commands are checked.
 hall_port=8080 hall_password=multihost-arbiter
-printf 'mqtt:\n  url: mqtt://127.0.0.1:1883\nhall:\n  address: 127.0.0.1\n  port: %s\n  arbiter_password: %s\n' \
-    "$hall_port" "$hall_password" >"$work/hall.yaml"
+printf 'mqtt:\n  url: mqtt://127.0.0.1:1883\nhall:\n  address: 127.0.0.1\n  port: %s\n  arbiter_password: %s\n  audit_file: %s\n' \
+    "$hall_port" "$hall_password" "$work/hall-audit.jsonl" >"$work/hall.yaml"
 start hall "$central_ns" "$bin/boardbridge" hall --config "$work/hall.yaml"
 hall_metrics() { ip netns exec "$central_ns" "$py" "$helper" hall-metrics "$hall_port" "$@"; }
 hall_command() { ip netns exec "$central_ns" "$py" "$helper" hall-command "$hall_port" "$hall_password" "$@"; }

@@ -134,6 +134,13 @@ extension HallConfiguration {
             }
                 ?? .null,
             "arbiter_password": BridgeConfiguration.value(of: arbiterPassword),
+            "arbiters": .array(
+                arbiters.map {
+                    .sortedObject([
+                        "name": .string($0.name), "password": BridgeConfiguration.value(of: $0.password),
+                    ])
+                }),
+            "audit_file": JSONValue(auditFile),
             "connection_limit": JSONValue(connectionLimit),
         ])
     }

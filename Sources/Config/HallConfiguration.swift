@@ -10,10 +10,39 @@ public struct HallConfiguration: Sendable, Equatable {
     public var tls: TLSFiles?
     /// The password for arbiter actions; `nil` (the default) keeps the view read-only.
     public var arbiterPassword: Secret?
+    /// Named arbiter accounts (`hall.arbiters`): each signs arbiter actions with its name,
+    /// which the audit log records. ``arbiterPassword`` is one more account, named
+    /// ``sharedArbiterName``.
+    public var arbiters: [ArbiterAccount] = []
+    /// Where the audit log is kept (`hall.audit_file`); `nil`: `hall-audit.jsonl` in the
+    /// top-level `state_directory`.
+    public var auditFile: String?
     /// At most this many HTTP connections at once (default 256).
     public var connectionLimit: Int
     /// The rounds broadcast to relays (`hall.broadcast`).
     public var broadcast = BroadcastConfiguration()
+
+    /// The name the audit log gives actions signed with ``arbiterPassword``.
+    public static let sharedArbiterName = "arbiter"
+
+    /// One arbiter: the name actions are recorded under, and the password.
+    public struct ArbiterAccount: Sendable, Equatable {
+        /// The name (1–64 characters, no `:` or control characters).
+        public var name: String
+        /// The password (at least 8 characters).
+        public var password: Secret
+
+        /// Creates an account.
+        public init(name: String, password: Secret) {
+            self.name = name
+            self.password = password
+        }
+    }
+
+    /// Every account: the named ones, then the shared password's (``sharedArbiterName``).
+    public var arbiterAccounts: [ArbiterAccount] {
+        arbiters + (arbiterPassword.map { [ArbiterAccount(name: Self.sharedArbiterName, password: $0)] } ?? [])
+    }
 
     /// A certificate and its key, as file paths.
     public struct TLSFiles: Sendable, Equatable {
@@ -43,8 +72,9 @@ public struct HallConfiguration: Sendable, Equatable {
 
     static let keys = [
         "address", "port", "tls", "arbiter_password", "arbiter_password_file", "arbiter_password_env",
-        "connection_limit", "broadcast",
+        "connection_limit", "broadcast", "arbiters", "audit_file",
     ]
+    static let arbiterKeys = ["name", "password", "password_file", "password_env"]
 
     static func read(_ section: ConfigMapping, reader: ConfigReader) -> HallConfiguration {
         var hall = HallConfiguration()
@@ -62,6 +92,14 @@ public struct HallConfiguration: Sendable, Equatable {
             reader.fail(
                 reader.secretPath(in: section, key: "arbiter_password"), "must have at least 8 characters",
                 at: reader.secretMark(in: section, key: "arbiter_password"))
+        }
+        hall.arbiters = readArbiters(section, reader: reader)
+        if let node = section.value("audit_file"), let text = reader.string(node, path: section.path("audit_file")) {
+            if text.isEmpty {
+                reader.fail(section.path("audit_file"), "expected a file path", at: node.mark)
+            } else {
+                hall.auditFile = ConfigFiles.resolve(text, against: reader.baseDirectory)
+            }
         }
         if let tls = section.mapping("tls", keys: ["cert_file", "key_file"]) {
             func file(_ key: String) -> String? {
@@ -84,6 +122,54 @@ public struct HallConfiguration: Sendable, Equatable {
             hall.broadcast = BroadcastConfiguration.read(section, reader: reader)
         }
         return hall
+    }
+
+    /// `hall.arbiters`: names unique (and not the shared password's), passwords of 8 characters or more.
+    static func readArbiters(_ section: ConfigMapping, reader: ConfigReader) -> [ArbiterAccount] {
+        var accounts: [ArbiterAccount] = []
+        var seen: [String: String] = [:]
+        for (path, node) in section.list("arbiters") ?? [] {
+            guard let mapping = reader.mapping(node, path: path, keys: arbiterKeys) else { continue }
+            guard let nameNode = mapping.value("name") else {
+                reader.fail(mapping.path("name"), "is required", at: mapping.node.mark)
+                continue
+            }
+            guard let name = reader.string(nameNode, path: mapping.path("name")) else { continue }
+            guard (1...64).contains(name.count), name.first != " ", name.last != " ",
+                !name.unicodeScalars.contains(where: { $0 == ":" || $0.properties.generalCategory == .control })
+            else {
+                reader.fail(
+                    mapping.path("name"),
+                    "expected 1 to 64 characters without \":\", control characters or edge spaces",
+                    at: nameNode.mark)
+                continue
+            }
+            if name == sharedArbiterName {
+                reader.fail(
+                    mapping.path("name"), "\"\(sharedArbiterName)\" is the name of hall.arbiter_password's actions",
+                    at: nameNode.mark)
+                continue
+            }
+            if let first = seen[name] {
+                reader.fail(mapping.path("name"), "\(ConfigReader.quote(name)) is also \(first)", at: nameNode.mark)
+                continue
+            }
+            guard let password = reader.secret(in: mapping, key: "password") else {
+                if !mapping.has("password"), !mapping.has("password_file"), !mapping.has("password_env") {
+                    reader.fail(mapping.path("password"), "is required", at: mapping.node.mark)
+                }
+                continue
+            }
+            if password.reveal().count < 8 {
+                reader.fail(
+                    reader.secretPath(in: mapping, key: "password"), "must have at least 8 characters",
+                    at: reader.secretMark(in: mapping, key: "password"))
+                continue
+            }
+            seen[name] = path
+            accounts.append(ArbiterAccount(name: name, password: password))
+        }
+        return accounts
     }
 
     /// Dotted IPv4 or colon-separated IPv6 text that a socket can bind to (the web server

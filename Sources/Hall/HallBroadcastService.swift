@@ -27,6 +27,10 @@ final class HallBroadcastService {
     private let topics: Topics
     private let publish: @MainActor (String, [UInt8], Bool) throws -> Void
     private let notify: @MainActor (String, String) -> Void
+    /// Records an arbiter's action in the audit log: board, action, detail, arbiter, transaction.
+    private let recordAction: (@MainActor (String, String, JSONValue, String, String?) -> Void)?
+    /// Rounds started so far (numbers the transactions of their commands).
+    private var startedRounds = 0
     private var pushers: [String: RelayPusher] = [:]
     private var pushReports: [String: RelayPushReport] = [:]
     /// What each output file last held (absolute path → bytes).
@@ -46,12 +50,14 @@ final class HallBroadcastService {
     static let pairingsPollInterval = 2
 
     /// `publish(topic, payload, retain)` sends on the hall's broker connection, `notify(event,
-    /// data)` goes to every event stream.
+    /// data)` goes to every event stream, `recordAction` writes the audit log.
     init(
         configuration: BroadcastConfiguration, topics: Topics, logger: Logger,
         publish: @escaping @MainActor (String, [UInt8], Bool) throws -> Void,
-        notify: @escaping @MainActor (String, String) -> Void
+        notify: @escaping @MainActor (String, String) -> Void,
+        recordAction: (@MainActor (String, String, JSONValue, String, String?) -> Void)? = nil
     ) {
+        self.recordAction = recordAction
         self.configuration = configuration
         self.topics = topics
         self.logger = logger.labelled("broadcast")
@@ -124,21 +130,36 @@ final class HallBroadcastService {
         switch (request.method, parts.count) {
         case ("GET", 3): return .response(.json(status()))
         case ("POST", 5) where parts[4] == "start":
-            if let refusal = router.authorize(request) { return .response(refusal) }
+            let arbiter: String
+            switch router.arbiter(of: request) {
+            case .refused(let refusal): return .response(refusal)
+            case .signed(let name): arbiter = name
+            }
             guard let commands = broadcast.start(round: parts[3], at: Self.now()) else {
                 return .response(.plain(404, "no round \"\(parts[3])\""))
             }
             var failed: [JSONValue] = []
-            for (board, command) in commands {
+            startedRounds += 1
+            for (index, (board, command)) in commands.enumerated() {
+                // Each new_game carries a transaction, so its answer completes the audit entry.
+                var object = (try? JSONValue(parsing: Array(command.utf8)))?.objectValue ?? [:]
+                let transaction = "hall-round-\(startedRounds)-\(index + 1)"
+                object["transaction"] = .string(transaction)
                 do {
-                    try publish(topics.set(board), Array(command.utf8), false)
+                    try publish(topics.set(board), JSONValue.object(object).encoded(), false)
+                    recordAction?(
+                        board, "start_round", ["round": .string(parts[3]), "new_game": object["new_game"] ?? .null],
+                        arbiter, transaction)
                 } catch {
                     failed.append(["board_id": .string(board), "error": .string("\(error)")])
                 }
             }
             logger.notice(
                 "round started",
-                [("round", parts[3]), ("boards", "\(commands.count)"), ("client", request.clientAddress)])
+                [
+                    ("round", parts[3]), ("boards", "\(commands.count)"), ("arbiter", arbiter),
+                    ("client", request.clientAddress),
+                ])
             dirty.insert(parts[3])
             pushers[parts[3]]?.contentChanged()
             tick()

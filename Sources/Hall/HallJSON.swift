@@ -41,8 +41,11 @@ enum HallJSON {
     }
 
     /// The whole model.
-    static func snapshot(_ model: HallModel, now: Double, broker: String, actions: Bool) -> JSONValue {
+    static func snapshot(
+        _ model: HallModel, now: Double, broker: String, actions: Bool, namedArbiters: Bool = false
+    ) -> JSONValue {
         [
+            "arbiters": .string(namedArbiters ? "named" : "shared"),
             "seq": .number(Double(model.sequence)),
             "server_time": .number(now),
             "broker": .string(broker),

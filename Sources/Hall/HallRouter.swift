@@ -12,8 +12,9 @@ public import JSON
 /// without a socket.
 ///
 /// Actions (`POST /api/boards/<id>/acknowledge`, `POST /api/boards/<id>/command`) are off
-/// (403) unless an arbiter password is configured; then they need HTTP Basic credentials
-/// with that password and the header `X-BoardBridge-Hall: 1`. A cross-site form or image
+/// (403) unless an arbiter account is configured; then they need HTTP Basic credentials of
+/// one (the user name an account's name, or any name with the shared password) and the
+/// header `X-BoardBridge-Hall: 1`. The account's name signs the action in the audit log. A cross-site form or image
 /// cannot set a custom header, and a cross-site script that tries needs a CORS preflight,
 /// which this server never grants: that is the CSRF guard. A request whose `Origin` names
 /// another host is refused as well.
@@ -30,11 +31,22 @@ public struct HallRouter: Sendable {
         case events
         /// `GET /metrics`: every node's health for Prometheus (``HallMetrics``).
         case metrics
-        /// `POST /api/boards/<id>/acknowledge`, authorized.
-        case acknowledge(String)
-        /// `POST /api/boards/<id>/command`, authorized, with one allowed command.
-        case command(String, JSONObject)
+        /// `POST /api/boards/<id>/acknowledge`, authorized by `arbiter`.
+        case acknowledge(String, arbiter: String)
+        /// `POST /api/boards/<id>/command`, authorized by `arbiter`, with one allowed command.
+        case command(String, JSONObject, arbiter: String)
+        /// `GET /api/audit.jsonl` (`format` `jsonl`) or `/api/audit.txt` (`text`), for the
+        /// round and board the query names (all when absent).
+        case audit(format: HallAuditFormat, round: String?, board: String?)
         /// Answered at once with this response (404, 405, 401, 403, 400).
+        case refused(HTTPResponse)
+    }
+
+    /// Who a request acts for.
+    enum Authorization: Equatable {
+        /// The arbiter of this name.
+        case signed(String)
+        /// Nobody: answered with this refusal.
         case refused(HTTPResponse)
     }
 
@@ -43,15 +55,26 @@ public struct HallRouter: Sendable {
     /// The header every action must carry.
     public static let actionHeader = "x-boardbridge-hall"
 
-    private let password: String?
+    private let accounts: [(name: String, password: String)]
+    private let sharedName: String
 
-    /// A router; `password` `nil` keeps the hall read-only.
+    /// A router for `accounts` (none: the hall is read-only); an account named `sharedName`
+    /// is the shared password's, taken with any user name.
+    public init(accounts: [(name: String, password: String)], sharedName: String = "arbiter") {
+        self.accounts = accounts
+        self.sharedName = sharedName
+    }
+
+    /// A router with one shared password; `nil` keeps the hall read-only.
     public init(password: String?) {
-        self.password = password
+        self.init(accounts: password.map { [(name: "arbiter", password: $0)] } ?? [])
     }
 
     /// Whether arbiter actions are on.
-    public var actionsEnabled: Bool { password != nil }
+    public var actionsEnabled: Bool { !accounts.isEmpty }
+
+    /// Whether arbiters sign in with their own names (the page then asks for the name).
+    public var namedAccounts: Bool { accounts.contains { $0.name != sharedName } }
 
     /// Where `request` goes.
     public func route(_ request: HTTPRequest) -> Route {
@@ -61,6 +84,12 @@ public struct HallRouter: Sendable {
         case ("GET", "/api/boards"): return .boards
         case ("GET", "/api/events"): return .events
         case ("GET", "/metrics"): return .metrics
+        case ("GET", "/api/audit.jsonl"), ("GET", "/api/audit.txt"):
+            let round = request.query["round"].flatMap { $0.isEmpty ? nil : $0 }
+            let board = request.query["board"].flatMap { $0.isEmpty ? nil : $0 }
+            if let round, round.count > 64 { return .refused(.plain(400, "round name too long")) }
+            if let board, (try? Topics.validateBoardID(board)) == nil { return .refused(.plain(400, "bad board id")) }
+            return .audit(format: request.path.hasSuffix(".txt") ? .text : .jsonLines, round: round, board: board)
         default: break
         }
         guard parts.count >= 4, parts[0].isEmpty, parts[1] == "api", parts[2] == "boards" else {
@@ -71,15 +100,21 @@ public struct HallRouter: Sendable {
         switch (request.method, parts.count, parts.count > 4 ? parts[4] : "") {
         case ("GET", 4, _): return .board(id)
         case ("POST", 5, "acknowledge"):
-            if let refusal = authorize(request) { return .refused(refusal) }
-            return .acknowledge(id)
+            switch arbiter(of: request) {
+            case .refused(let refusal): return .refused(refusal)
+            case .signed(let name): return .acknowledge(id, arbiter: name)
+            }
         case ("POST", 5, "command"):
-            if let refusal = authorize(request) { return .refused(refusal) }
+            let name: String
+            switch arbiter(of: request) {
+            case .refused(let refusal): return .refused(refusal)
+            case .signed(let signed): name = signed
+            }
             guard let command = parseCommand(request.body) else {
                 let names = Self.commands.sorted().joined(separator: ", ")
                 return .refused(.plain(400, "expected a JSON object with one of: \(names)"))
             }
-            return .command(id, command)
+            return .command(id, command, arbiter: name)
         case (_, 4, _), (_, 5, "acknowledge"), (_, 5, "command"):
             return .refused(HTTPResponse.plain(405, "method not allowed"))
         default:
@@ -89,25 +124,39 @@ public struct HallRouter: Sendable {
 
     /// `nil` when the request may act; else the refusal.
     func authorize(_ request: HTTPRequest) -> HTTPResponse? {
-        guard let password else { return .plain(403, "arbiter actions are off (no hall.arbiter_password)") }
-        guard request.header(Self.actionHeader) == "1" else { return .plain(403, "missing X-BoardBridge-Hall header") }
-        if let origin = request.header("origin"), let host = request.header("host") {
-            let stripped = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first
-            guard stripped.map(String.init) == host else { return .plain(403, "cross-origin request refused") }
-        }
-        guard let given = Self.basicPassword(request.header("authorization")), Self.equal(given, password) else {
-            return .plain(401, "arbiter password required")
-        }
+        if case .refused(let refusal) = arbiter(of: request) { return refusal }
         return nil
     }
 
-    /// The password of `Basic base64(user:password)`.
-    static func basicPassword(_ header: String?) -> String? {
+    /// The name of the arbiter whose credentials `request` carries, or the refusal.
+    func arbiter(of request: HTTPRequest) -> Authorization {
+        guard actionsEnabled else {
+            return .refused(.plain(403, "arbiter actions are off (no hall.arbiter_password or hall.arbiters)"))
+        }
+        guard request.header(Self.actionHeader) == "1" else {
+            return .refused(.plain(403, "missing X-BoardBridge-Hall header"))
+        }
+        if let origin = request.header("origin"), let host = request.header("host") {
+            let stripped = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first
+            guard stripped.map(String.init) == host else {
+                return .refused(.plain(403, "cross-origin request refused"))
+            }
+        }
+        guard let (user, given) = Self.basicCredentials(request.header("authorization")),
+            let account = accounts.first(where: { $0.name == user })
+                ?? accounts.first(where: { $0.name == sharedName }),
+            Self.equal(given, account.password)
+        else { return .refused(.plain(401, "arbiter name and password required")) }
+        return .signed(account.name)
+    }
+
+    /// The user and password of `Basic base64(user:password)`.
+    static func basicCredentials(_ header: String?) -> (user: String, password: String)? {
         guard let header, header.hasPrefix("Basic "), header.count < 1024,
             let data = Data(base64Encoded: String(header.dropFirst(6))),
             case let text = String(decoding: data, as: UTF8.self), let colon = text.firstIndex(of: ":")
         else { return nil }
-        return String(text[text.index(after: colon)...])
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 
     /// Compares in time independent of where the first difference is.

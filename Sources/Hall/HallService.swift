@@ -33,6 +33,7 @@ public final class HallService {
     /// Answers for commands to boards of offline hosts, at most, per second.
     static let offlineAnswerLimit = 20
     private var broadcastService: HallBroadcastService?
+    private let auditLog: HallAuditLog
     /// SSE clients at most (each costs a connection and a bounded buffer).
     static let streamLimit = 128
 
@@ -41,8 +42,13 @@ public final class HallService {
         self.logger = logger
         topics = try Topics(base: configuration.baseTopic, node: "hall")
         model = HallModel(base: configuration.baseTopic)
-        router = HallRouter(password: configuration.hall.arbiterPassword?.reveal())
         let hall = configuration.hall
+        router = HallRouter(
+            accounts: hall.arbiterAccounts.map { ($0.name, $0.password.reveal()) },
+            sharedName: HallConfiguration.sharedArbiterName)
+        auditLog = HallAuditLog(
+            path: hall.auditFile ?? configuration.stateDirectory + "/hall-audit.jsonl", logger: logger.labelled("audit")
+        )
         var tls: HTTPServerSettings.TLS?
         if let files = hall.tls {
             tls = HTTPServerSettings.TLS(
@@ -75,6 +81,12 @@ public final class HallService {
             },
             notify: { [weak self] event, data in
                 for stream in self?.streams.values ?? [:].values { stream.send(event: event, data: data) }
+            },
+            recordAction: { [weak self] board, action, detail, arbiter, transaction in
+                guard let self else { return }
+                auditLog.record(
+                    action, detail: detail, id: board, board: model.boards[board], by: arbiter, transaction: transaction
+                )
             })
     }
 
@@ -118,6 +130,7 @@ public final class HallService {
 
     private func received(_ message: MQTTMessage) {
         answerIfOffline(message)
+        auditLog.observe(message, board: { [model] in model.boards[$0] }, base: model.base)
         switch model.apply(topic: message.topic, payload: message.payload, now: Self.now()) {
         case .success(let changes):
             broadcast(changes)
@@ -189,10 +202,19 @@ public final class HallService {
             return .response(HallPage.response)
         case .boards:
             return .response(
-                .json(HallJSON.snapshot(model, now: Self.now(), broker: brokerState, actions: router.actionsEnabled)))
+                .json(
+                    HallJSON.snapshot(
+                        model, now: Self.now(), broker: brokerState, actions: router.actionsEnabled,
+                        namedArbiters: router.namedAccounts)))
         case .board(let id):
             guard let board = model.boards[id] else { return .response(.plain(404, "no board \"\(id)\"")) }
-            return .response(.json(HallJSON.detail(board, model: model)))
+            guard case .object(var detail) = HallJSON.detail(board, model: model) else {
+                return .response(.plain(500, "no detail"))
+            }
+            detail["audit"] = auditLog.entries(board: id)
+            return .response(.json(.object(detail)))
+        case .audit(let format, let round, let board):
+            return .response(auditLog.download(format, round: round, board: board))
         case .events:
             guard streams.count < Self.streamLimit else { return .response(.plain(503, "too many event streams")) }
             let stream = HTTPEventStream(pendingLimit: 4 << 20)
@@ -202,17 +224,21 @@ public final class HallService {
             // A (re)connecting client always starts from the whole model: a full resync.
             stream.write(Array("retry: 2000\n\n".utf8))
             let snapshot = HallJSON.snapshot(
-                model, now: Self.now(), broker: brokerState, actions: router.actionsEnabled)
+                model, now: Self.now(), broker: brokerState, actions: router.actionsEnabled,
+                namedArbiters: router.namedAccounts)
             stream.send(event: "snapshot", id: "\(model.sequence)", data: snapshot.encodedString())
             if let status = broadcastService?.statusText { stream.send(event: "broadcast", data: status) }
             return .eventStream(stream)
-        case .acknowledge(let id):
-            guard model.boards[id] != nil else { return .response(.plain(404, "no board \"\(id)\"")) }
+        case .acknowledge(let id, let arbiter):
+            guard let board = model.boards[id] else { return .response(.plain(404, "no board \"\(id)\"")) }
+            auditLog.record(
+                "acknowledge", detail: board.alert ?? .null, id: id, board: board, by: arbiter, transaction: nil)
             broadcast(model.acknowledge(board: id))
-            logger.notice("alert acknowledged", [("board", id), ("client", request.clientAddress)])
+            logger.notice(
+                "alert acknowledged", [("board", id), ("arbiter", arbiter), ("client", request.clientAddress)])
             return .response(.json(["status": "ok"]))
-        case .command(let id, let command):
-            guard model.boards[id] != nil else { return .response(.plain(404, "no board \"\(id)\"")) }
+        case .command(let id, let command, let arbiter):
+            guard let board = model.boards[id] else { return .response(.plain(404, "no board \"\(id)\"")) }
             if let node = model.offlineNode(of: id) { return refuseOffline(board: id, node: node, command, request) }
             transactions += 1
             let transaction = "hall-\(transactions)"
@@ -226,13 +252,17 @@ public final class HallService {
             } catch {
                 return .response(.plain(503, "cannot send: \(error)"))
             }
+            if let name = command.keys.first, let value = command[name] {
+                auditLog.record(name, detail: value, id: id, board: board, by: arbiter, transaction: transaction)
+            }
             logger.notice(
-                "arbiter command", [("board", id), ("command", JSONValue.object(command).encodedString())])
+                "arbiter command",
+                [("board", id), ("arbiter", arbiter), ("command", JSONValue.object(command).encodedString())])
             broadcast(
                 model.note(
                     board: id,
                     [
-                        "event_type": "arbiter_command", "command": .object(command),
+                        "event_type": "arbiter_command", "command": .object(command), "arbiter": .string(arbiter),
                         "transaction": .string(transaction),
                         "timestamp": .string(ISO8601Timestamp.string(from: Date())),
                     ]))

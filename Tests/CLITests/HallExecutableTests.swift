@@ -57,7 +57,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let port = TestTools.freeLoopbackPort()
         let config = folder.appendingPathComponent("hall.yaml")
-        try "mqtt:\n  url: \(broker.url)\nhall:\n  port: \(port)\n".write(to: config, atomically: true, encoding: .utf8)
+        try "mqtt:\n  url: \(broker.url)\nhall:\n  port: \(port)\n  audit_file: \(folder.path)/audit.jsonl\n".write(
+            to: config, atomically: true, encoding: .utf8)
         let boardbridge = try TestTools.product("boardbridge")
         let hall = ManagedProcess(executable: boardbridge, arguments: ["hall", "--config", config.path])
         try hall.start()

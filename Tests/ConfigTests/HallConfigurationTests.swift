@@ -1,5 +1,6 @@
 import Config
 import Foundation
+import JSON
 import Testing
 
 /// Issue #21: the `hall:` section of `boardbridge hall`.
@@ -40,6 +41,18 @@ import Testing
         ("hall: {tls: {cert_file: /nonexistent/cert.pem, key_file: /nonexistent/key.pem}}\n", "hall.tls.cert_file"),
         ("hall: {tls: {cert_file: /etc/passwd}}\n", "hall.tls.key_file"),
         ("hall: {prot: 80}\n", #"unknown key "prot""#),
+        // Issue #30: named arbiter accounts.
+        ("hall: {arbiters: [{name: Jane, password: short}]}\n", "hall.arbiters[0].password"),
+        ("hall: {arbiters: [{password: long-enough-1}]}\n", "hall.arbiters[0].name"),
+        ("hall: {arbiters: [{name: 'a:b', password: long-enough-1}]}\n", "hall.arbiters[0].name"),
+        ("hall: {arbiters: [{name: arbiter, password: long-enough-1}]}\n", "hall.arbiters[0].name"),
+        ("hall: {arbiters: [{name: Jane}]}\n", "hall.arbiters[0].password"),
+        (
+            "hall: {arbiters: [{name: Jane, password: long-enough-1}, {name: Jane, password: long-enough-2}]}\n",
+            "hall.arbiters[1].name"
+        ),
+        ("hall: {arbiters: [{name: Jane, pasword: long-enough-1}]}\n", #"unknown key "pasword""#),
+        ("hall: {audit_file: ''}\n", "hall.audit_file"),
     ])
     func refusesWithPosition(_ yaml: String, _ path: String) {
         do {
@@ -50,6 +63,29 @@ import Testing
             #expect(text.contains(path), "\(text)")
             #expect(text.contains(":1:") || text.contains(":2:"), "no line and column: \(text)")
         }
+    }
+
+    @Test func namedArbitersAndTheAuditFile() throws {
+        let config = try ConfigLoader.parse(
+            yamlText: """
+                state_directory: /tmp
+                hall:
+                  arbiter_password: shared-secret-1
+                  audit_file: /var/log/hall-audit.jsonl
+                  arbiters:
+                    - name: Jane Doe
+                      password: jane-secret-1
+                    - name: Max
+                      password_env: MAX_PASSWORD
+
+                """, environment: ["MAX_PASSWORD": "max-secret-1"])
+        let hall = config.hall
+        #expect(hall.arbiters.map(\.name) == ["Jane Doe", "Max"])
+        #expect(hall.arbiters.map { $0.password.reveal() } == ["jane-secret-1", "max-secret-1"])
+        #expect(hall.arbiterAccounts.map(\.name) == ["Jane Doe", "Max", "arbiter"])
+        #expect(hall.auditFile == "/var/log/hall-audit.jsonl")
+        let redacted = hall.redactedValue.encodedString()
+        #expect(!redacted.contains("jane-secret-1") && redacted.contains("Jane Doe"))
     }
 
     @Test(arguments: ["0.0.0.0", "192.0.2.1", "::", "::1", "fe80::1", "::ffff:192.0.2.1", "2001:db8:0:0:0:0:0:1"])

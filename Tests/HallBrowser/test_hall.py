@@ -27,6 +27,8 @@ from world import BIN, World, free_port, port_open, wait_for  # noqa: E402
 
 IMAGES = os.environ.get("BOARDBRIDGE_IMAGES", "docs/images")
 PASSWORD = "arbiter-secret-1"
+# A named arbiter account: actions signed with it carry the name into the audit log.
+ARBITER, ARBITER_PASSWORD = "Jane Doe", "jane-secret-1"
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
 # id, family, address, advertised name, node, time control
 BOARDS = [
@@ -52,7 +54,8 @@ class Stack(World):
         self.start_hall()
 
     def start_hall(self, broadcast=False):
-        lines = [f"arbiter_password: {PASSWORD}"]
+        lines = [f"arbiter_password: {PASSWORD}", "arbiters:", f"  - name: {ARBITER}",
+                 f"    password: {ARBITER_PASSWORD}"]
         if broadcast:
             # One round on the boards the test has, and an e-board nobody publishes (an orphan).
             lines += ["broadcast:", "  orphan_after: 10", "  rounds:", '    - round: "1"',
@@ -95,7 +98,7 @@ def first_paint(stack, driver, count=512):
     path = os.path.join(stack.work, "hall-512.yaml")
     with open(path, "w") as f:
         f.write(f"mqtt:\n  url: mqtt://127.0.0.1:{stack.mqtt_port}\nbase_topic: bench512\n"
-                f"hall:\n  port: {port}\n")
+                f"hall:\n  port: {port}\n  audit_file: {stack.work}/hall-512-audit.jsonl\n")
     messages = [("bench512/bridge/node-%d/info" % n,
                  json.dumps({"node": f"node-{n}", "boards": [{"id": f"t{i:03d}"} for i in range(n, count, 8)]}))
                 for n in range(8)]
@@ -164,14 +167,12 @@ def broadcast_check(stack, driver, passed):
     assert stack.api("/api/broadcast/1/start", "POST")[0] in (401, 403)
     driver.find_element(By.XPATH, '//div[@id="broadcast"]//button[text()="Start round 1"]').click()
     wait_for(lambda: driver.switch_to.alert, 5, "the confirmation").accept()
-    try:  # the password, unless the page kept it from an earlier action
-        prompt = wait_for(lambda: driver.switch_to.alert, 3, "the password prompt")
-        prompt.send_keys(PASSWORD)
-        prompt.accept()
-    except AssertionError:
-        pass
+    sign_in_if_asked(driver, "arbiter", PASSWORD)  # the shared password signs as "arbiter"
     wait_for(lambda: "running" in round_panel(driver), 15, "round 1 running on the page")
     assert json.loads(stack.api("/api/broadcast")[1])["rounds"][0]["running"] is True
+    wait_for(lambda: any(e["action"] == "start_round" and e["who"] == "arbiter" and e["outcome"] == "ok"
+                         and e["detail"]["round"] == "1" for e in audit(stack, "?board=b1")), 15,
+             "the round's start in b1's audit, answered by its bridge")
     wait_for(lambda: "ORPHAN board 3 (spare1)" in round_panel(driver), 30, "the orphan alert for spare1")
     sub = subprocess.run(["mosquitto_sub", "-p", str(stack.mqtt_port), "-C", "1", "-W", "10",
                           "-t", "boardbridge/bridge/hall/broadcast/1/orphans"], capture_output=True, text=True, timeout=20)
@@ -220,14 +221,26 @@ def fen(driver, board):
     return tile(driver, board).get_attribute("data-fen") or ""
 
 
-def password_if_asked(driver):
-    """Answers the password prompt, unless the page kept the password from an earlier action."""
+def sign_in_if_asked(driver, name=ARBITER, password=ARBITER_PASSWORD):
+    """Answers the name and password prompts (named accounts), unless the page kept them from an
+    earlier action."""
     try:
-        prompt = wait_for(lambda: driver.switch_to.alert, 3, "the password prompt")
-        prompt.send_keys(PASSWORD)
-        prompt.accept()
+        prompt = wait_for(lambda: driver.switch_to.alert, 3, "the name prompt")
     except AssertionError:
-        pass
+        return
+    assert "name" in prompt.text, prompt.text
+    prompt.send_keys(name)
+    prompt.accept()
+    prompt = wait_for(lambda: driver.switch_to.alert, 3, "the password prompt")
+    assert "password" in prompt.text, prompt.text
+    prompt.send_keys(password)
+    prompt.accept()
+
+
+def audit(stack, query=""):
+    code, body = stack.api("/api/audit.jsonl" + query)
+    assert code == 200, (code, body[:300])
+    return [json.loads(line) for line in body.decode().splitlines() if line.strip()]
 
 
 def resolve_check(stack, driver, passed):
@@ -251,7 +264,7 @@ def resolve_check(stack, driver, passed):
     # A line that does not lead to the board is refused, and the reason is shown.
     driver.find_element(By.ID, "a-moves").send_keys("e4 e5 Nf3")
     driver.find_element(By.ID, "a-resolve").click()
-    password_if_asked(driver)
+    sign_in_if_asked(driver)
     wait_for(lambda: "refused: cannot resolve: the board does not show where the line leads"
              in driver.find_element(By.ID, "a-answer").text, 15, "the refusal on the page")
     assert json.loads(stack.api("/api/boards/b2")[1])["state"]["ply"] == 0
@@ -260,7 +273,7 @@ def resolve_check(stack, driver, passed):
     driver.save_screenshot(os.path.join(IMAGES, "hall-resolve.png"))
     driver.find_element(
         By.XPATH, '//div[@id="d-lines"]/div[span[@class="san" and text()="e4 e5 d4"]]/button').click()
-    password_if_asked(driver)
+    sign_in_if_asked(driver)
     wait_for(lambda: "the bridge answered: ok" in driver.find_element(By.ID, "a-answer").text, 15, "the resolution taken")
     wait_for(lambda: "missed_moves" not in status(driver, "b2") and "out_of_sync" not in status(driver, "b2"), 15,
              "b2 back in sync")
@@ -272,6 +285,18 @@ def resolve_check(stack, driver, passed):
     # Play goes on from the resolved position.
     stack.ctl("play", NAME["b2"], "e5d4")
     wait_for(lambda: json.loads(stack.api("/api/boards/b2")[1])["state"]["ply"] == 4, 15, "b2's next move after the resolution")
+    # The audit log: the bridge's missed moves, the refused entry and the resolution, signed by the arbiter.
+    wait_for(lambda: "Jane Doe resolve e2e4 e7e5 d2d4 → ok" in driver.find_element(By.ID, "d-audit").text, 10,
+             "the resolution in the board's audit on the page")
+    entries = audit(stack, "?board=b2")
+    actions = [(e["source"], e["who"], e["action"], e["outcome"]) for e in entries]
+    assert actions == [("bridge", "hall-a", "missed_moves", "done"), ("arbiter", ARBITER, "resolve", "refused"),
+                       ("arbiter", ARBITER, "resolve", "ok")], actions
+    refused, resolved = entries[1], entries[2]
+    assert refused["error"].startswith("cannot resolve: the board does not show where the line leads"), refused
+    assert resolved["fen_before"].startswith(START) and resolved["fen_after"].startswith(
+        "rnbqkbnr/pppp1ppp/8/4p3/3PP3/8/PPP2PPP/RNBQKBNR b"), resolved
+    assert entries[0]["detail"]["candidates"], entries[0]
     driver.find_element(By.ID, "close").click()
     passed.append("missed moves: both lines shown with their positions; a wrong entry refused with its reason;"
                   " a click on the right line puts 1. e4 e5 2. d4 into the game and the PGN, marked resolved")
@@ -405,8 +430,7 @@ def main():
         assert "illegal" in status(driver, "b1")
         tile(driver, "b1").click()
         driver.find_element(By.ID, "a-ack").click()
-        wait_for(lambda: driver.switch_to.alert, 5, "the password prompt").send_keys(PASSWORD)
-        driver.switch_to.alert.accept()
+        sign_in_if_asked(driver)
         wait_for(lambda: "illegal" not in status(driver, "b1"), 10, "b1's alert acknowledged")
         # An arbiter command and its answer: take back 2. Nf3.
         driver.find_element(By.ID, "a-plies").clear()
@@ -465,6 +489,15 @@ def main():
         wait_for(lambda: fen(driver, "b1").startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w"), 15,
                  "b1 resynchronised (after the takeback)")
         passed.append("the page recovers after the hall service restarts")
+        # The audit log survived the restart, and reads as a report.
+        kept = [(e["who"], e["action"], e["outcome"]) for e in audit(stack)]
+        for entry in [(ARBITER, "acknowledge", "done"), (ARBITER, "takeback", "ok"), (ARBITER, "resolve", "ok"),
+                      ("hall-a", "missed_moves", "done")]:
+            assert entry in kept, (entry, kept)
+        code, report = stack.api("/api/audit.txt?board=b2")
+        assert code == 200 and "Jane Doe (arbiter)  resolve e2e4 e7e5 d2d4" in report.decode(), report.decode()
+        assert driver.find_element(By.ID, "audit-jsonl").get_attribute("href").endswith("/api/audit.jsonl")
+        passed.append(f"the audit log after a restart of the hall: {len(kept)} entries, signed, with the report")
 
         broadcast_check(stack, driver, passed)
 

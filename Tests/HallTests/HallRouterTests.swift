@@ -61,10 +61,12 @@ struct HallRouterTests {
     func guarded() {
         let router = HallRouter(password: "correct horse")
         #expect(router.actionsEnabled)
-        #expect(router.route(Self.post("/api/boards/b1/acknowledge", headers: Self.good)) == .acknowledge("b1"))
+        #expect(
+            router.route(Self.post("/api/boards/b1/acknowledge", headers: Self.good))
+                == .acknowledge("b1", arbiter: "arbiter"))
         #expect(
             router.route(Self.post("/api/boards/b1/command", body: #"{"takeback":2}"#, headers: Self.good))
-                == .command("b1", ["takeback": 2]))
+                == .command("b1", ["takeback": 2], arbiter: "arbiter"))
         var noHeader = Self.good
         noHeader["x-boardbridge-hall"] = nil
         var wrong = Self.good
@@ -84,7 +86,9 @@ struct HallRouterTests {
             }
             #expect(response.status == status)
         }
-        #expect(router.route(Self.post("/api/boards/b1/acknowledge", headers: sameSite)) == .acknowledge("b1"))
+        #expect(
+            router.route(Self.post("/api/boards/b1/acknowledge", headers: sameSite))
+                == .acknowledge("b1", arbiter: "arbiter"))
         for body in [#"{"raw":"00"}"#, #"{"takeback":1,"result":"1-0"}"#, "[]", "nonsense", #"{"leds":"clear"}"#] {
             guard
                 case .refused(let response) = router.route(
@@ -95,5 +99,64 @@ struct HallRouterTests {
             }
             #expect(response.status == 400)
         }
+    }
+
+    static func credentials(_ user: String, _ password: String) -> [String: String] {
+        ["x-boardbridge-hall": "1", "authorization": "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()]
+    }
+
+    @Test("named accounts sign their actions; the shared password signs as arbiter whatever the user name")
+    func namedAccounts() {
+        let router = HallRouter(
+            accounts: [("Jane Doe", "jane-secret"), ("Max", "max-secret"), ("arbiter", "shared-secret")])
+        #expect(router.namedAccounts)
+        let path = "/api/boards/b1/command"
+        let body = #"{"resolve":{"moves":["e4"],"ply":0}}"#
+        #expect(
+            router.route(Self.post(path, body: body, headers: Self.credentials("Jane Doe", "jane-secret")))
+                == .command("b1", ["resolve": ["moves": ["e4"], "ply": 0]], arbiter: "Jane Doe"))
+        #expect(
+            router.route(Self.post(path, body: body, headers: Self.credentials("someone", "shared-secret")))
+                == .command("b1", ["resolve": ["moves": ["e4"], "ply": 0]], arbiter: "arbiter"))
+        // One arbiter's name with another's password, or a name with no account and no shared one.
+        for (user, password) in [("Jane Doe", "max-secret"), ("Max", "jane-secret"), ("Jane Doe", "shared-secret")] {
+            guard
+                case .refused(let response) = router.route(
+                    Self.post(path, body: body, headers: Self.credentials(user, password)))
+            else {
+                Issue.record("\(user) got through with another's password")
+                continue
+            }
+            #expect(response.status == 401)
+        }
+        let namedOnly = HallRouter(accounts: [("Jane Doe", "jane-secret")])
+        guard
+            case .refused(let response) = namedOnly.route(
+                Self.post(path, body: body, headers: Self.credentials("x", "jane-secret")))
+        else {
+            Issue.record("an unknown name got through")
+            return
+        }
+        #expect(response.status == 401)
+        #expect(!HallRouter(password: "correct horse").namedAccounts)
+    }
+
+    @Test("the audit downloads: JSON lines or the report, for a round and a board")
+    func auditRoutes() {
+        let router = HallRouter(password: nil)
+        #expect(
+            router.route(HTTPRequest(method: "GET", path: "/api/audit.jsonl", query: ["round": "1"]))
+                == .audit(format: .jsonLines, round: "1", board: nil))
+        #expect(
+            router.route(HTTPRequest(method: "GET", path: "/api/audit.txt", query: ["board": "b2", "round": ""]))
+                == .audit(format: .text, round: nil, board: "b2"))
+        guard
+            case .refused(let response) = router.route(
+                HTTPRequest(method: "GET", path: "/api/audit.txt", query: ["board": "<b>"]))
+        else {
+            Issue.record("a bad board id routed")
+            return
+        }
+        #expect(response.status == 400)
     }
 }

@@ -119,7 +119,8 @@ class World:
         path = os.path.join(self.work, "hall.yaml")
         with open(path, "w") as f:
             f.write(f"mqtt:\n  url: mqtt://127.0.0.1:{self.mqtt_port}\nhall:\n  address: 127.0.0.1\n"
-                    f"  port: {self.http_port}\n" + "".join(f"  {line}\n" for line in hall_lines))
+                    f"  port: {self.http_port}\n  audit_file: {self.work}/hall-audit.jsonl\n"
+                    + "".join(f"  {line}\n" for line in hall_lines))
         self.start("hall", [os.path.join(BIN, "boardbridge"), "hall", "--config", path], env=env)
         wait_for(lambda: port_open(self.http_port), 15, "the hall listening")
 

@@ -32,7 +32,14 @@ public struct BroadcastGameFeed: Sendable {
     /// Takes in the board's record as seen at `time`: moves it shares with the present
     /// record keep the time they were first seen; new or replaced moves get `time`.
     /// `clocks` are the current clocks (after the last move) when known.
-    public mutating func update(game newGame: Game, clocks: BroadcastClocks?, at time: Double) {
+    ///
+    /// A game that ended stays as it ended: a record that is not the same game (another
+    /// start, no move, or other moves — the board set up for its next game) is not taken,
+    /// and `false` is returned; the next game waits for the next round. The same game with
+    /// another result, or with its last moves taken back, is a correction and is taken.
+    @discardableResult
+    public mutating func update(game newGame: Game, clocks: BroadcastClocks?, at time: Double) -> Bool {
+        if game.result != .ongoing, !isSameGame(newGame) { return false }
         var common = 0
         while common < min(game.moves.count, newGame.moves.count),
             game.moves[common].move == newGame.moves[common].move
@@ -56,6 +63,16 @@ public struct BroadcastGameFeed: Sendable {
         }
         game = newGame
         lastUpdate = time
+        return true
+    }
+
+    /// Whether `other` is the present game, corrected: the same start, at least one move,
+    /// and its moves the first of the present game's.
+    private func isSameGame(_ other: Game) -> Bool {
+        guard other.startPosition == game.startPosition, !other.moves.isEmpty,
+            other.moves.count <= game.moves.count
+        else { return false }
+        return zip(other.moves, game.moves).allSatisfy { $0.move == $1.move }
     }
 
     /// What a relay `delay` seconds behind may show at `now`: the moves first seen at

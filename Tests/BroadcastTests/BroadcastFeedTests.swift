@@ -53,6 +53,42 @@ import Testing
         }
     }
 
+    /// Issue #30 (5): the pieces set up again after a decisive game must not wipe it, with or
+    /// without a delay; the board's next game waits for the next round.
+    @Test(arguments: [0.0, 10])
+    func aFinishedGameStaysAsItEndedWhenItsBoardIsSetUpAgain(delay: Double) throws {
+        // 1. f3 e5 2. g4 Qh4#: 0-1 at t = 100.
+        var game = Game()
+        var feed = BroadcastGameFeed(game: game, at: 0)
+        for (index, uci) in ["f2f3", "e7e5", "g2g4", "d8h4"].enumerated() {
+            try game.play(Move(uci: uci)!)
+            feed.update(game: game, clocks: nil, at: 97 + Double(index))
+        }
+        #expect(game.result == .blackWins)
+        // 40 ms later the board shows the start position: the bridge's next game.
+        let wiped = feed.update(game: Game(), clocks: nil, at: 100.04)
+        #expect(!wiped)
+        var next = Game()
+        try next.play(Move(uci: "e2e4")!)
+        let taken = feed.update(game: next, clocks: nil, at: 130)
+        #expect(!taken)
+        for probe in [100.5, 110.5, 200] {
+            let view = feed.view(at: probe, delay: delay).game
+            if probe - delay >= 100 {
+                #expect(view.moves.map(\.move.uci) == ["f2f3", "e7e5", "g2g4", "d8h4"], "probe \(probe)")
+                #expect(view.result == .blackWins, "probe \(probe)")
+            } else {
+                #expect(view.result == .ongoing, "probe \(probe)")
+            }
+        }
+        // A correction of the same game is taken: the mate taken back (the arbiter).
+        var corrected = game
+        corrected.takeBack(plies: 1)
+        let correction = feed.update(game: corrected, clocks: nil, at: 300)
+        #expect(correction)
+        #expect(feed.view(at: 400, delay: delay).game.moves.count == 3)
+    }
+
     @Test func aCorrectionReplacesTheMovesAndTheirTimes() throws {
         var game = Game()
         try game.play(Move(uci: "e2e4")!)

@@ -97,9 +97,37 @@ import Testing
         game.takeBack(plies: 1)
         try game.play(Move(uci: "c7c5")!)
         feed.update(game: game, clocks: nil, at: 100)
-        // 60 s behind at 130: the corrected move is 30 s old, not shown; e4 is.
-        #expect(feed.view(at: 130, delay: 60).game.moves.map(\.san) == ["e4"])
+        // 60 s behind at 130: the correction is 30 s old, so the line as it stood then is
+        // shown (issue #30: removals wait for the delay like moves); at 160 the corrected one.
+        #expect(feed.view(at: 130, delay: 60).game.moves.map(\.san) == ["e4", "e5"])
         #expect(feed.view(at: 160, delay: 60).game.moves.map(\.san) == ["e4", "c5"])
+        #expect(feed.view(at: 130, delay: 0).game.moves.map(\.san) == ["e4", "c5"])
+    }
+
+    /// Issue #30 (5): a takeback and a reset wait for the delay like moves do.
+    @Test func takebacksAndResetsAreDelayedLikeMoves() throws {
+        var game = Game()
+        var feed = BroadcastGameFeed(game: game, at: 0)
+        for (index, uci) in ["e2e4", "e7e5", "g1f3"].enumerated() {
+            try game.play(Move(uci: uci)!)
+            feed.update(game: game, clocks: nil, at: Double(index + 1))
+        }
+        game.takeBack(plies: 1)
+        feed.update(game: game, clocks: nil, at: 20)
+        feed.update(game: Game(), clocks: nil, at: 40)
+        let shown = { (now: Double) in feed.view(at: now, delay: 10).game.moves.count }
+        #expect([2.5, 5, 13, 25, 29.9, 30, 45, 49.9, 50, 60].map(shown) == [0, 0, 3, 3, 3, 2, 2, 2, 0, 0])
+        #expect(feed.view(at: 25, delay: 0).game.moves.count == 2)
+        #expect(feed.view(at: 45, delay: 0).game.moves.count == 0)
+        // A result changed after it was shown: the old one stays for the delay.
+        var ended = Game()
+        try ended.play(Move(uci: "e2e4")!)
+        ended.result = .whiteWins
+        var decided = BroadcastGameFeed(game: ended, at: 0)
+        ended.result = .draw
+        decided.update(game: ended, clocks: nil, at: 100)
+        #expect(decided.view(at: 105, delay: 10).game.result == .whiteWins)
+        #expect(decided.view(at: 111, delay: 10).game.result == .draw)
     }
 
     @Test func theResultAndTheClocksWaitForTheDelayToo() throws {

@@ -125,6 +125,7 @@ public enum BoardBridgeCLI {
             let config = try ConfigLoader.load(path: path, environment: environment, checkingDevices: true)
             let count = config.boards.count
             output.writeOutput("configuration OK: \(count) board\(count == 1 ? "" : "s") (\(path))\n")
+            for warning in config.hall.broadcast.warnings { output.writeError("warning: \(warning)\n") }
             return ExitCode.success
         } catch {
             var text = error.errors.map { "\($0)\n" }.joined()

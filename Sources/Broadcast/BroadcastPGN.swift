@@ -2,7 +2,7 @@ public import Chess
 
 /// The PGN of a broadcast game, as lichess's relay and other relays read it.
 ///
-/// Tags: the Seven Tag Roster (`Round` as `"<round>.<board number>"`, the players from
+/// Tags: the Seven Tag Roster (`Round` as `"<round number>.<board number>"`, the players from
 /// the pairing), then `Board`, `TimeControl`, and — when known — `WhiteTitle`,
 /// `BlackTitle`, `WhiteElo`, `BlackElo`, `WhiteFideId`, `BlackFideId`, `WhiteFed`,
 /// `BlackFed`, `GameId`, and `WhiteClock` / `BlackClock` (the clocks now, `h:mm:ss`).
@@ -29,7 +29,7 @@ public enum BroadcastPGN {
         set("Event", round.event ?? game.tags["Event"])
         set("Site", round.site ?? game.tags["Site"])
         set("Date", round.date ?? game.tags["Date"])
-        set("Round", "\(round.round).\(pairing.boardNumber)")
+        set("Round", "\(round.tagRound).\(pairing.boardNumber)")
         set("White", pairing.white.name)
         set("Black", pairing.black.name)
         set("Board", String(pairing.boardNumber))

@@ -1,8 +1,14 @@
 /// A round to broadcast: its name as `Round` tags write it, the event's tags and the
 /// pairings in board order.
 public struct BroadcastRound: Sendable, Equatable {
-    /// The round as PGN's `Round` tag names it before the board number (`"3"`).
+    /// The round's name (its URL path and files: `"3"`, `"final"`).
     public var round: String
+    /// The round's number for the `Round` tag when its name is not one (`final` played as
+    /// round 7); `nil`: the name is the number.
+    public var number: Int?
+    /// The games lichess keeps of one round (its docs say 64; it shows at most 100
+    /// chapters): a bigger round is served, with a warning (``sizeWarning``).
+    public static let lichessGameLimit = 64
     /// `Event`, when set.
     public var event: String?
     /// `Site`, when set.
@@ -27,6 +33,22 @@ public struct BroadcastRound: Sendable, Equatable {
         self.timeControl = timeControl
         self.pairings = pairings.sorted { $0.boardNumber < $1.boardNumber }
         try Self.checkUnique(self.pairings)
+    }
+
+    /// What PGN's `Round` tag names before the board number: the ``number`` when set, else
+    /// the name.
+    public var tagRound: String { number.map(String.init) ?? round }
+
+    /// Whether `name` is a round number as PGN's `Round` tag and lichess read it (digits).
+    public static func isNumber(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 9 && name.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// A warning when the round has more games than lichess keeps, else `nil`.
+    public var sizeWarning: String? {
+        guard pairings.count > Self.lichessGameLimit else { return nil }
+        return "round \(round) has \(pairings.count) games; lichess keeps at most \(Self.lichessGameLimit) per round"
+            + " (split it into several broadcast rounds)"
     }
 
     /// The pairing played on the e-board `boardID`.

@@ -64,16 +64,23 @@ public struct BroadcastConfiguration: Sendable, Equatable {
     static let keys = ["orphan_after", "rounds"]
     static let roundKeys = [
         "round", "pairings_file", "event", "site", "date", "time_control", "delay", "running", "files_dir", "push",
+        "number",
     ]
 
     static func read(_ section: ConfigMapping, reader: ConfigReader) -> BroadcastConfiguration {
         var broadcast = BroadcastConfiguration()
         broadcast.orphanAfter = section.double("orphan_after", in: 10...86_400, default: broadcast.orphanAfter)
         var names: [String: String] = [:]
-        for (path, node) in section.list("rounds") ?? [] {
+        for (index, (path, node)) in (section.list("rounds") ?? []).enumerated() {
             guard let mapping = reader.mapping(node, path: path, keys: roundKeys),
-                let round = readRound(mapping, reader: reader)
+                var round = readRound(mapping, reader: reader)
             else { continue }
+            // `Round "final.1"` has no round number: a named round is numbered by `number:`,
+            // else by its place in the list.
+            let number =
+                mapping.int("number", in: 1...999) ?? (BroadcastRound.isNumber(round.round.round) ? nil : index + 1)
+            round.round.number = number
+            round.pairingsFile?.number = number
             if let first = names[round.round.round] {
                 reader.fail(
                     mapping.path("round"), "round \(ConfigReader.quote(round.round.round)) is also \(first)",
@@ -84,6 +91,14 @@ public struct BroadcastConfiguration: Sendable, Equatable {
             broadcast.rounds.append(round)
         }
         return broadcast
+    }
+
+    /// What works but should be looked at (`check-config` prints them): rounds bigger than
+    /// lichess keeps.
+    public var warnings: [String] {
+        rounds.enumerated().compactMap { index, round in
+            round.round.sizeWarning.map { "hall.broadcast.rounds[\(index)]: \($0)" }
+        }
     }
 
     /// Whether `name` can be a round's URL path segment and file name: 1–32 of `A–Z a–z 0–9 . _ -`,

@@ -11,6 +11,8 @@ public struct BroadcastPairingsFile: Sendable, Equatable {
     public var round: String?
     /// `event`, `site`, `date`, `time_control` as configured (they win over the file's).
     public var event: String?, site: String?, date: String?, timeControl: String?
+    /// The round's number for the `Round` tag, when its name is not one (``BroadcastRound/number``).
+    public var number: Int?
 
     /// Why the file cannot be used: a sentence that names the file and, for a syntax
     /// error, its line and column (`/p/round5.csv:3:7: …`).
@@ -74,6 +76,7 @@ public struct BroadcastPairingsFile: Sendable, Equatable {
             let place = error.line > 0 ? "\(path):\(error.line):\(error.column)" : path
             return .failure(Failure(message: "\(place): \(error.message)"))
         }
+        round.number = number
         guard BroadcastConfiguration.isRoundName(round.round) else {
             return .failure(
                 Failure(

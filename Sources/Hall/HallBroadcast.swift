@@ -196,6 +196,7 @@ public struct HallBroadcast: Sendable {
                     "files": state.configuration.filesDirectory.map(JSONValue.string) ?? .null,
                     "push": state.configuration.push.map { .string($0.url) } ?? .null,
                     "orphans": .array((orphans[name] ?? []).map(Self.json)),
+                    "warning": state.feed.round.sizeWarning.map(JSONValue.string) ?? .null,
                 ]
             })
     }

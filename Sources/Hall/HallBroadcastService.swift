@@ -65,6 +65,9 @@ final class HallBroadcastService {
         self.notify = notify
         broadcast = HallBroadcast(configuration: configuration, at: Self.now())
         dirty = Set(broadcast.order)
+        for round in configuration.rounds {
+            if let warning = round.round.sizeWarning { self.logger.warning("round too big for lichess", [("warning", warning)]) }
+        }
     }
 
     /// Starts the pushers and the once-a-second tick (files, delayed content, orphans).

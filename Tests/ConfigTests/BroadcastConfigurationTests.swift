@@ -1,3 +1,4 @@
+import Broadcast
 import Config
 import Foundation
 import Testing
@@ -22,6 +23,36 @@ import Testing
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// Issue #30 (5): `Round "final.1"` has no round number; a named round is numbered by
+    /// `number:`, else by its place in the list; lichess's 64 games a round is warned about.
+    @Test func namedRoundsAreNumberedAndBigRoundsWarned() throws {
+        var big = "board,board_id,white,black\n"
+        for board in 1...65 { big += "\(board),e\(board),W\(board),B\(board)\n" }
+        try big.write(to: directory.appendingPathComponent("big.csv"), atomically: true, encoding: .utf8)
+        let yaml = """
+            hall:
+              broadcast:
+                rounds:
+                  - {round: "1", pairings_file: \(path("r1.csv"))}
+                  - {round: final, pairings_file: \(path("r1.csv"))}
+                  - {round: playoff, number: 9, pairings_file: \(path("r1.csv"))}
+                  - {round: big, pairings_file: \(path("big.csv"))}
+
+            """
+        let broadcast = try ConfigLoader.parse(yamlText: yaml).hall.broadcast
+        #expect(broadcast.rounds.map(\.round.tagRound) == ["1", "2", "9", "4"])
+        let final = broadcast.rounds[1]
+        let pgn = BroadcastPGN.render(pairing: final.round.pairings[0], round: final.round, game: nil, clocks: nil)
+        #expect(pgn.contains("[Round \"2.1\"]"), "\(pgn)")
+        // The file read again mid-round keeps the number.
+        let reread = try #require(final.pairingsFile).read().flatMap(final.pairingsFile!.parse).get()
+        #expect(reread.tagRound == "2")
+        #expect(broadcast.warnings == [
+            "hall.broadcast.rounds[3]: round big has 65 games; lichess keeps at most 64 per round (split it into several broadcast rounds)"
+        ])
+        #expect(broadcast.rounds[0].round.sizeWarning == nil)
+    }
 
     @Test func readsRoundsFromCSVAndJSON() throws {
         let yaml = """

@@ -66,7 +66,9 @@ final class HallBroadcastService {
         broadcast = HallBroadcast(configuration: configuration, at: Self.now())
         dirty = Set(broadcast.order)
         for round in configuration.rounds {
-            if let warning = round.round.sizeWarning { self.logger.warning("round too big for lichess", [("warning", warning)]) }
+            if let warning = round.round.sizeWarning {
+                self.logger.warning("round too big for lichess", [("warning", warning)])
+            }
         }
     }
 

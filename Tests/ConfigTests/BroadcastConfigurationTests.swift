@@ -48,9 +48,10 @@ import Testing
         // The file read again mid-round keeps the number.
         let reread = try #require(final.pairingsFile).read().flatMap(final.pairingsFile!.parse).get()
         #expect(reread.tagRound == "2")
-        #expect(broadcast.warnings == [
-            "hall.broadcast.rounds[3]: round big has 65 games; lichess keeps at most 64 per round (split it into several broadcast rounds)"
-        ])
+        #expect(
+            broadcast.warnings == [
+                "hall.broadcast.rounds[3]: round big has 65 games; lichess keeps at most 64 per round (split it into several broadcast rounds)"
+            ])
         #expect(broadcast.rounds[0].round.sizeWarning == nil)
     }
 

@@ -9,7 +9,9 @@
 #   - boardsim owning org.bluez on it, with four boards of four families on two adapters,
 #   - a private mosquitto on a free loopback port,
 #   - boardbridge with a demo config, and the hall view (boardbridge hall) of it,
-# then has the boards play real games at a human pace and shows the live topics.
+# then starts round 1 of a broadcast (its pairings from deploy/demo-round1.csv, as the
+# arbiter's "start round" does), has the boards play real games at a human pace and shows
+# the live topics; the round's games.pgn is what a lichess relay would poll.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -105,6 +107,14 @@ homeassistant:
   enabled: true
 hall:
   port: $hall_port
+  arbiter_password: demo-arbiter
+  broadcast:
+    rounds:
+      - round: "1"
+        pairings_file: $PWD/deploy/demo-round1.csv
+        event: BoardBridge Demo
+        site: This machine
+        time_control: "300+3"
 reconnect:
   max_attempts: 10
   delays: [1, 2, 4]
@@ -115,7 +125,6 @@ boards:
     family: chessnut
     adapter: hci0
     time_control: "300+3"
-    tags: {event: BoardBridge Demo, round: "1", white: Carlsen, black: Nepomniachtchi}
   - id: board-2
     name: Board 2 (ChessUp)
     address: C0:FF:EE:00:00:02
@@ -155,6 +164,44 @@ for board in 1 2 3 4; do
         exit 1
     fi
 done
+# The arbiter starts round 1: every board gets its players and clock (new_game), as the hall
+# view's "Start round 1" button does; the games begin once every board has its game.
+hall_api() {
+    python3 - "$@" <<'PY'
+import base64, json, sys, time, urllib.request
+base, what = sys.argv[1], sys.argv[2]
+def get(path):
+    return json.load(urllib.request.urlopen(base + path, timeout=2))
+if what == "start":
+    request = urllib.request.Request(base + "/api/broadcast/1/start", method="POST", data=b"", headers={
+        "X-BoardBridge-Hall": "1", "Authorization": "Basic " + base64.b64encode(b"arbiter:demo-arbiter").decode()})
+    print(json.load(urllib.request.urlopen(request, timeout=5))["sent"])
+elif what == "started":
+    boards = get("/api/boards")["boards"]
+    print(sum(1 for b in boards if ((b.get("state") or {}).get("game") or {}).get("round") == "1"
+              and ((b.get("state") or {}).get("game") or {}).get("white")))
+elif what == "games":
+    text = urllib.request.urlopen(base + "/broadcast/1/games.pgn", timeout=2).read().decode()
+    print(text.count('[Round "1.'))
+PY
+}
+sent=""
+for _ in $(seq 1 20); do
+    sent="$(hall_api "http://127.0.0.1:$hall_port" start 2>/dev/null || true)"
+    [ "$sent" = 4 ] && break
+    sleep 0.5
+done
+started=""
+for _ in $(seq 1 60); do
+    started="$(hall_api "http://127.0.0.1:$hall_port" started 2>/dev/null || true)"
+    [ "$started" = 4 ] && break
+    sleep 0.5
+done
+if [ "$sent" != 4 ] || [ "$started" != 4 ]; then
+    echo "demo: round 1 did not start on the 4 boards (sent ${sent:-none}, started ${started:-none}); the hall said:" >&2
+    tail -20 "$work/hall.log" >&2
+    exit 1
+fi
 for address in C0:FF:EE:00:00:01 C0:FF:EE:00:00:02 C0:FF:EE:00:00:03 C0:FF:EE:00:00:04; do
     "$bin/boardsim" ctl --bus "$DBUS_SYSTEM_BUS_ADDRESS" autoplay "$address" "$pace" >/dev/null
 done
@@ -173,7 +220,14 @@ if [ "$hall_boards" != 4 ]; then
     tail -20 "$work/hall.log" >&2
     exit 1
 fi
-echo "demo: the hall view: http://127.0.0.1:$hall_port/ (open it in a browser; it lists the 4 boards)" >&2
+echo "demo: the hall view: http://127.0.0.1:$hall_port/ (open it in a browser; it lists the 4 boards; arbiter password demo-arbiter)" >&2
+games="$(hall_api "http://127.0.0.1:$hall_port" games 2>/dev/null || true)"
+if [ "$games" != 4 ]; then
+    echo "demo: the broadcast did not serve round 1's 4 games (${games:-no answer}); the hall said:" >&2
+    tail -20 "$work/hall.log" >&2
+    exit 1
+fi
+echo "demo: the broadcast: http://127.0.0.1:$hall_port/broadcast/1/games.pgn (round 1 running, 4 games; what a lichess relay polls)" >&2
 echo "demo: live topics (mosquitto_sub -v -t 'boardbridge/#' on port $port); Ctrl-C to stop" >&2
 echo "demo: try, in another shell:  mosquitto_pub -p $port -t boardbridge/board-1/set -m '{\"leds\":{\"squares\":[\"e2\",\"e4\"]}}'" >&2
 if [ "$seconds" -gt 0 ]; then

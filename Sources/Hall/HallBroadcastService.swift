@@ -148,7 +148,8 @@ final class HallBroadcastService {
             for (index, (board, command)) in commands.enumerated() {
                 // Each new_game carries a transaction, so its answer completes the audit entry.
                 var object = (try? JSONValue(parsing: Array(command.utf8)))?.objectValue ?? [:]
-                let transaction = "hall-round-\(startedRounds)-\(index + 1)"
+                let given = object["transaction"]?.stringValue ?? "round-\(startedRounds)-\(index + 1)"
+                let transaction = "hall-" + given
                 object["transaction"] = .string(transaction)
                 do {
                     try publish(topics.set(board), JSONValue.object(object).encoded(), false)

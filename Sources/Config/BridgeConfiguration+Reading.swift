@@ -56,7 +56,7 @@ extension BridgeConfiguration {
             "game",
             keys: [
                 "desync_grace", "promotion_default", "max_takeback_plies", "resync_after", "resync_attempts",
-                "battery_interval",
+                "battery_interval", "alert_paused_after", "alert_out_of_sync_after",
             ])
         {
             config.game = GameConfiguration(
@@ -66,6 +66,8 @@ extension BridgeConfiguration {
                 resyncAfter: section.double("resync_after", in: 0.5...600, default: 3),
                 resyncAttempts: section.int("resync_attempts", in: 0...20, default: 4),
                 batteryInterval: section.double("battery_interval", in: 1...86400, default: 300))
+            config.game.alertPausedAfter = section.double("alert_paused_after", in: 0...86400, default: 300)
+            config.game.alertOutOfSyncAfter = section.double("alert_out_of_sync_after", in: 0...86400, default: 120)
         }
         if let section = top.mapping("health", keys: HealthConfiguration.keys) {
             config.health = HealthConfiguration.read(section, reader: reader)

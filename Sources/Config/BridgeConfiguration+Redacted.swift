@@ -40,6 +40,8 @@ extension BridgeConfiguration {
                 "resync_after": JSONValue(game.resyncAfter),
                 "resync_attempts": JSONValue(game.resyncAttempts),
                 "battery_interval": JSONValue(game.batteryInterval),
+                "alert_paused_after": JSONValue(game.alertPausedAfter),
+                "alert_out_of_sync_after": JSONValue(game.alertOutOfSyncAfter),
             ]),
             "health": .sortedObject([
                 "interval": JSONValue(health.interval), "stall_after": JSONValue(health.stallAfter),

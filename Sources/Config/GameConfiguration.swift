@@ -41,6 +41,12 @@ public struct GameConfiguration: Sendable, Equatable, Hashable {
     /// Seconds between battery reads of a board that reports its battery (default 300; the
     /// first read follows `ready` at once).
     public var batteryInterval: Double
+    /// Seconds a timed game's clock may stay paused, with no result, before the arbiter is
+    /// alerted (default 300; 0 never).
+    public var alertPausedAfter: Double = 300
+    /// Seconds a board may differ from its game before the arbiter is alerted again (the
+    /// first alert comes at once; default 120; 0 never).
+    public var alertOutOfSyncAfter: Double = 120
 
     /// The defaults, or the given values.
     public init(
@@ -53,6 +59,11 @@ public struct GameConfiguration: Sendable, Equatable, Hashable {
         self.maxTakebackPlies = maxTakebackPlies
         self.resyncAfter = resyncAfter
         self.resyncAttempts = resyncAttempts
+    }
+
+    /// The kernel's alert limits.
+    public var arbiterLimits: ArbiterWatch.Limits {
+        ArbiterWatch.Limits(clockPaused: alertPausedAfter, outOfSync: alertOutOfSyncAfter)
     }
 
     /// The kernel's policy for occupancy boards.

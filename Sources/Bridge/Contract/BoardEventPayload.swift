@@ -35,9 +35,10 @@ public enum BoardEventPayload: Equatable, Sendable {
     case gameEnd(result: String, termination: String?)
     /// A board button was pressed.
     case button(name: String)
-    /// An alert for the arbiter (the sync gate's one-shot signal, a board error):
-    /// `reason` names it, `squares` where relevant.
-    case alert(reason: String, squares: [Square])
+    /// An alert for the arbiter (the sync gate's one-shot signal, a board error, the
+    /// kernel's ``ArbiterWatch``): `reason` names it, `squares` where relevant, `detail`
+    /// says it in a sentence (the key is left out when there is none).
+    case alert(reason: String, squares: [Square], detail: String? = nil)
     /// The battery fell below the warning level.
     case batteryLow(percent: Int)
     /// Both kings were put on the centre squares (the DGT result gesture): `result` is
@@ -95,8 +96,9 @@ public enum BoardEventPayload: Equatable, Sendable {
             members += [("result", .string(result)), ("termination", JSONValue(termination))]
         case .button(let name):
             members.append(("name", .string(name)))
-        case .alert(let reason, let squares):
+        case .alert(let reason, let squares, let detail):
             members += [("reason", .string(reason)), ("squares", .squares(squares))]
+            if let detail { members.append(("detail", .string(detail))) }
         case .batteryLow(let percent):
             members.append(("percent", JSONValue(percent)))
         case .resultClaim(let result):

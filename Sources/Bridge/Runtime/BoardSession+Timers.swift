@@ -36,7 +36,7 @@ extension BoardSession {
     /// costs two round trips through libdispatch's manager thread, which showed in the
     /// profile of every piece lifted.
     func scheduleTick() {
-        let deadline = core.nextDeadline
+        let deadline = [core.nextDeadline, arbiterWatch.nextDeadline].compactMap { $0 }.min()
         guard deadline != armedDeadline else { return }
         armedDeadline = deadline
         guard let deadline else {

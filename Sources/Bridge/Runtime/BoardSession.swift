@@ -77,6 +77,9 @@ public final class BoardSession {
     var boardGamePending = false
     let batteryInterval: Double
     var batteryTimer: (any DispatchSourceTimer)?
+    /// Alerts for the arbiter before anyone asks (a clock paused or a board out of sync too
+    /// long, a result the position does not support).
+    var arbiterWatch: ArbiterWatch
 
     /// A session for `board` over `transport`, restoring its game from `store` when one
     /// was persisted. `game` supplies the desync grace and promotion default.
@@ -98,6 +101,7 @@ public final class BoardSession {
             desyncGrace: game.desyncGrace, promotionDefault: game.promotionDefault.pieceKind,
             maxTakebackPlies: game.maxTakebackPlies, orientation: board.orientation)
         batteryInterval = game.batteryInterval
+        arbiterWatch = ArbiterWatch(limits: game.arbiterLimits)
         let now = clock.now()
         let fresh = GameSession(
             game: Game(tags: GameCommand.Tags().pgnTags(over: board.tags)),
@@ -240,6 +244,7 @@ public final class BoardSession {
 
     func apply(_ outputs: [SessionOutput]) {
         guard !outputs.isEmpty else {
+            watchForArbiter(outputs)
             scheduleTick()
             return
         }
@@ -271,6 +276,15 @@ public final class BoardSession {
         publishState()
         if changedGame { publisher.publish(builder.pgn(board: board.id, text: core.game.pgn)) }
         if persisted { store?.startDeferredSyncs() }
+        watchForArbiter(outputs)
         scheduleTick()
+    }
+
+    /// Publishes the alerts the session's state now calls for (``ArbiterWatch``).
+    func watchForArbiter(_ outputs: [SessionOutput]) {
+        for alert in arbiterWatch.observe(core, outputs: outputs, at: clock.now()) {
+            publishEvent(.alert(reason: alert.reason, squares: [], detail: alert.detail))
+            logger.notice("arbiter alert", [("reason", alert.reason), ("detail", alert.detail)])
+        }
     }
 }

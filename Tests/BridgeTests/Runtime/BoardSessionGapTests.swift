@@ -1,7 +1,9 @@
 import BoardKit
 import Chess
+import Config
 import Foundation
 import JSON
+import Kernel
 import Testing
 
 @testable import Bridge
@@ -125,6 +127,29 @@ import Testing
             harness.publisher.messages.last { $0.topic == "boardbridge/board-01/pgn" }
             .map { String(decoding: $0.payload, as: UTF8.self) } ?? ""
         #expect(pgn.contains("1. e4 e5 2. d4"), "\(pgn)")
+    }
+
+    /// Issue #30 (3): a timed game's clock paused too long is an `alert` event with its
+    /// reason and a sentence, once; the session's timer brings it without any other event.
+    @Test func aClockPausedTooLongIsAnAlertEvent() async throws {
+        var game = GameConfiguration(desyncGrace: 2)
+        game.alertPausedAfter = 60
+        var harness = try SessionHarness(timeControl: try TimeControl(pgn: "300+2"), game: game)
+        await harness.connect()
+        await harness.play("e2e4")
+        _ = try harness.session.execute(.game(.pauseClock)).get()
+        harness.publisher.clear()
+        harness.time.advance(59)
+        harness.session.tick()
+        #expect(harness.publisher.payloads(on: events).isEmpty)
+        harness.time.advance(1)
+        harness.session.tick()
+        let alerts = harness.publisher.payloads(on: events).filter { $0["event_type"] == "alert" }
+        #expect(alerts.map { $0["reason"] } == ["clock_paused"])
+        #expect(alerts.first?["detail"] == "the clock has been paused for 60 s with no result")
+        harness.time.advance(600)
+        harness.session.tick()
+        #expect(harness.publisher.payloads(on: events).filter { $0["event_type"] == "alert" }.count == 1)
     }
 
     private func refusal(_ result: Result<JSONValue, CommandFailure>) -> String? {

@@ -1,0 +1,142 @@
+import BoardKit
+public import Chess
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// Alerts for the arbiter before anyone asks (issue #30): a timed game's clock paused too
+/// long with no result, a board that differs from its game too long, and a result recorded
+/// or claimed that the position does not support. Pure: it looks at the session after each
+/// change and at ``nextDeadline``; each alert is given once per stretch (a pause, an
+/// out-of-sync stretch) or per result.
+public struct ArbiterWatch: Sendable {
+    /// How long a stretch lasts before it is alerted; 0 turns the alert off.
+    public struct Limits: Hashable, Sendable {
+        /// A timed game's clock paused, with no result (seconds; default 300).
+        public var clockPaused: TimeInterval
+        /// The board out of sync with its game (seconds; default 120).
+        public var outOfSync: TimeInterval
+
+        /// The limits.
+        public init(clockPaused: TimeInterval = 300, outOfSync: TimeInterval = 120) {
+            self.clockPaused = clockPaused
+            self.outOfSync = outOfSync
+        }
+    }
+
+    /// An alert, for the `alert` event (`reason` and a sentence for people).
+    public struct Alert: Hashable, Sendable {
+        /// `clock_paused`, `out_of_sync_long` or `result_unsupported`.
+        public var reason: String
+        /// What the arbiter should know, in a sentence.
+        public var detail: String
+    }
+
+    /// The limits.
+    public var limits: Limits
+    private var pausedSince: TimeInterval?
+    private var pauseAlerted = false
+    private var outOfSyncSince: TimeInterval?
+    private var outOfSyncAlerted = false
+    private var checkedResult: GameResult = .ongoing
+
+    /// A watch with `limits`.
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// When ``observe(_:outputs:at:)`` has an alert due, or `nil`.
+    public var nextDeadline: TimeInterval? {
+        var deadlines: [TimeInterval] = []
+        if let pausedSince, !pauseAlerted, limits.clockPaused > 0 { deadlines.append(pausedSince + limits.clockPaused) }
+        if let outOfSyncSince, !outOfSyncAlerted, limits.outOfSync > 0 {
+            deadlines.append(outOfSyncSince + limits.outOfSync)
+        }
+        return deadlines.min()
+    }
+
+    /// Looks at `session` after a change (`outputs`, what it reported) or a tick at `time`.
+    public mutating func observe(
+        _ session: GameSession, outputs: [SessionOutput] = [], at time: TimeInterval
+    ) -> [Alert] {
+        var alerts: [Alert] = []
+        let game = session.game
+        let ongoing = game.result == .ongoing
+        // A timed game's clock paused, by the gate or a command, with the game going on.
+        if ongoing, session.clock.timeControl.isTimed, case .paused = session.clock.state {
+            let since = pausedSince ?? time
+            pausedSince = since
+            if !pauseAlerted, limits.clockPaused > 0, time - since >= limits.clockPaused {
+                pauseAlerted = true
+                alerts.append(
+                    Alert(
+                        reason: "clock_paused",
+                        detail: "the clock has been paused for \(Self.duration(time - since)) with no result"))
+            }
+        } else {
+            pausedSince = nil
+            pauseAlerted = false
+        }
+        if ongoing, case .outOfSync(let squares) = session.syncState {
+            let since = outOfSyncSince ?? time
+            outOfSyncSince = since
+            if !outOfSyncAlerted, limits.outOfSync > 0, time - since >= limits.outOfSync {
+                outOfSyncAlerted = true
+                alerts.append(
+                    Alert(
+                        reason: "out_of_sync_long",
+                        detail: "the board has differed from its game for \(Self.duration(time - since)) on "
+                            + squares.map(\.name).joined(separator: " ")))
+            }
+        } else {
+            outOfSyncSince = nil
+            outOfSyncAlerted = false
+        }
+        // A result recorded, or claimed with the kings, that the position does not support.
+        if game.result != checkedResult {
+            checkedResult = game.result
+            if let problem = Self.unsupported(game.result, in: game) {
+                alerts.append(Alert(reason: "result_unsupported", detail: "result \(game.result.rawValue): \(problem)"))
+            }
+        }
+        for case .tracker(.resultClaim(let claimed)) in outputs {
+            if let problem = Self.unsupported(claimed, in: game) {
+                alerts.append(
+                    Alert(reason: "result_unsupported", detail: "result \(claimed.rawValue) claimed: \(problem)"))
+            }
+        }
+        return alerts
+    }
+
+    /// Why `result` cannot be the result of `game` as it stands, or `nil` when it can: the
+    /// rules end the game otherwise (checkmate, stalemate, dead position), or the side given
+    /// the win has no mating material (a flag then draws, FIDE 6.9).
+    public static func unsupported(_ result: GameResult, in game: Game) -> String? {
+        guard result != .ongoing else { return nil }
+        let position = game.position
+        switch game.termination {
+        case .checkmate(let winner) where result != .win(for: winner):
+            return "the position is checkmate, won by \(winner.rawValue)"
+        case .stalemate where result != .draw:
+            return "the position is stalemate, a draw"
+        case .insufficientMaterial where result != .draw:
+            return "neither side can mate, a draw"
+        default:
+            break
+        }
+        for color in [PieceColor.white, .black] where result == .win(for: color) {
+            if position.hasInsufficientMaterial(for: color) {
+                return "\(color.rawValue) has no mating material"
+            }
+        }
+        return nil
+    }
+
+    private static func duration(_ seconds: TimeInterval) -> String {
+        let whole = Int(seconds.rounded())
+        return whole >= 120 ? "\(whole / 60) min" : "\(whole) s"
+    }
+}

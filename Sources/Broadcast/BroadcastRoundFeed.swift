@@ -84,6 +84,18 @@ public struct BroadcastRoundFeed: Sendable {
         }
     }
 
+    /// The games of a timed round (the round's time control, or the game's own) whose last
+    /// moves came without clock times (past the first two plies, which may be unclocked):
+    /// a relay shows no clocks for them, which the arbiter should know.
+    public func gamesWithoutClockTimes() -> [BroadcastPairing] {
+        round.pairings.filter { pairing in
+            guard let game = feeds[pairing.gameID]?.game, game.moves.count > 2 else { return false }
+            let control = round.timeControl ?? game.tags["TimeControl"]
+            guard let control, control != "-", control != "?" else { return false }
+            return game.moves.suffix(2).allSatisfy { $0.clock == nil }
+        }
+    }
+
     /// When the game `gameID` last took in its board's record (`nil`: never). Once `now -
     /// delay` is past it, the game's outputs stay the same until its next update.
     public func lastUpdate(gameID: String) -> Double? { feeds[gameID]?.lastUpdate }

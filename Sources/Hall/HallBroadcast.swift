@@ -197,6 +197,7 @@ public struct HallBroadcast: Sendable {
                     "push": state.configuration.push.map { .string($0.url) } ?? .null,
                     "orphans": .array((orphans[name] ?? []).map(Self.json)),
                     "warning": state.feed.round.sizeWarning.map(JSONValue.string) ?? .null,
+                    "without_clock_times": .array(state.feed.gamesWithoutClockTimes().map(Self.json)),
                 ]
             })
     }

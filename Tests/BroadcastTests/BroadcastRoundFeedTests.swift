@@ -43,6 +43,26 @@ import Testing
         #expect(feed.gamePGN(number: 4, at: 2) == nil)
     }
 
+    /// Issue #30 (3): a timed round's game whose moves come without clock times is named.
+    @Test func aTimedGameWithoutClockTimesIsNamed() throws {
+        var feed = BroadcastRoundFeed(round: try Self.round(), delay: 0, at: 0)
+        var clocked = Game()
+        var bare = Game()
+        for (index, uci) in ["e2e4", "e7e5", "g1f3", "b8c6"].enumerated() {
+            try clocked.play(Move(uci: uci)!, clock: 5400 - Double(index))
+            try bare.play(Move(uci: uci)!)
+        }
+        feed.update(boardID: "board-a", game: clocked, clocks: nil, at: 1)
+        feed.update(boardID: "board-b", game: bare, clocks: nil, at: 1)
+        #expect(feed.gamesWithoutClockTimes().map(\.boardNumber) == [2])
+        // The first two plies may come unclocked (the clock starts with the first move).
+        var opening = Game()
+        try opening.play(Move(uci: "e2e4")!)
+        try opening.play(Move(uci: "e7e5")!)
+        feed.update(boardID: "board-b", game: opening, clocks: nil, at: 2)
+        #expect(feed.gamesWithoutClockTimes().isEmpty)
+    }
+
     @Test func theRoundIndexListsThePairingsInBoardOrder() throws {
         var feed = BroadcastRoundFeed(round: try Self.round(), delay: 0, at: 0)
         var game = Game()

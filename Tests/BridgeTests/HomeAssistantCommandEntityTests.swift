@@ -44,7 +44,9 @@ import Testing
         let orientation = try entity("orientation")
         #expect(orientation["command_topic"] == "boardbridge/board-07/set/orientation")
         #expect(orientation["entity_category"] == "config")
-        #expect(orientation["state_topic"] == nil)  // optimistic: the state does not carry it
+        // Issue #30 (7): read from the state, not optimistic.
+        #expect(orientation["state_topic"] == "boardbridge/board-07")
+        #expect(orientation["value_template"] == "{{ value_json.orientation.setting }}")
         for option in try #require(orientation["options"]?.arrayValue).compactMap(\.stringValue) {
             #expect(
                 parser.parse(Array(option.utf8), name: "orientation").command

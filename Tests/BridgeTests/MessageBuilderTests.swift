@@ -76,6 +76,7 @@ import Testing
                 + #""connection":{"state":"connected","attempt":null,"max_attempts":null},"#
                 + #""fen":"\#(Self.fen)","turn":"black","ply":3,"move_number":2,"#
                 + #""last_move":{"uci":"g1f3","san":"Nf3"},"sync":{"state":"out_of_sync","squares":["e4","e5"],"reason":null},"#
+                + #""orientation":{"setting":"auto","in_force":null},"#
                 + #""clock":{"white":5312.4,"black":5390,"running":"black","paused":true,"source":"bridge"},"#
                 + #""battery":{"percent":81,"charging":false},"#
                 + #""game":{"event":null,"site":null,"round":"3","board":"7","white":"Doe, J","black":"Roe, R"},"#
@@ -94,6 +95,7 @@ import Testing
                 + #""connection":{"state":"reconnecting","attempt":2,"max_attempts":10},"#
                 + #""fen":null,"turn":null,"ply":0,"move_number":1,"last_move":{"uci":null,"san":null},"#
                 + #""sync":{"state":"in_sync","squares":[],"reason":null},"#
+                + #""orientation":{"setting":"auto","in_force":null},"#
                 + #""clock":{"white":null,"black":null,"running":null,"paused":false,"source":null},"#
                 + #""battery":{"percent":null,"charging":null},"#
                 + #""game":{"event":null,"site":null,"round":null,"board":null,"white":null,"black":null},"#

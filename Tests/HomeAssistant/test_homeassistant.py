@@ -445,6 +445,8 @@ def test_result_select(ha):
 
 def test_orientation_select(ha):
     board = BOARD["chessnut"]
+    # Read from the board's state (issue #30), not optimistic: it shows the setting before any choice.
+    wait_value(ha, board, "orientation", "auto")
     mark = ha.spy.mark()
     select(ha, board, "orientation", "white")
     wait_command(ha, mark, f"{harness.BASE}/{board.id}/set/orientation", b"white", "the orientation command")

@@ -137,6 +137,9 @@ public struct BoardStatePayload: Equatable, Sendable {
     /// the arbiter to resolve; empty when none was found or too many; `nil` (the key left
     /// out) for any other reason.
     public var syncLines: [CandidateLine]?
+    /// Which side of the board White sits on: the setting (`white`, `black`, `auto`) and the
+    /// side in force (`white`, `black`; `null` while `auto` has not seen enough).
+    public var orientation = Orientation(setting: "auto", inForce: nil)
     /// The clock, when the game is timed.
     public var clock: Clock?
     /// The battery, when the board reports one.
@@ -212,6 +215,7 @@ public struct BoardStatePayload: Equatable, Sendable {
                         ("state", .string(sync.rawValue)), ("squares", .squares(syncSquares)),
                         ("reason", JSONValue(syncReason)),
                     ] + (syncLines.map { [("lines", .array($0.map(\.json)))] } ?? []))),
+            "orientation": ["setting": .string(orientation.setting), "in_force": JSONValue(orientation.inForce)],
             "clock": [
                 "white": .seconds(clock?.white),
                 "black": .seconds(clock?.black),
@@ -224,6 +228,23 @@ public struct BoardStatePayload: Equatable, Sendable {
             "result": .string(result),
             "updated": .string(ISO8601Timestamp.string(from: updated)),
         ]
+    }
+}
+
+extension BoardStatePayload {
+    /// Which side of the board White sits on (`orientation` of the state).
+    public struct Orientation: Equatable, Sendable {
+        /// The setting: `white`, `black` or `auto`.
+        public var setting: String
+        /// The side at the near edge in force: `white`, `black`, or `nil` while `auto` has not
+        /// seen enough.
+        public var inForce: String?
+
+        /// Creates the facts.
+        public init(setting: String, inForce: String?) {
+            self.setting = setting
+            self.inForce = inForce
+        }
     }
 }
 

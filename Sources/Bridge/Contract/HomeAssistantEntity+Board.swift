@@ -171,7 +171,8 @@ private struct BoardEntityFactory {
             HomeAssistantEntity(
                 component: "select", key: "orientation", name: "Orientation",
                 options: [
-                    ("command_topic", .string(topics.set(board, command: "orientation"))),
+                    ("command_topic", .string(topics.set(board, command: "orientation"))), ("state_topic", state),
+                    ("value_template", "{{ value_json.orientation.setting }}"),
                     ("options", ["auto", "white", "black"]), ("qos", 1), ("icon", "mdi:rotate-3d-variant"),
                     ("entity_category", "config"),
                 ],

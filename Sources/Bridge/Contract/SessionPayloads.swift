@@ -163,5 +163,7 @@ extension BoardStatePayload {
             tags: GameCommand.Tags(published: core.game.tags), result: core.game.result.rawValue,
             updated: Date(timeIntervalSince1970: now))
         syncLines = lines
+        let inForce = core.tracker.orientation.map { $0 == .whiteNear ? "white" : "black" }
+        orientation = Orientation(setting: core.tracker.options.orientation.spelling, inForce: inForce)
     }
 }

@@ -143,6 +143,7 @@ extension HallConfiguration {
                     ])
                 }),
             "audit_file": JSONValue(auditFile),
+            "public_url": JSONValue(publicURL),
             "connection_limit": JSONValue(connectionLimit),
         ])
     }

@@ -14,6 +14,9 @@ public struct HallConfiguration: Sendable, Equatable {
     /// which the audit log records. ``arbiterPassword`` is one more account, named
     /// ``sharedArbiterName``.
     public var arbiters: [ArbiterAccount] = []
+    /// The hall view's address as browsers reach it (`hall.public_url`), for links to it
+    /// (Home Assistant's device pages).
+    public var publicURL: String?
     /// Where the audit log is kept (`hall.audit_file`); `nil`: `hall-audit.jsonl` in the
     /// top-level `state_directory`.
     public var auditFile: String?
@@ -37,6 +40,15 @@ public struct HallConfiguration: Sendable, Equatable {
             self.name = name
             self.password = password
         }
+    }
+
+    /// The hall view's address for links: ``publicURL``, else the address it listens on when
+    /// that is one a browser elsewhere can use (not loopback, not every address), else `nil`.
+    public var viewURL: String? {
+        if let publicURL { return publicURL }
+        guard !["127.0.0.1", "::1", "0.0.0.0", "::"].contains(address), !address.hasPrefix("127.") else { return nil }
+        let host = address.contains(":") ? "[\(address)]" : address
+        return "\(tls == nil ? "http" : "https")://\(host):\(port)/"
     }
 
     /// Every account: the named ones, then the shared password's (``sharedArbiterName``).
@@ -72,7 +84,7 @@ public struct HallConfiguration: Sendable, Equatable {
 
     static let keys = [
         "address", "port", "tls", "arbiter_password", "arbiter_password_file", "arbiter_password_env",
-        "connection_limit", "broadcast", "arbiters", "audit_file",
+        "connection_limit", "broadcast", "arbiters", "audit_file", "public_url",
     ]
     static let arbiterKeys = ["name", "password", "password_file", "password_env"]
 
@@ -94,6 +106,13 @@ public struct HallConfiguration: Sendable, Equatable {
                 at: reader.secretMark(in: section, key: "arbiter_password"))
         }
         hall.arbiters = readArbiters(section, reader: reader)
+        if let node = section.value("public_url"), let text = reader.string(node, path: section.path("public_url")) {
+            if text.hasPrefix("http://") || text.hasPrefix("https://") {
+                hall.publicURL = text.hasSuffix("/") ? text : text + "/"
+            } else {
+                reader.fail(section.path("public_url"), "expected an http:// or https:// URL", at: node.mark)
+            }
+        }
         if let node = section.value("audit_file"), let text = reader.string(node, path: section.path("audit_file")) {
             if text.isEmpty {
                 reader.fail(section.path("audit_file"), "expected a file path", at: node.mark)

@@ -114,7 +114,7 @@ import Testing
             configs.compactMap { $0["unique_id"]?.stringValue }.map {
                 $0.replacing("boardbridge_bridge_hall-a_", with: "")
             } == [
-                "connection_state", "version", "boards", "boards_connected", "reconnect_all",
+                "connection_state", "version", "boards", "boards_connected", "reconnect_all", "restart",
             ])
         #expect(configs[1]["state_topic"] == "boardbridge/bridge/hall-a/info")
         #expect(configs[1]["value_template"] == "{{ value_json.version }}")
@@ -124,7 +124,8 @@ import Testing
         #expect(configs[4]["command_topic"] == "boardbridge/bridge/hall-a/request/reconnect")
         #expect(configs[4]["payload_press"] == #"{"all":true}"#)
         #expect(configs[4]["entity_category"] == "config")
-        #expect(configs.dropFirst().dropLast().allSatisfy { $0["entity_category"] == "diagnostic" })
+        #expect(configs[5]["command_topic"] == "boardbridge/bridge/hall-a/request/restart")
+        #expect(configs.dropFirst().dropLast(2).allSatisfy { $0["entity_category"] == "diagnostic" })
         #expect(configs.dropFirst().allSatisfy { $0["availability"] != nil })
     }
 }

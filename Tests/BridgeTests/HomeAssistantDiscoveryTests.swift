@@ -79,7 +79,7 @@ import Testing
             discovery().discoveryMessages(for: board7, bridge: bridge)
             + discovery().discoveryMessages(for: board8, bridge: bridge) + discovery().bridgeDiscoveryMessages(bridge)
         let ids = try messages.compactMap { try config($0)["unique_id"]?.stringValue }
-        #expect(ids.count == 31 + 31 + 5)
+        #expect(ids.count == 31 + 31 + 6)
         #expect(Set(ids).count == ids.count)
         #expect(Set(messages.map(\.topic)).count == messages.count)
     }
@@ -237,8 +237,8 @@ import Testing
 
     @Test func bridgeDevice() throws {
         let messages = discovery().bridgeDiscoveryMessages(bridge)
-        // Connection state, version, boards, boards connected, reconnect all.
-        #expect(messages.count == 5)
+        // Connection state, version, boards, boards connected, reconnect all, restart.
+        #expect(messages.count == 6)
         let message = try #require(messages.first)
         #expect(message.topic == "homeassistant/binary_sensor/boardbridge_bridge_hall-a/connection_state/config")
         #expect(message.retain && message.qos == 1)
@@ -247,6 +247,23 @@ import Testing
         #expect(object["device_class"] == "connectivity")
         #expect(object["unique_id"] == "boardbridge_bridge_hall-a_connection_state")
         #expect(object["availability"] == nil)
+    }
+
+    /// Issue #30 (7): the device pages link to the hall view (a board's to its detail), and
+    /// the bridge has a restart button.
+    @Test func devicePagesLinkTheHallViewAndTheBridgeRestarts() throws {
+        var linked = bridge
+        linked.hallURL = "http://hall.local:8080/"
+        let boardConfig = try config(try #require(discovery().discoveryMessages(for: board7, bridge: linked).first))
+        #expect(boardConfig["device"]?["configuration_url"] == "http://hall.local:8080/#board=board-07")
+        let bridgeMessages = discovery().bridgeDiscoveryMessages(linked)
+        #expect(try config(try #require(bridgeMessages.first))["device"]?["configuration_url"] == "http://hall.local:8080/")
+        let restart = try config(try #require(bridgeMessages.first { $0.topic.hasSuffix("/restart/config") }))
+        #expect(restart["command_topic"] == "boardbridge/bridge/hall-a/request/restart")
+        #expect(restart["device_class"] == "restart")
+        // Without a hall view, no link.
+        let plain = try config(try #require(discovery().discoveryMessages(for: board7, bridge: bridge).first))
+        #expect(plain["device"]?["configuration_url"] == nil)
     }
 
     @Test func removalMessagesAreEmptyAndRetained() {

@@ -65,6 +65,19 @@ import Testing
         }
     }
 
+    /// Issue #30 (7): where Home Assistant's device pages link to.
+    @Test func theHallViewsAddressForLinks() throws {
+        #expect(try ConfigLoader.parse(yamlText: "hall: {}\n").hall.viewURL == nil)
+        #expect(try ConfigLoader.parse(yamlText: "hall: {address: 0.0.0.0}\n").hall.viewURL == nil)
+        #expect(
+            try ConfigLoader.parse(yamlText: "hall: {address: 192.0.2.7, port: 8081}\n").hall.viewURL
+                == "http://192.0.2.7:8081/")
+        #expect(
+            try ConfigLoader.parse(yamlText: "hall: {address: 0.0.0.0, public_url: 'https://hall.example'}\n").hall
+                .viewURL == "https://hall.example/")
+        #expect(throws: ConfigErrors.self) { try ConfigLoader.parse(yamlText: "hall: {public_url: hall.local}\n") }
+    }
+
     @Test func namedArbitersAndTheAuditFile() throws {
         let config = try ConfigLoader.parse(
             yamlText: """

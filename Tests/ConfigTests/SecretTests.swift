@@ -54,7 +54,7 @@ import Testing
         }
         #expect(
             config.redactedDescription.contains(
-                #""hall":{"address":"127.0.0.1","arbiter_password":"<redacted>","arbiters":[],"audit_file":null,"connection_limit":256,"port":8443,"tls":null}"#
+                #""hall":{"address":"127.0.0.1","arbiter_password":"<redacted>","arbiters":[],"audit_file":null,"connection_limit":256,"port":8443,"public_url":null,"tls":null}"#
             ))
     }
 

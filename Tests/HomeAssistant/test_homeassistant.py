@@ -73,7 +73,7 @@ BRIDGE_ONLY = {"connectivity", "ready", "connection_state", "reconnect", "last_e
 # The bridge device's entities: (object id, entity_category).
 BRIDGE_ENTITIES = [
     ("connection_state", "diagnostic"), ("version", "diagnostic"), ("boards", "diagnostic"),
-    ("boards_connected", "diagnostic"), ("reconnect_all", "config"),
+    ("boards_connected", "diagnostic"), ("reconnect_all", "config"), ("restart", "config"),
     ("health_state_directory", "diagnostic"), ("health_uptime", "diagnostic"), ("health_cpu", "diagnostic"),
     ("health_memory", "diagnostic"), ("health_mqtt_queued", "diagnostic"), ("health_mqtt_dropped", "diagnostic"),
     ("health_free_space", "diagnostic"),

@@ -52,6 +52,9 @@ public struct BridgeDescriptor: Equatable, Sendable {
     public var name: String
     /// A URL where users find help (Home Assistant origin `support_url`).
     public var supportURL: String?
+    /// The hall view's address (`configuration_url` of the Home Assistant devices), when
+    /// one is configured (``HallConfiguration/viewURL``).
+    public var hallURL: String?
 
     /// The software name used in origin blocks and device manufacturer fields.
     public static let softwareName = "BoardBridge"

@@ -214,17 +214,21 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
         if let version = board.firmwareVersion { device["sw_version"] = .string(version) }
         // The Bluetooth address, as Home Assistant's device registry spells a MAC.
         if let address = board.address { device["connections"] = [["mac", .string(address.lowercased())]] }
+        // The hall view, opened on this board's detail.
+        if let hall = bridge.hallURL { device["configuration_url"] = .string(hall + "#board=" + board.id) }
         return .object(device)
     }
 
     private func bridgeDevice(_ bridge: BridgeDescriptor) -> JSONValue {
-        [
+        var device: JSONObject = [
             "identifiers": [.string(Self.bridgeDeviceID(bridge))],
             "name": .string(bridge.name),
             "manufacturer": .string(BridgeDescriptor.softwareName),
             "model": .string(BridgeDescriptor.softwareName),
             "sw_version": .string(bridge.version),
         ]
+        if let hall = bridge.hallURL { device["configuration_url"] = .string(hall) }
+        return .object(device)
     }
 
     private func origin(_ bridge: BridgeDescriptor) -> JSONValue {

@@ -91,6 +91,13 @@ extension HomeAssistantEntity {
                     ("qos", 1), ("device_class", "restart"), ("entity_category", "config"),
                 ],
                 availability: .bridgeOnly),
+            HomeAssistantEntity(
+                component: "button", key: "restart", name: "Restart bridge",
+                options: [
+                    ("command_topic", .string(topics.bridgeRequest("restart"))), ("payload_press", "{}"),
+                    ("qos", 1), ("device_class", "restart"), ("entity_category", "config"),
+                ],
+                availability: .bridgeOnly),
         ]
     }
 }

@@ -36,11 +36,19 @@ extension BridgeApp {
         watchdog = source
     }
 
-    /// Publishes `offline`, saves the games, closes the links and flushes MQTT, then exits.
-    public func shutdown() async {
+    /// The exit status when a restart was asked for and the process could not start itself
+    /// again (a supervisor such as systemd's `Restart=on-failure` then does).
+    static let restartStatus: Int32 = 75
+
+    /// Publishes `offline`, saves the games, closes the links and flushes MQTT, then exits;
+    /// `restarting`: then starts again as the same process (`execv` of its own executable
+    /// with the same arguments), or exits with ``restartStatus`` when it cannot.
+    public func shutdown(restarting: Bool = false) async {
         guard !isStopping else { return }
         isStopping = true
-        notifier.notify("STOPPING=1")
+        // A restart is the same service going on (the same PID, READY=1 again): systemd is
+        // not told that it stops.
+        if !restarting { notifier.notify("STOPPING=1") }
         let deadline = DispatchSource.makeTimerSource(queue: .main)
         deadline.schedule(deadline: .now() + Self.shutdownDeadline)
         let logger = logger
@@ -68,7 +76,14 @@ extension BridgeApp {
         _ = await client.flush(timeout: .seconds(3))
         client.stop()
         stateWriter.flush()
-        logger.notice("stopped")
+        logger.notice(restarting ? "stopped, restarting" : "stopped")
+        if restarting {
+            if let path = ProcessControl.executablePath() {
+                let error = ProcessControl.replace(with: path, arguments: CommandLine.arguments)
+                logger.error("cannot restart", [("error", "\(error)")])
+            }
+            ProcessControl.exit(Self.restartStatus)
+        }
         ProcessControl.exit(0)
     }
 }

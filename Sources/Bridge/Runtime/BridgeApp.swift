@@ -71,7 +71,10 @@ public final class BridgeApp {
         let node = configuration.node ?? Self.hostName()
         topics = try Topics(base: configuration.baseTopic, node: node)
         builder = MessageBuilder(topics: topics)
-        bridge = BridgeDescriptor(topics: topics, version: BoardBridgeVersion.current, name: "BoardBridge \(node)")
+        var descriptor = BridgeDescriptor(
+            topics: topics, version: BoardBridgeVersion.current, name: "BoardBridge \(node)")
+        descriptor.hallURL = configuration.hall.viewURL
+        bridge = descriptor
         if configuration.homeAssistant.enabled {
             var announced = try HomeAssistantDiscovery(
                 prefix: configuration.homeAssistant.discoveryPrefix,
@@ -355,6 +358,11 @@ public final class BridgeApp {
                 transport.disconnect()
                 transport.start()
                 return true
+            },
+            restart: {
+                self.logger.notice("restart requested")
+                // After this request's answer is published (the task runs after it).
+                Task { await self.shutdown(restarting: true) }
             })
     }
 

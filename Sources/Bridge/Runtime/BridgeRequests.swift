@@ -2,7 +2,8 @@ import Config
 import JSON
 
 /// The answers to the bridge's requests (`<base>/bridge/<node>/request/<op>`): `info`,
-/// `boards`, `health` and `reconnect` (one `"board"` or `"all":true`). What it reads and
+/// `boards`, `health`, `reconnect` (one `"board"` or `"all":true`) and `restart` (the
+/// bridge stops as on SIGTERM, games saved, and starts again as the same process). What it reads and
 /// does is passed in as closures by the owner of the sessions (``BridgeApp``), so the
 /// answers are tested without a broker, a bus or a board.
 @MainActor
@@ -17,9 +18,11 @@ struct BridgeRequests {
     var healthReport: () -> JSONValue
     /// Disconnects and restarts a board's link; `false` for an unknown id.
     var reconnect: (String) -> Bool
+    /// Restarts the bridge once the answer is out.
+    var restart: () -> Void = {}
 
     /// The request names, as the answer to an unknown one lists them.
-    static let names = ["info", "boards", "health", "reconnect"]
+    static let names = ["info", "boards", "health", "reconnect", "restart"]
 
     /// The answer to `op` with the `parsed` payload.
     func answer(op: String, _ parsed: ParsedRequest) -> ResponsePayload {
@@ -47,6 +50,9 @@ struct BridgeRequests {
                     message: "reconnect needs an existing \"board\" (or \"all\":true)", transaction: transaction)
             }
             return .ok(data: ["board": .string(id)], transaction: transaction)
+        case (.success, "restart"):
+            restart()
+            return .ok(data: ["restarting": true], transaction: transaction)
         case (.success, _):
             return .error(
                 message: "unknown request \"\(op)\", expected one of \(Self.names.joined(separator: ", "))",

@@ -11,6 +11,7 @@ import Testing
         var ids = ["b2", "b1"]
         var reconnected: [String] = []
         var healthReports = 0
+        var restarts = 0
 
         var requests: BridgeRequests {
             BridgeRequests(
@@ -24,7 +25,8 @@ import Testing
                     guard self.ids.contains(id) else { return false }
                     self.reconnected.append(id)
                     return true
-                })
+                },
+                restart: { self.restarts += 1 })
         }
     }
 
@@ -54,6 +56,13 @@ import Testing
         #expect(boards.reconnected == ["b2", "b1", "b2"])
     }
 
+    /// Issue #30 (7): Home Assistant's "Restart bridge" button asks for this.
+    @Test func restartAnswersAndRestarts() {
+        let boards = Boards()
+        #expect(answer("restart", #"{"transaction":"r"}"#, boards) == #"{"status":"ok","data":{"restarting":true},"transaction":"r"}"#)
+        #expect(boards.restarts == 1)
+    }
+
     @Test func reconnectNeedsAnExistingBoard() {
         let boards = Boards()
         for payload in [#"{"board":"b9"}"#, "{}", #"{"all":false}"#, #"{"board":7}"#] {
@@ -67,8 +76,8 @@ import Testing
 
     @Test func unknownRequestsAndBadPayloadsAreRefused() {
         #expect(
-            answer("restart", #"{"transaction":"t"}"#)
-                == #"{"status":"error","data":{},"error":"unknown request \"restart\", expected one of info, boards, health, reconnect","transaction":"t"}"#
+            answer("reboot", #"{"transaction":"t"}"#)
+                == #"{"status":"error","data":{},"error":"unknown request \"reboot\", expected one of info, boards, health, reconnect, restart","transaction":"t"}"#
         )
         let boards = Boards()
         #expect(answer("reconnect", "[1]", boards).hasPrefix(#"{"status":"error""#))

@@ -257,7 +257,8 @@ import Testing
         let boardConfig = try config(try #require(discovery().discoveryMessages(for: board7, bridge: linked).first))
         #expect(boardConfig["device"]?["configuration_url"] == "http://hall.local:8080/#board=board-07")
         let bridgeMessages = discovery().bridgeDiscoveryMessages(linked)
-        #expect(try config(try #require(bridgeMessages.first))["device"]?["configuration_url"] == "http://hall.local:8080/")
+        #expect(
+            try config(try #require(bridgeMessages.first))["device"]?["configuration_url"] == "http://hall.local:8080/")
         let restart = try config(try #require(bridgeMessages.first { $0.topic.hasSuffix("/restart/config") }))
         #expect(restart["command_topic"] == "boardbridge/bridge/hall-a/request/restart")
         #expect(restart["device_class"] == "restart")

@@ -59,7 +59,9 @@ import Testing
     /// Issue #30 (7): Home Assistant's "Restart bridge" button asks for this.
     @Test func restartAnswersAndRestarts() {
         let boards = Boards()
-        #expect(answer("restart", #"{"transaction":"r"}"#, boards) == #"{"status":"ok","data":{"restarting":true},"transaction":"r"}"#)
+        #expect(
+            answer("restart", #"{"transaction":"r"}"#, boards)
+                == #"{"status":"ok","data":{"restarting":true},"transaction":"r"}"#)
         #expect(boards.restarts == 1)
     }
 

@@ -154,7 +154,7 @@ public struct BroadcastConfiguration: Sendable, Equatable {
         let source = BroadcastPairingsFile(
             path: file, round: name, event: mapping.nonEmptyString("event"), site: mapping.nonEmptyString("site"),
             date: mapping.nonEmptyString("date"), timeControl: mapping.nonEmptyString("time_control"))
-        if name == nil, !file.lowercased().hasSuffix(".json") {
+        if name == nil, !file.lowercased().hasSuffix(".json"), !file.lowercased().hasSuffix(".pgn") {
             mapping.missing("round")
             return nil
         }

@@ -5,7 +5,7 @@ public import Broadcast
 /// loaded, and again by the hall when the file changes mid-round (docs/broadcast.md,
 /// Changing the pairings mid-round).
 public struct BroadcastPairingsFile: Sendable, Equatable {
-    /// The absolute path of the file (`.json`: JSON, else CSV).
+    /// The absolute path of the file (`.json`: JSON, `.pgn`: PGN, else CSV).
     public var path: String
     /// The round's name as configured (required for a CSV file).
     public var round: String?
@@ -65,6 +65,9 @@ public struct BroadcastPairingsFile: Sendable, Equatable {
                 round.site = site ?? round.site
                 round.date = date ?? round.date
                 round.timeControl = timeControl ?? round.timeControl
+            } else if path.lowercased().hasSuffix(".pgn") {
+                round = try BroadcastRound(
+                    pgn: content, round: self.round, event: event, site: site, date: date, timeControl: timeControl)
             } else {
                 guard let name = self.round else {
                     return .failure(Failure(message: "\(path): a CSV pairings file needs the round's name"))

@@ -55,6 +55,16 @@ import Testing
         #expect(broadcast.rounds[0].round.sizeWarning == nil)
     }
 
+    /// Issue #30 (5): a PGN file of the round's games, as pairing programs export them.
+    @Test func readsAPGNPairingsFile() throws {
+        try "[Round \"4.1\"]\n[White \"Doe, John\"]\n[Black \"Roe, Richard\"]\n[BoardId \"b1\"]\n*\n"
+            .write(to: directory.appendingPathComponent("r4.pgn"), atomically: true, encoding: .utf8)
+        let yaml = "hall:\n  broadcast:\n    rounds:\n      - pairings_file: \(path("r4.pgn"))\n"
+        let round = try #require(try ConfigLoader.parse(yamlText: yaml).hall.broadcast.rounds.first)
+        #expect(round.round.round == "4")
+        #expect(round.round.pairings.map(\.boardID) == ["b1"])
+    }
+
     @Test func readsRoundsFromCSVAndJSON() throws {
         let yaml = """
             hall:

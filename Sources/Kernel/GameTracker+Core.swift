@@ -127,6 +127,7 @@ extension GameTracker {
         gapObservations.clear()
         gapReported = false
         openGap = nil
+        announcedUndos = 0
     }
 
     /// Collects the positions before each of the last few moves.

@@ -140,6 +140,9 @@ extension GameTracker {
         requestState(at: time)
     }
 
+    /// Asks the board for its state (an undo announced on it).
+    mutating func askForState(at time: TimeInterval) { requestState(at: time) }
+
     private mutating func requestState(at time: TimeInterval) {
         hold.requestDue = true
         hold.askedAt = time

@@ -92,6 +92,10 @@ public struct GameTracker: Sendable {
     /// Whether the board being judged is the first one seen after a gap: a move it shows
     /// was made while nobody watched.
     var judgingGap = false
+    /// Undos the board announced whose state frame has not come yet (``observeUndo(at:)``).
+    var announcedUndos = 0
+    /// Whether the `pieces` of the state frame that showed an undo are still to come.
+    var undoPiecesPending = false
 
     /// A tracker for `game`, reading events the way `inputPath` says. `orientation` is
     /// one detected earlier (restored state); a fixed setting in `options` wins over it.
@@ -144,12 +148,18 @@ public struct GameTracker: Sendable {
             case .identity: observeIdentity(PackedBoard(snapshot), at: time, into: &outputs)
             case .reportedMoves where decidesByState && !boardGameCarriesPlies:
                 reconcileReports(with: (orientation ?? .whiteNear).map(snapshot), at: time, into: &outputs)
+            case .reportedMoves where undoPiecesPending:
+                // The pieces of the state frame that showed an undo: the board's own game,
+                // not what stands on the squares (the pieces are put back later).
+                undoPiecesPending = false
             case .occupancy, .reportedMoves:
                 observeOccupancy(map(snapshot.occupancy).bits, at: time, into: &outputs)
             }
         case .gameState(let snapshot, let side, let fullmove):
             guard inputPath == .reportedMoves else { break }
             boardGameCarriesPlies = true
+            let mapped = (orientation ?? .whiteNear).map(snapshot)
+            if takeBackToBoard(mapped, side: side, fullmove: fullmove, at: time, into: &outputs) { break }
             guard decidesByState else { break }
             let plies = pliesAhead(side, fullmove)
             reconcileReports(
@@ -175,10 +185,14 @@ public struct GameTracker: Sendable {
             lastFrame = nil
             lastPhysical = nil
             sensedPlacement = nil
+            announcedUndos = 0
+            undoPiecesPending = false
             catchingUp = true
         case .disconnected:
             touched = 0
             lastPlaced = nil
+        case .button(.named(Self.undoButton)):
+            observeUndo(at: time)
         case .ready, .handshakeFailed, .battery, .button, .version, .serialNumber, .clock, .raw:
             break
         }

@@ -88,8 +88,8 @@ import Testing
         #expect(try JSONValue(parsing: rssi.payload)["unit_of_measurement"] == "dBm")
 
         let bridgeMessages = discovery.bridgeDiscoveryMessages(bridge)
-        // The connection state, version, board counts, reconnect-all, and seven health entities.
-        #expect(bridgeMessages.count == 12)
+        // The connection state, version, board counts, reconnect-all, restart, and seven health entities.
+        #expect(bridgeMessages.count == 13)
         let directory = try #require(
             bridgeMessages.first {
                 $0.topic == "homeassistant/binary_sensor/boardbridge_bridge_hall-a/health_state_directory/config"

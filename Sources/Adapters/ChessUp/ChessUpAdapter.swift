@@ -205,8 +205,9 @@ public struct ChessUpAdapter: BoardAuxiliaryReading {
             guard !repeated, let model = ChessUpWire.model(frame: frame) else { return }
             events.append(.version(model))
         case ChessUpWire.undoOpcode:
+            // An undo made on the board: its next state frame shows its game a ply back.
             filter.clear()
-            events.append(.raw(Data(frame)))
+            events.append(.button(.named("undo")))
         case ChessUpWire.loadCompleteOpcode:
             filter.clear()
             if !repeated { events.append(.raw(Data(frame))) }

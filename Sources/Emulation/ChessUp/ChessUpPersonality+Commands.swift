@@ -79,6 +79,7 @@ extension ChessUpPersonality {
                 loaded.enPassant = loaded.enPassant?.rotated
             }
             game = loaded
+            undoHistory = []
             resetMoveTracking()
             replies.append(Data([ChessUpWire.loadCompleteOpcode]))
             return remaining

@@ -114,6 +114,13 @@ public struct ChessUpPersonality: BoardPersonality {
     var game = ChessUpGame.standard {
         didSet { gameOccupancy = game.pieces.occupancy }
     }
+    /// The games before each move of this game, oldest first, for an undo on the board (at
+    /// most ``undoLimit``).
+    var undoHistory: [ChessUpGame] = []
+    /// The most moves the board's undo goes back.
+    static let undoLimit = 64
+    /// The name of the board's undo button (``PhysicalAction/pressButton(_:)``).
+    public static let undoButton = "undo"
     private var gameOccupancy = ChessUpGame.standard.pieces.occupancy
     var outstanding: [Outstanding] = []
     private var retransmissionsSinceAck = 0
@@ -201,8 +208,13 @@ public struct ChessUpPersonality: BoardPersonality {
             batteryPercent = min(100, max(0, percent))
             isCharging = charging
             return changed && isLinkUp ? [Data([ChessUpWire.chargingOpcode, charging ? 1 : 0])] : []
-        case .pressButton:
-            return []
+        case .pressButton(let name):
+            // The board's undo: its own game goes back a move and it says so (`BD`); the pieces
+            // stay until the players put them back. Only inside a session, like move reports.
+            guard name == Self.undoButton, isSessionOpen, let previous = undoHistory.popLast() else { return [] }
+            game = previous
+            resetMoveTracking()
+            return isLinkUp ? [Data([ChessUpWire.undoOpcode])] : []
         }
         if streamsOccupancy, occupancy != occupancyBefore { frames.append(occupancyFrame()) }
         frames += recogniseMove(at: time, placedNow: placedNow, liftedNow: liftedNow)
@@ -235,6 +247,7 @@ public struct ChessUpPersonality: BoardPersonality {
     /// Starts a new game (session open, reset): the standard position, no pending move.
     mutating func startNewGame() {
         game = .standard
+        undoHistory = []
         resetMoveTracking()
     }
 
@@ -283,6 +296,8 @@ public struct ChessUpPersonality: BoardPersonality {
     /// Plays `move` in the board's game and, inside a session, queues (and, with a link,
     /// sends) its `A3` frame and the `97` pick of a promotion.
     private mutating func commit(_ move: BoardMove, at time: TimeInterval) -> [Data] {
+        undoHistory.append(game)
+        if undoHistory.count > Self.undoLimit { undoHistory.removeFirst() }
         game.apply(move)
         lifted = []
         guard isSessionOpen else { return [] }

@@ -4,6 +4,7 @@ import Chess
 import Config
 import Emulation
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Bridge
@@ -77,5 +78,50 @@ import Testing
         #expect(harness.transport.writes.contains { $0.bytes == Data([0x29, 0x01, 0x00]) })
         let state = harness.publisher.payloads(on: "boardbridge/board-01").last
         #expect(state?["battery"]?["percent"]?.intValue == 100)
+    }
+}
+
+/// Issue #30 (4): an undo made on a ChessUp is a takeback: the board says so (`BD`), its
+/// state frame shows its game a move back, and the PGN follows; the pieces standing as
+/// before the undo are not in sync until they are put back.
+@Suite(.serialized) @MainActor struct ChessUpUndoTests {
+    @Test func anUndoOnTheBoardTakesTheMoveBack() async throws {
+        var harness = try SessionHarness(family: .chessUp, name: "ChessUp")
+        await harness.connect()
+        for uci in ["e2e4", "e7e5", "g1f3"] { await harness.play(uci) }
+        #expect(await eventually { harness.session.core.game.moves.count == 3 }, "three moves")
+        harness.publisher.clear()
+        harness.transport.perform(.pressButton("undo"))
+        #expect(await eventually { harness.session.core.game.moves.count == 2 }, "the takeback")
+        await harness.pump()
+        let events = harness.publisher.payloads(on: "boardbridge/board-01/event")
+        #expect(events.contains { $0["event_type"] == "takeback" && $0["plies"] == 1 }, "\(events)")
+        let pgn = harness.publisher.messages.last { $0.topic == "boardbridge/board-01/pgn" }
+            .map { String(decoding: $0.payload, as: UTF8.self) } ?? ""
+        #expect(pgn.contains("1. e4 e5 *"), "\(pgn)")
+        #expect(harness.session.core.syncState != .inSync, "the knight still stands on f3")
+        // The knight goes back and the game goes on from there (the ChessUp streams no
+        // occupancy: its next move report shows the pieces stand as the game).
+        harness.transport.perform(.lift(.f3))
+        harness.transport.perform(.place(Piece(.white, .knight), on: .g1))
+        await harness.pump()
+        await harness.play("b1c3")
+        #expect(await eventually { harness.session.core.game.moves.count == 3 }, "the next move")
+        #expect(harness.session.core.game.moves.last?.move.uci == "b1c3")
+        #expect(await eventually { harness.session.core.syncState == .inSync }, "in sync again")
+    }
+
+    /// A state frame behind the game without an undo announced (a stale one) takes nothing back.
+    @Test func aStateFrameBehindTheGameWithoutAnUndoTakesNothingBack() async throws {
+        var harness = try SessionHarness(family: .chessUp, name: "ChessUp")
+        await harness.connect()
+        for uci in ["e2e4", "e7e5"] { await harness.play(uci) }
+        #expect(await eventually { harness.session.core.game.moves.count == 2 }, "two moves")
+        var board = Position.starting.snapshot
+        board[.e2] = nil
+        board[.e4] = Piece(.white, .pawn)
+        harness.session.handle(.gameState(board, sideToMove: .black, fullmoveNumber: 1))
+        await harness.pump()
+        #expect(harness.session.core.game.moves.count == 2)
     }
 }

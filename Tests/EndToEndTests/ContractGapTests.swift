@@ -84,7 +84,8 @@ extension EndToEndTests {
         let request = hall.recorder.json(on: answers[2], since: mark)[0]
         #expect(request["status"]?.stringValue == "error")
         #expect(
-            request["error"]?.stringValue == #"unknown request "", expected one of info, boards, health, reconnect, restart"#)
+            request["error"]?.stringValue
+                == #"unknown request "", expected one of info, boards, health, reconnect, restart"#)
         #expect(request["transaction"]?.stringValue == "t3")
 
         // 7. The silent ChessUp: no answer to the handshake.

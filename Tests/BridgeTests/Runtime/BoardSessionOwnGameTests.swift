@@ -96,7 +96,8 @@ import Testing
         await harness.pump()
         let events = harness.publisher.payloads(on: "boardbridge/board-01/event")
         #expect(events.contains { $0["event_type"] == "takeback" && $0["plies"] == 1 }, "\(events)")
-        let pgn = harness.publisher.messages.last { $0.topic == "boardbridge/board-01/pgn" }
+        let pgn =
+            harness.publisher.messages.last { $0.topic == "boardbridge/board-01/pgn" }
             .map { String(decoding: $0.payload, as: UTF8.self) } ?? ""
         #expect(pgn.contains("1. e4 e5 *"), "\(pgn)")
         #expect(harness.session.core.syncState != .inSync, "the knight still stands on f3")

@@ -28,14 +28,14 @@ import Testing
 
     @Test func boardMessagesAreRetainedPerComponentTopics() throws {
         let messages = discovery().discoveryMessages(for: board7, bridge: bridge)
-        #expect(messages.count == 34)
+        #expect(messages.count == 35)
         #expect(messages.allSatisfy { $0.retain && $0.qos == 1 && !$0.payload.isEmpty })
         let topicsByComponent = Dictionary(grouping: messages.map(\.topic), by: { String($0.split(separator: "/")[1]) })
         #expect(topicsByComponent["binary_sensor"]?.count == 3)
         #expect(topicsByComponent["sensor"]?.count == 17)
         #expect(topicsByComponent["event"]?.count == 1)
         #expect(topicsByComponent["button"]?.count == 8)
-        #expect(topicsByComponent["select"]?.count == 2)
+        #expect(topicsByComponent["select"]?.count == 3)
         #expect(topicsByComponent["device_automation"]?.count == 3)
         #expect(messages.first?.topic == "homeassistant/binary_sensor/boardbridge_board_board-07/connectivity/config")
         #expect(Set(messages.map(\.topic)).count == messages.count)
@@ -79,7 +79,7 @@ import Testing
             discovery().discoveryMessages(for: board7, bridge: bridge)
             + discovery().discoveryMessages(for: board8, bridge: bridge) + discovery().bridgeDiscoveryMessages(bridge)
         let ids = try messages.compactMap { try config($0)["unique_id"]?.stringValue }
-        #expect(ids.count == 31 + 31 + 6)
+        #expect(ids.count == 32 + 32 + 6)
         #expect(Set(ids).count == ids.count)
         #expect(Set(messages.map(\.topic)).count == messages.count)
     }
@@ -301,12 +301,13 @@ import Testing
         #expect(
             withdrawn.map(\.topic) == [
                 "homeassistant/button/boardbridge_board_board-09/clear_leds/config",
+                "homeassistant/select/boardbridge_board_board-09/led_pattern/config",
                 "homeassistant/sensor/boardbridge_board_board-09/battery/config",
                 "homeassistant/button/boardbridge_board_board-09/request_battery/config",
             ])
         #expect(withdrawn.allSatisfy { $0.retain && $0.qos == 1 })
         // Removal still clears every topic; device discovery leaves the two out.
-        #expect(discovery().removalMessages(for: chessUp, bridge: bridge).count == 34)
+        #expect(discovery().removalMessages(for: chessUp, bridge: bridge).count == 35)
         let device = try config(try #require(discovery(.device).discoveryMessages(for: chessUp, bridge: bridge).first))
         let components = try #require(device["components"]?.objectValue)
         #expect(components.count == 31)
@@ -328,7 +329,7 @@ import Testing
         #expect(object["device"]?["identifiers"] == ["boardbridge_board_board-07"])
         #expect(object["origin"]?["name"] == "BoardBridge")
         let components = try #require(object["components"]?.objectValue)
-        #expect(components.count == 34)
+        #expect(components.count == 35)
         #expect(components["fen"]?["platform"] == "sensor")
         #expect(components["fen"]?["unique_id"] == "boardbridge_board_board-07_fen")
         #expect(components["clock_paused"]?["platform"] == "device_automation")

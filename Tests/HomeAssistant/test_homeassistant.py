@@ -49,6 +49,7 @@ BOARD_ENTITIES = [
     ("button", "clock_resume", "Resume clock", None, True),
     ("button", "clear_leds", "Clear LEDs", None, True),
     ("select", "result", "Result", None, True),
+    ("select", "led_pattern", "LED pattern", None, True),
     ("select", "orientation", "Orientation", "config", True),
     ("sensor", "battery", "Battery", "diagnostic", True),
     ("button", "request_state", "Request state", "diagnostic", True),
@@ -85,7 +86,7 @@ def expected_entities(board, enabled_only=False):
     if not board.has_battery:
         keys = [e for e in keys if e[1] not in ("battery", "request_battery")]
     if not board.has_leds:
-        keys = [e for e in keys if e[1] != "clear_leds"]
+        keys = [e for e in keys if e[1] not in ("clear_leds", "led_pattern")]
     if enabled_only:
         keys = [e for e in keys if e[4]]
     return keys

@@ -34,6 +34,19 @@ public enum GameCommand: Equatable, Sendable {
     /// Sets which side of the physical board White sits on (`orientation`: the contract's
     /// words are ``OrientationSetting/spellings``).
     case setOrientation(OrientationSetting)
+    /// Lights the board's LEDs in a pattern the game decides (`leds`: `"last_move"`,
+    /// `"check"`, `"off"`).
+    case ledPattern(LEDPattern)
+
+    /// An LED pattern of the game (Home Assistant's LED select).
+    public enum LEDPattern: String, CaseIterable, Equatable, Sendable {
+        /// Every LED off.
+        case off
+        /// The last move's squares, in the `move` style.
+        case lastMove = "last_move"
+        /// The king in check (the side to move's), in the `check` style; off when none is.
+        case check
+    }
 
     /// The parameters of a new game.
     public struct NewGame: Equatable, Sendable {

@@ -17,6 +17,7 @@ import Kernel
 /// | key | value | result |
 /// |---|---|---|
 /// | `leds` | `"clear"`, a list of squares, `"e2 e4"`, or `{"squares":[…],"style":…}` | indicate / clear |
+/// | `leds` | `"last_move"`, `"check"`, `"off"` | ledPattern (squares from the game) |
 /// | `request` | `"state"` (default) or `"battery"` | requestState / requestBattery |
 /// | `session` | `"start"` (default) | startSession |
 /// | `move` | UCI text, `"e2e4"` | executeMove (motorised boards) |
@@ -173,7 +174,11 @@ public struct CommandParser: Sendable {
     {
         do throws(CommandError) {
             switch name {
-            case "leds": return .success(.board(try leds(value)))
+            case "leds":
+                if case .string(let text) = value, let pattern = GameCommand.LEDPattern(rawValue: text) {
+                    return .success(.game(.ledPattern(pattern)))
+                }
+                return .success(.board(try leds(value)))
             case "request": return .success(.board(try request(value)))
             case "session": return .success(.board(try session(value)))
             case "move": return .success(.board(try move(value)))

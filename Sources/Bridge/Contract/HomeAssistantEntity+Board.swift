@@ -169,6 +169,14 @@ private struct BoardEntityFactory {
                 ],
                 availability: .bridgeAndBoard),
             HomeAssistantEntity(
+                component: "select", key: "led_pattern", name: "LED pattern",
+                options: [
+                    ("command_topic", .string(topics.set(board, command: "leds"))),
+                    ("options", .array(GameCommand.LEDPattern.allCases.map { .string($0.rawValue) })),
+                    ("optimistic", true), ("qos", 1), ("icon", "mdi:led-on"),
+                ],
+                availability: .bridgeAndBoard),
+            HomeAssistantEntity(
                 component: "select", key: "orientation", name: "Orientation",
                 options: [
                     ("command_topic", .string(topics.set(board, command: "orientation"))), ("state_topic", state),

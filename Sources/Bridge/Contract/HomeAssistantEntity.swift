@@ -35,7 +35,7 @@ struct HomeAssistantEntity: Sendable {
         guard let capabilities else { return true }
         switch key {
         case "battery", "request_battery": return capabilities.contains(.batteryReporting)
-        case "clear_leds": return capabilities.contains(.perSquareLEDs)
+        case "clear_leds", "led_pattern": return capabilities.contains(.perSquareLEDs)
         default: return true
         }
     }

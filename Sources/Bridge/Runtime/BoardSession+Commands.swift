@@ -30,8 +30,27 @@ extension BoardSession {
                     CommandFailure("board \(board.id) (\(model)) cannot do that: \(boardCommand.topicName)"))
             }
             return .success(["sent": true])
+        case .game(.ledPattern(let pattern)):
+            return execute(.board(ledCommand(pattern)))
         case .game(let gameCommand):
             return execute(gameCommand)
+        }
+    }
+
+    /// The LEDs `pattern` lights in the game now.
+    func ledCommand(_ pattern: GameCommand.LEDPattern) -> BoardCommand {
+        let position = core.position
+        switch pattern {
+        case .off:
+            return .clearIndications
+        case .lastMove:
+            guard let last = core.game.moves.last?.move else { return .clearIndications }
+            return .indicate(squares: [last.from, last.to], style: .move)
+        case .check:
+            guard position.isCheck, let king = position.kingSquare(of: position.sideToMove) else {
+                return .clearIndications
+            }
+            return .indicate(squares: [king], style: .check)
         }
     }
 
@@ -80,6 +99,8 @@ extension BoardSession {
             core.setOrientation(orientation)
             publishState()
             persist()
+        case .ledPattern(let pattern):
+            return execute(.board(ledCommand(pattern)))
         }
         let fen = JSONValue.string(core.position.fen)
         let ply = JSONValue(core.game.moves.count)

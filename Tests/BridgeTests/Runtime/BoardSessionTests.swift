@@ -211,6 +211,25 @@ struct SessionHarness {
         #expect(harness.transport.writes.dropFirst(before).map(\.bytes) == [expected])
     }
 
+    /// Issue #30 (7): the LED patterns of Home Assistant's select light what the game says.
+    @Test func ledPatternsLightTheLastMoveAndTheKingInCheck() async throws {
+        var harness = try SessionHarness(orientation: .whiteNear)
+        await harness.connect()
+        let adapter = try AdapterFactory.makeAdapter(
+            for: .chessnut, options: AdapterOptions(advertisedName: "Chessnut Air"))
+        func lit(_ pattern: GameCommand.LEDPattern) throws -> [UInt8]? {
+            let before = harness.transport.writes.count
+            _ = try harness.session.execute(.game(.ledPattern(pattern))).get()
+            return harness.transport.writes.dropFirst(before).last.map { Array($0.bytes) }
+        }
+        // 1. f3 e5 2. g4: White's king is not in check; 2... Qh4+ gives check.
+        for uci in ["f2f3", "e7e5", "g2g4", "d8h4"] { await harness.play(uci) }
+        #expect(harness.session.core.game.moves.count == 4)
+        #expect(try lit(.lastMove) == adapter.encode(.indicate(squares: [.d8, .h4], style: .move)).map(Array.init))
+        #expect(try lit(.check) == adapter.encode(.indicate(squares: [.e1], style: .check)).map(Array.init))
+        #expect(try lit(.off) == adapter.encode(.clearIndications).map(Array.init))
+    }
+
     @Test func connectionChangesArePublishedRetained() async throws {
         let harness = try SessionHarness()
         await harness.connect()

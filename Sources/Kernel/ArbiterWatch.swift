@@ -35,12 +35,36 @@ public struct ArbiterWatch: Sendable {
         public var detail: String
     }
 
+    /// A stretch of time something lasts (a pause, an out-of-sync board), alerted once.
+    struct Stretch: Sendable {
+        var since: TimeInterval?
+        var alerted = false
+
+        /// Follows the stretch to `time` (`lasting`: whether it still does); returns how long
+        /// it has lasted when that reaches `limit` for the first time (0 never does).
+        mutating func update(lasting: Bool, at time: TimeInterval, limit: TimeInterval) -> TimeInterval? {
+            guard lasting else {
+                self = Stretch()
+                return nil
+            }
+            let start = since ?? time
+            since = start
+            guard !alerted, limit > 0, time - start >= limit else { return nil }
+            alerted = true
+            return time - start
+        }
+
+        /// When it reaches `limit`, while it lasts and is not alerted yet.
+        func deadline(_ limit: TimeInterval) -> TimeInterval? {
+            guard let since, !alerted, limit > 0 else { return nil }
+            return since + limit
+        }
+    }
+
     /// The limits.
     public var limits: Limits
-    private var pausedSince: TimeInterval?
-    private var pauseAlerted = false
-    private var outOfSyncSince: TimeInterval?
-    private var outOfSyncAlerted = false
+    private var paused = Stretch()
+    private var outOfSync = Stretch()
     private var checkedResult: GameResult = .ongoing
 
     /// A watch with `limits`.
@@ -50,12 +74,7 @@ public struct ArbiterWatch: Sendable {
 
     /// When ``observe(_:outputs:at:)`` has an alert due, or `nil`.
     public var nextDeadline: TimeInterval? {
-        var deadlines: [TimeInterval] = []
-        if let pausedSince, !pauseAlerted, limits.clockPaused > 0 { deadlines.append(pausedSince + limits.clockPaused) }
-        if let outOfSyncSince, !outOfSyncAlerted, limits.outOfSync > 0 {
-            deadlines.append(outOfSyncSince + limits.outOfSync)
-        }
-        return deadlines.min()
+        [paused.deadline(limits.clockPaused), outOfSync.deadline(limits.outOfSync)].compactMap { $0 }.min()
     }
 
     /// Looks at `session` after a change (`outputs`, what it reported) or a tick at `time`.
@@ -66,34 +85,22 @@ public struct ArbiterWatch: Sendable {
         let game = session.game
         let ongoing = game.result == .ongoing
         // A timed game's clock paused, by the gate or a command, with the game going on.
-        if ongoing, session.clock.timeControl.isTimed, case .paused = session.clock.state {
-            let since = pausedSince ?? time
-            pausedSince = since
-            if !pauseAlerted, limits.clockPaused > 0, time - since >= limits.clockPaused {
-                pauseAlerted = true
-                alerts.append(
-                    Alert(
-                        reason: "clock_paused",
-                        detail: "the clock has been paused for \(Self.duration(time - since)) with no result"))
-            }
-        } else {
-            pausedSince = nil
-            pauseAlerted = false
+        var clockPaused = false
+        if ongoing, session.clock.timeControl.isTimed, case .paused = session.clock.state { clockPaused = true }
+        if let lasted = paused.update(lasting: clockPaused, at: time, limit: limits.clockPaused) {
+            alerts.append(
+                Alert(
+                    reason: "clock_paused",
+                    detail: "the clock has been paused for \(Self.duration(lasted)) with no result"))
         }
-        if ongoing, case .outOfSync(let squares) = session.syncState {
-            let since = outOfSyncSince ?? time
-            outOfSyncSince = since
-            if !outOfSyncAlerted, limits.outOfSync > 0, time - since >= limits.outOfSync {
-                outOfSyncAlerted = true
-                alerts.append(
-                    Alert(
-                        reason: "out_of_sync_long",
-                        detail: "the board has differed from its game for \(Self.duration(time - since)) on "
-                            + squares.map(\.name).joined(separator: " ")))
-            }
-        } else {
-            outOfSyncSince = nil
-            outOfSyncAlerted = false
+        var squares: [Square]?
+        if ongoing, case .outOfSync(let mismatched) = session.syncState { squares = mismatched }
+        if let lasted = outOfSync.update(lasting: squares != nil, at: time, limit: limits.outOfSync) {
+            alerts.append(
+                Alert(
+                    reason: "out_of_sync_long",
+                    detail: "the board has differed from its game for \(Self.duration(lasted)) on "
+                        + (squares ?? []).map(\.name).joined(separator: " ")))
         }
         // A result recorded, or claimed with the kings, that the position does not support.
         if game.result != checkedResult {

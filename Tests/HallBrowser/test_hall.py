@@ -318,6 +318,10 @@ def main():
                          "--disable-dev-shm-usage", f"--user-data-dir={stack.work}/chromium"):
             options.add_argument(argument)
         driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+        # Downloads (the audit log) go to a folder of the test's own.
+        downloads = os.path.join(stack.work, "downloads")
+        os.makedirs(downloads, exist_ok=True)
+        driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
         driver.get(f"http://127.0.0.1:{stack.http_port}/")
 
         def ready(board):
@@ -497,7 +501,15 @@ def main():
         code, report = stack.api("/api/audit.txt?board=b2")
         assert code == 200 and "Jane Doe (arbiter)  resolve e2e4 e7e5 d2d4" in report.decode(), report.decode()
         assert driver.find_element(By.ID, "audit-jsonl").get_attribute("href").endswith("/api/audit.jsonl")
-        passed.append(f"the audit log after a restart of the hall: {len(kept)} entries, signed, with the report")
+        # Downloaded as an arbiter would: a click on the header's link.
+        driver.find_element(By.ID, "audit-jsonl").click()
+        saved = os.path.join(downloads, "audit.jsonl")
+        wait_for(lambda: os.path.exists(saved) and os.path.getsize(saved) > 0, 15, "the audit log downloaded")
+        with open(saved) as f:
+            downloaded = [json.loads(line) for line in f if line.strip()]
+        assert any(e["action"] == "resolve" and e["who"] == ARBITER and e["outcome"] == "ok" for e in downloaded), downloaded
+        passed.append(f"the audit log after a restart of the hall: {len(kept)} entries, signed, with the report;"
+                      " downloaded from the page")
 
         broadcast_check(stack, driver, passed)
 

@@ -10,7 +10,8 @@ public import JSON
 ///   with the account's name; the bridge's answer, matched by `transaction`, completes
 ///   them (outcome, the position after, the reason of a refusal).
 /// - Game commands other MQTT clients send to a board's `set` topic are recorded the same
-///   way, as `mqtt` (the hall's own commands, `transaction` `hall-…`, are recorded once).
+///   way, as `mqtt` (the hall's own commands, `transaction` `hall-…`, are recorded once),
+///   at the corrections' rate.
 /// - Corrections are read from the bridges' messages: `out_of_sync` with `missed_moves`,
 ///   `illegal_move`, `result_claim`, and moves marked `recovered`. At most
 ///   ``correctionBurst`` a board at once and one a second after that: a flood costs a few
@@ -47,6 +48,8 @@ public struct HallAudit: Sendable {
     public private(set) var nextSequence = 1
     /// Corrections not recorded because a board sent too many.
     public private(set) var suppressedCorrections = 0
+    /// Other clients' commands not recorded because a board got too many.
+    public private(set) var suppressedCommands = 0
     /// Commands waiting for their answer: `board/transaction` → sequence.
     private var pending: [String: Int] = [:]
     private var limiter = RefusalLimiter(burst: HallAudit.correctionBurst, perSecond: 1)
@@ -83,6 +86,11 @@ public struct HallAudit: Sendable {
             guard board != nil, let (name, value, transaction) = Self.command(json, name: commandName),
                 Self.gameCommands.contains(name), !(transaction?.hasPrefix("hall-") ?? false)
             else { return [] }
+            // A flood of commands from a client costs a few entries (and disk writes), as corrections do.
+            guard case .answer = limiter.admit("mqtt " + id, at: now / 1000) else {
+                suppressedCommands += 1
+                return []
+            }
             var record = entry(name, detail: value, board: board, id: id, source: .mqtt, who: "mqtt", now: now)
             if let transaction {
                 record.outcome = "sent"

@@ -120,6 +120,13 @@ struct HallAuditTests {
         #expect(audit.records.count <= HallAudit.correctionBurst + 501)
         #expect(audit.suppressedCorrections == 5_000 - audit.records.count)
         #expect(audit.records.last?.detail["suppressed_before"] != nil)
+        // Another client's flood of commands likewise: a few entries, not a disk write each.
+        var commands = HallAudit()
+        for index in 0..<2_000 {
+            _ = observe(&commands, model, "b1/set", #"{"takeback":1}"#, at: Double(index))
+        }
+        #expect(commands.records.count <= HallAudit.correctionBurst + 3)
+        #expect(commands.suppressedCommands == 2_000 - commands.records.count)
     }
 
     @Test("the journal gives back every entry after a restart; a torn or foreign line is skipped")

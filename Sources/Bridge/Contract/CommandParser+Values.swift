@@ -163,11 +163,10 @@ extension CommandParser {
             guard let moves = object["moves"] else { throw .missingField(command: "resolve", field: "moves") }
             movesValue = moves
             if let plyValue = object["ply"], !plyValue.isNull {
-                guard case .number(let number) = plyValue, let whole = plyValue.intValue, whole >= 0 else {
+                guard let whole = plyValue.intValue, whole >= 0 else {
                     throw .badValue(
                         field: "resolve.ply", value: plyValue.encodedString(), reason: "expected a whole number ≥ 0")
                 }
-                _ = number
                 ply = whole
             }
         }

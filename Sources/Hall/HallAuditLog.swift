@@ -39,19 +39,22 @@ final class HallAuditLog {
     /// Reads one message (before the hall model applies it: `board` as it stood).
     func observe(_ message: MQTTMessage, board: (String) -> HallBoard?, base: String) {
         guard let kind = try? Topics.parsePublished(message.topic, base: base) else { return }
-        var name: String?
-        var json = try? JSONValue(parsing: message.payload, maximumDepth: 8)
         let id: String
         switch kind {
-        case .boardCommand(let board):
-            id = board
+        case .boardCommand(let board): id = board
+        // Only what the audit reads is parsed (a board's state, the most frequent message, is not).
+        case .board(let board, .event), .board(let board, .move), .board(let board, .response): id = board
+        default: return
+        }
+        guard message.payload.count <= HallModel.payloadLimit else { return }
+        var name: String?
+        var json = try? JSONValue(parsing: message.payload, maximumDepth: 8)
+        if case .boardCommand = kind {
             let levels = message.topic.split(separator: "/", omittingEmptySubsequences: false)
             if levels.last != "set" {
                 name = levels.last.map(String.init)
                 if json == nil { json = .string(String(decoding: message.payload.prefix(512), as: UTF8.self)) }
             }
-        case .board(let board, _): id = board
-        default: return
         }
         let lines = audit.observe(kind, commandName: name, json: json, board: board(id), now: HallService.now())
         write(lines)

@@ -13,8 +13,8 @@
 /* Starts a daemon listening on `address` (IPv4 or IPv6 text) and `port` (0: any free
    port). Returns NULL when the address does not parse or MHD cannot start. */
 static inline struct MHD_Daemon *bb_mhd_start(
-    unsigned int flags, const char *address, uint16_t port, MHD_AccessHandlerCallback handler, void *handler_cls,
-    struct MHD_OptionItem *options)
+    unsigned int flags, const char *address, uint16_t port, MHD_AcceptPolicyCallback policy, void *policy_cls,
+    MHD_AccessHandlerCallback handler, void *handler_cls, struct MHD_OptionItem *options)
 {
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
@@ -23,13 +23,13 @@ static inline struct MHD_Daemon *bb_mhd_start(
     if (inet_pton(AF_INET, address, &v4.sin_addr) == 1) {
         v4.sin_family = AF_INET;
         v4.sin_port = htons(port);
-        return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls, MHD_OPTION_SOCK_ADDR,
+        return MHD_start_daemon(flags, port, policy, policy_cls, handler, handler_cls, MHD_OPTION_SOCK_ADDR,
                                 (struct sockaddr *)&v4, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
     }
     if (inet_pton(AF_INET6, address, &v6.sin6_addr) == 1) {
         v6.sin6_family = AF_INET6;
         v6.sin6_port = htons(port);
-        return MHD_start_daemon(flags | MHD_USE_IPv6, port, NULL, NULL, handler, handler_cls, MHD_OPTION_SOCK_ADDR,
+        return MHD_start_daemon(flags | MHD_USE_IPv6, port, policy, policy_cls, handler, handler_cls, MHD_OPTION_SOCK_ADDR,
                                 (struct sockaddr *)&v6, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
     }
     return NULL;
@@ -53,6 +53,18 @@ static inline uint16_t bb_mhd_port(struct MHD_Daemon *daemon)
 static inline void bb_mhd_connection_timeout(struct MHD_Connection *connection, unsigned int seconds)
 {
     MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
+}
+
+/* `sa` as text (IPv4 or IPv6), written into `buffer`; empty when it is neither. */
+static inline void bb_sockaddr_text(const struct sockaddr *sa, char *buffer, size_t size)
+{
+    buffer[0] = 0;
+    if (!sa) return;
+    if (sa->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buffer, (socklen_t)size);
+    } else if (sa->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buffer, (socklen_t)size);
+    }
 }
 
 /* The client's address as text (IPv4 or IPv6), written into `buffer`; empty when unknown. */

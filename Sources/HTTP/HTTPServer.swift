@@ -33,6 +33,9 @@ public final class HTTPServer {
     private var timer: (any DispatchSourceTimer)?
     private var runScheduled = false
     private var tlsStrings: [UnsafeMutablePointer<CChar>] = []
+    /// Open connections per client address, and in all.
+    private var openByClient: [String: Int] = [:]
+    private var openConnections = 0
 
     /// Starts listening; `handler` answers every complete request on the main actor.
     public init(
@@ -57,6 +60,9 @@ public final class HTTPServer {
             MHD_OptionItem(
                 option: .NOTIFY_COMPLETED, value: unsafeBitCast(completedCallback, to: Int.self),
                 ptr_value: context),
+            MHD_OptionItem(
+                option: .NOTIFY_CONNECTION, value: unsafeBitCast(connectionCallback, to: Int.self),
+                ptr_value: context),
         ]
         if tlsStrings.count == 2 {
             options.append(MHD_OptionItem(option: .HTTPS_MEM_KEY, value: 0, ptr_value: tlsStrings[0]))
@@ -64,7 +70,9 @@ public final class HTTPServer {
         }
         options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
         let started = options.withUnsafeMutableBufferPointer { items in
-            bb_mhd_start(UInt32(flags), settings.address, settings.port, accessCallback, context, items.baseAddress)
+            bb_mhd_start(
+                UInt32(flags), settings.address, settings.port, acceptPolicy, context, accessCallback, context,
+                items.baseAddress)
         }
         guard let started else {
             tlsStrings.forEach { free($0) }
@@ -101,6 +109,26 @@ public final class HTTPServer {
 
     isolated deinit {
         stop()
+    }
+
+    /// Whether a new connection from `client` is taken: always while more than
+    /// ``HTTPServerSettings/reservedConnections`` slots are free, then only from an address
+    /// that holds fewer than ``HTTPServerSettings/reservedPerClient``.
+    func admits(_ client: String) -> Bool {
+        guard openConnections >= settings.connectionLimit - settings.reservedConnections else { return true }
+        return openByClient[client, default: 0] < HTTPServerSettings.reservedPerClient
+    }
+
+    /// A connection from `client` opened or closed.
+    func connection(from client: String, opened: Bool) {
+        if opened {
+            openConnections += 1
+            openByClient[client, default: 0] += 1
+        } else {
+            openConnections = max(0, openConnections - 1)
+            let left = openByClient[client, default: 1] - 1
+            openByClient[client] = left > 0 ? left : nil
+        }
     }
 
     /// Runs MHD soon (after a resumed stream got data); several calls make one run.
@@ -268,6 +296,35 @@ private let accessCallback: MHD_AccessHandlerCallback = {
         return server.handle(
             connection: connection, url: String(cString: url), method: String(cString: method), upload: upload,
             uploadSize: uploadSize, state: slot)
+    }
+}
+
+/// The NUL-terminated address text in `buffer`.
+private func addressText(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// Whether a new connection from `address` is taken (``HTTPServerSettings/reservedConnections``).
+private let acceptPolicy: MHD_AcceptPolicyCallback = { context, address, _ in
+    guard let context else { return .YES }
+    var text = [CChar](repeating: 0, count: 64)
+    bb_sockaddr_text(address, &text, text.count)
+    let arguments = CallbackArguments(value: (context, addressText(text)))
+    return MainActor.assumeIsolated {
+        let (context, client) = arguments.value
+        return Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().admits(client) ? .YES : .NO
+    }
+}
+
+/// Counts the open connections per client address.
+private let connectionCallback: MHD_NotifyConnectionCallback = { context, connection, _, event in
+    guard let context, let connection else { return }
+    var text = [CChar](repeating: 0, count: 64)
+    bb_mhd_client_address(connection, &text, text.count)
+    let arguments = CallbackArguments(value: (context, addressText(text), event.rawValue == 0))
+    MainActor.assumeIsolated {
+        let (context, client, started) = arguments.value
+        Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().connection(from: client, opened: started)
     }
 }
 

@@ -8,6 +8,13 @@ public struct HTTPServerSettings: Sendable, Equatable {
     public var connectionLimit: Int
     /// At most this many connections from one client address.
     public var perClientLimit: Int
+    /// Connections kept for clients that hold few (fewer than ``reservedPerClient``): once
+    /// only this many slots are left, an address that holds that many already is refused, so
+    /// that idle or half-open connections from a few addresses never lock a new client out
+    /// (an arbiter's browser). Default: an eighth of ``connectionLimit``.
+    public var reservedConnections: Int
+    /// How many connections an address may hold and still get a reserved slot.
+    public static let reservedPerClient = 4
     /// Seconds of silence after which a connection is closed (slowloris); event streams
     /// are exempt (they are fed with comments instead).
     public var connectionTimeout: Int
@@ -42,6 +49,7 @@ public struct HTTPServerSettings: Sendable, Equatable {
         self.port = port
         self.connectionLimit = connectionLimit
         self.perClientLimit = perClientLimit
+        reservedConnections = connectionLimit / 8
         self.connectionTimeout = connectionTimeout
         self.headerLimit = headerLimit
         self.bodyLimit = bodyLimit

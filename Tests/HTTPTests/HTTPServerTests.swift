@@ -156,6 +156,34 @@ struct HTTPServerTests {
         #expect(served)
     }
 
+    /// Issue #29 (6): idle or half-open connections from a few addresses, each under the
+    /// per-client limit, must not lock a new client out (an arbiter's browser): the last
+    /// slots are kept for addresses that hold few connections.
+    @Test("the last slots are kept for clients holding few connections")
+    func reservedSlotsServeANewClient() async throws {
+        let recorder = Recorder()
+        var settings = HTTPServerSettings(connectionLimit: 16, perClientLimit: 16, connectionTimeout: 600)
+        settings.reservedConnections = 6
+        let server = try makeServer(settings, recorder: recorder)
+        defer { server.stop() }
+        let port = server.port
+        // Sixteen connections from 127.0.0.2 that never send a request (half-open).
+        var idle: [RawHTTPClient] = []
+        for _ in 0..<16 { idle.append(try RawHTTPClient(port: port, receiveTimeout: 10, source: "127.0.0.2")) }
+        // A new client (127.0.0.3) is served at once (without the reserve it waits for the
+        // idle timeout, here 600 s: each try gives up after 2 s).
+        var served = false
+        for _ in 0..<5 where !served {
+            let answer = try? await RawHTTPClient.exchange(
+                port: port, "GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", source: "127.0.0.3",
+                receiveTimeout: 2)
+            served = answer.flatMap(statusCode) == 200
+            if !served { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(served)
+        idle.removeAll()
+    }
+
     @Test("an event stream delivers events sent later, and closes when a client falls too far behind")
     func eventStream() async throws {
         var streams: [HTTPEventStream] = []

@@ -11,8 +11,24 @@ import TestSupport
 final class RawHTTPClient: @unchecked Sendable {
     let descriptor: Int32
 
-    init(port: UInt16, receiveTimeout seconds: Int = 20) throws {
+    /// A connection to `port` on 127.0.0.1, from `source` (another loopback address such as
+    /// `127.0.0.2`, to be another client) when given.
+    init(port: UInt16, receiveTimeout seconds: Int = 20, source: String? = nil) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            guard bound else {
+                close(fd)
+                throw POSIXError(.EADDRNOTAVAIL)
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -85,9 +101,11 @@ final class RawHTTPClient: @unchecked Sendable {
     }
 
     /// One request, the whole answer.
-    static func exchange(port: UInt16, _ request: String) async throws -> String {
+    static func exchange(
+        port: UInt16, _ request: String, source: String? = nil, receiveTimeout: Int = 20
+    ) async throws -> String {
         try await onOwnThread { () throws -> String in
-            let client = try RawHTTPClient(port: port)
+            let client = try RawHTTPClient(port: port, receiveTimeout: receiveTimeout, source: source)
             client.send(request)
             return client.readAll()
         }

@@ -60,7 +60,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// The plain MQTT port on 127.0.0.1.
-    public let port: UInt16
+    public private(set) var port: UInt16
     /// The TLS port on 127.0.0.1, when a TLS listener is configured.
     public let tlsPort: UInt16?
     /// The broker's temporary directory (config, password file, persistence).
@@ -125,23 +125,62 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Starts `mosquitto -c <conf>` and waits (suspending) until every listener accepts
     /// connections.
+    ///
+    /// Ready means *this* mosquitto said it runs (its log's `running` line, every listener
+    /// open) and its ports accept: a port that answers is not enough, since another test's
+    /// listener may have taken the port between ``TestTools/freeLoopbackPort()`` and
+    /// mosquitto's bind (mosquitto then exits with `Address already in use` while the other
+    /// listener answers). At the first start such a port is replaced by a new one.
     public func start(timeout: Duration = .seconds(10)) async throws {
         guard process?.isRunning != true else { return }
+        let firstStart = process == nil
+        for attempt in 1...4 {
+            if try await launch(timeout: timeout) { return }
+            guard firstStart, attempt < 4 else { break }
+            try repickPort()
+        }
+        throw BrokerError(description: "mosquitto could not bind its port \(port):\n\(log)")
+    }
+
+    /// Starts mosquitto once: `true` when ready, `false` when its port was taken (it exited
+    /// with `Address already in use`).
+    private func launch(timeout: Duration) async throws -> Bool {
         if let process { earlierLogs += process.output }
+        let logged = Self.fileLog(logURL).utf8.count
         let child = ManagedProcess(executable: try TestTools.require("mosquitto"), arguments: ["-c", configURL.path])
         try child.start()
         process = child
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        for listenerPort in [port] + (tlsPort.map { [$0] } ?? []) {
-            while !TestTools.acceptsConnections(port: listenerPort) {
-                guard child.isRunning, clock.now < deadline else {
-                    child.stop(grace: 1)
-                    throw BrokerError(description: "mosquitto did not start on port \(listenerPort):\n\(log)")
-                }
-                try? await Task.sleep(for: .milliseconds(10))
+        while true {
+            let fresh = String(decoding: Self.fileLog(logURL).utf8.dropFirst(logged), as: UTF8.self) + child.output
+            if fresh.contains("Address already in use") || fresh.contains("address already in use") {
+                child.stop(grace: 1)
+                return false
             }
+            let listening = ([port] + (tlsPort.map { [$0] } ?? [])).allSatisfy { TestTools.acceptsConnections(port: $0) }
+            if child.isRunning, fresh.contains(" running"), listening { return true }
+            guard child.isRunning, clock.now < deadline else {
+                child.stop(grace: 1)
+                throw BrokerError(description: "mosquitto did not start on port \(port):\n\(log)")
+            }
+            try? await Task.sleep(for: .milliseconds(10))
         }
+    }
+
+    /// Moves the plain listener to a new free port (the config is rewritten).
+    private func repickPort() throws {
+        var candidate = TestTools.freeLoopbackPort()
+        while candidate == port || candidate == tlsPort { candidate = TestTools.freeLoopbackPort() }
+        let config = try String(contentsOf: configURL, encoding: .utf8)
+        let updated = config.replacingOccurrences(
+            of: "listener \(port) 127.0.0.1\n", with: "listener \(candidate) 127.0.0.1\n")
+        try updated.write(to: configURL, atomically: true, encoding: .utf8)
+        port = candidate
+    }
+
+    private static func fileLog(_ url: URL) -> String {
+        (try? String(contentsOf: url, encoding: .utf8)) ?? ""
     }
 
     /// Stops the broker gracefully (SIGTERM by PID; it saves persistence), waiting for it.

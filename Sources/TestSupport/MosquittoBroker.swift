@@ -158,7 +158,9 @@ public final class MosquittoBroker: @unchecked Sendable {
                 child.stop(grace: 1)
                 return false
             }
-            let listening = ([port] + (tlsPort.map { [$0] } ?? [])).allSatisfy { TestTools.acceptsConnections(port: $0) }
+            let listening = ([port] + (tlsPort.map { [$0] } ?? [])).allSatisfy {
+                TestTools.acceptsConnections(port: $0)
+            }
             if child.isRunning, fresh.contains(" running"), listening { return true }
             guard child.isRunning, clock.now < deadline else {
                 child.stop(grace: 1)

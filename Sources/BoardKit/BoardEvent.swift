@@ -11,6 +11,10 @@ public enum BoardButton: Hashable, Sendable, Codable {
     /// A button the adapter only knows by number.
     case code(Int)
 
+    /// An undo made on a board that keeps its own game (ChessUp): its next state frame
+    /// shows its game a move back.
+    public static let undo = BoardButton.named("undo")
+
     /// A stable name for logs and MQTT payloads.
     public var name: String {
         switch self {

@@ -66,11 +66,7 @@ public struct HallAudit: Sendable {
         transaction: String?, now: Double
     ) -> Line {
         var record = entry(action, detail: detail, board: board, id: id, source: .arbiter, who: arbiter, now: now)
-        if let transaction {
-            record.outcome = "sent"
-            record.transaction = transaction
-            expectAnswer(board: id, transaction: transaction, sequence: record.sequence)
-        }
+        awaitAnswer(&record, transaction: transaction)
         append(record)
         return .record(record)
     }
@@ -92,11 +88,7 @@ public struct HallAudit: Sendable {
                 return []
             }
             var record = entry(name, detail: value, board: board, id: id, source: .mqtt, who: "mqtt", now: now)
-            if let transaction {
-                record.outcome = "sent"
-                record.transaction = transaction
-                expectAnswer(board: id, transaction: transaction, sequence: record.sequence)
-            }
+            awaitAnswer(&record, transaction: transaction)
             append(record)
             return [.record(record)]
         case .board(let id, .response):
@@ -206,6 +198,14 @@ public struct HallAudit: Sendable {
         records[index].outcome = answer.outcome
         records[index].fenAfter = answer.fenAfter
         records[index].error = answer.error
+    }
+
+    /// A command with a `transaction` waits for the bridge's answer (``HallAuditAnswer``).
+    private mutating func awaitAnswer(_ record: inout HallAuditRecord, transaction: String?) {
+        guard let transaction else { return }
+        record.outcome = "sent"
+        record.transaction = transaction
+        expectAnswer(board: record.board, transaction: transaction, sequence: record.sequence)
     }
 
     private mutating func expectAnswer(board: String, transaction: String, sequence: Int) {

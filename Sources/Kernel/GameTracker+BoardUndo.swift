@@ -8,14 +8,11 @@ import Chess
 #endif
 
 /// A takeback made on a board that keeps its own game (ChessUp's undo, issue #30): the
-/// board announces each undo (the `undo` button event) and its next state frame shows its
+/// board announces each undo (``BoardKit/BoardButton/undo``) and its next state frame shows its
 /// game that many plies back. The kernel takes the plies back only then — the state frame
 /// behind the game and showing the game's own earlier position — so that a stale state
 /// frame can never undo moves.
 extension GameTracker {
-    /// The name of the button event a board sends for an undo made on it.
-    public static let undoButton = "undo"
-
     /// The board announced an undo: its state is asked for, and decides.
     mutating func observeUndo(at time: TimeInterval) {
         guard inputPath == .reportedMoves else { return }
@@ -51,11 +48,8 @@ extension GameTracker {
     /// How many plies the board's game (`side` to move at full move `fullmove`) is behind
     /// the game; `nil` when it is not behind.
     func pliesBehind(_ side: PieceColor, _ fullmove: Int) -> Int? {
-        guard pliesAhead(side, fullmove) == nil else { return nil }
-        let position = game.position
-        let board = 2 * (fullmove - 1) + (side == .black ? 1 : 0)
-        let ours = 2 * (position.fullmoveNumber - 1) + (position.sideToMove == .black ? 1 : 0)
-        let behind = ((ours - board) % 512 + 512) % 512
-        return behind > 0 && behind < 256 ? behind : nil
+        let ahead = pliesFromGame(side, fullmove)
+        guard ahead > 256 else { return nil }
+        return 512 - ahead
     }
 }

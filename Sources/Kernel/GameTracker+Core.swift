@@ -63,11 +63,7 @@ extension GameTracker {
         case .inSync:
             grace.cancel()
             alertedIllegal = nil
-            catchingUp = false
-            gapMissed = nil
-            gapObservations.clear()
-            gapReported = false
-            openGap = nil
+            closeGap()
             setSync(.inSync, into: &outputs)
         case .inProgress:
             grace.cancel()

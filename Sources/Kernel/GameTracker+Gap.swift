@@ -92,10 +92,7 @@ extension GameTracker {
             guard analysis.candidate(for: move) != nil else { break }
             commit(move, at: time, recovered: true, into: &outputs)
         }
-        catchingUp = false
-        gapMissed = nil
-        gapObservations.clear()
-        gapReported = false
+        closeGap()
         return .inSync
     }
 
@@ -125,6 +122,16 @@ extension GameTracker {
         }
         syncState = .outOfSync(mismatched: difference.squares)
         outputs.append(.syncChanged(syncState))
+    }
+
+    /// Ends the gap being caught up (the board was read, or the arbiter named the line):
+    /// nothing seen during it is judged again, and nothing of it is open any more.
+    mutating func closeGap() {
+        catchingUp = false
+        gapMissed = nil
+        gapObservations.clear()
+        gapReported = false
+        openGap = nil
     }
 
     /// Reports `missed` and keeps it as the gap open for the arbiter (``openGap``).

@@ -154,12 +154,17 @@ extension GameTracker {
     /// How many plies the board's game (`side` to move at full move `fullmove`, one byte on
     /// the wire) is ahead of the game; `nil` when it is behind.
     func pliesAhead(_ side: PieceColor, _ fullmove: Int) -> Int? {
+        let ahead = pliesFromGame(side, fullmove)
+        return ahead < 256 ? ahead : nil
+    }
+
+    /// The board's game (`side` to move at full move `fullmove`) less the game, in plies,
+    /// modulo 512: the wire's move number wraps at 256 moves.
+    func pliesFromGame(_ side: PieceColor, _ fullmove: Int) -> Int {
         let position = game.position
         let board = 2 * (fullmove - 1) + (side == .black ? 1 : 0)
         let ours = 2 * (position.fullmoveNumber - 1) + (position.sideToMove == .black ? 1 : 0)
-        // The wire's move number wraps at 256 moves (512 plies).
-        let ahead = ((board - ours) % 512 + 512) % 512
-        return ahead < 256 ? ahead : nil
+        return ((board - ours) % 512 + 512) % 512
     }
 
     /// The board's own game shows `snapshot` (game coordinates), `plies` ahead of the game

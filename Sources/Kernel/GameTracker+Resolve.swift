@@ -33,12 +33,7 @@ extension GameTracker {
         let line = try checkResolution(moves, fromPly: fromPly)
         var outputs: [TrackerOutput] = []
         for move in line { commit(move, at: time, resolved: true, into: &outputs) }
-        // The arbiter's line closes the gap: nothing seen during it is judged again.
-        catchingUp = false
-        gapMissed = nil
-        gapObservations.clear()
-        gapReported = false
-        openGap = nil
+        closeGap()
         reportedMismatch = 0
         hold = ReportHold()
         touched = 0

@@ -191,7 +191,7 @@ public struct GameTracker: Sendable {
         case .disconnected:
             touched = 0
             lastPlaced = nil
-        case .button(.named(Self.undoButton)):
+        case .button(.undo):
             observeUndo(at: time)
         case .ready, .handshakeFailed, .battery, .button, .version, .serialNumber, .clock, .raw:
             break

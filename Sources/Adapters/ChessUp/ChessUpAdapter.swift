@@ -207,7 +207,7 @@ public struct ChessUpAdapter: BoardAuxiliaryReading {
         case ChessUpWire.undoOpcode:
             // An undo made on the board: its next state frame shows its game a ply back.
             filter.clear()
-            events.append(.button(.named("undo")))
+            events.append(.button(.undo))
         case ChessUpWire.loadCompleteOpcode:
             filter.clear()
             if !repeated { events.append(.raw(Data(frame))) }

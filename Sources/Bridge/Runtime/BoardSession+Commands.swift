@@ -30,8 +30,6 @@ extension BoardSession {
                     CommandFailure("board \(board.id) (\(model)) cannot do that: \(boardCommand.topicName)"))
             }
             return .success(["sent": true])
-        case .game(.ledPattern(let pattern)):
-            return execute(.board(ledCommand(pattern)))
         case .game(let gameCommand):
             return execute(gameCommand)
         }

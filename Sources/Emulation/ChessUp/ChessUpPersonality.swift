@@ -119,8 +119,6 @@ public struct ChessUpPersonality: BoardPersonality {
     var undoHistory: [ChessUpGame] = []
     /// The most moves the board's undo goes back.
     static let undoLimit = 64
-    /// The name of the board's undo button (``PhysicalAction/pressButton(_:)``).
-    public static let undoButton = "undo"
     private var gameOccupancy = ChessUpGame.standard.pieces.occupancy
     var outstanding: [Outstanding] = []
     private var retransmissionsSinceAck = 0
@@ -211,7 +209,7 @@ public struct ChessUpPersonality: BoardPersonality {
         case .pressButton(let name):
             // The board's undo: its own game goes back a move and it says so (`BD`); the pieces
             // stay until the players put them back. Only inside a session, like move reports.
-            guard name == Self.undoButton, isSessionOpen, let previous = undoHistory.popLast() else { return [] }
+            guard name == BoardButton.undo.name, isSessionOpen, let previous = undoHistory.popLast() else { return [] }
             game = previous
             resetMoveTracking()
             return isLinkUp ? [Data([ChessUpWire.undoOpcode])] : []

@@ -213,12 +213,29 @@ def tile(driver, board):
     return driver.find_element(By.CSS_SELECTOR, f'.tile[data-board="{board}"]')
 
 
+def tile_read(driver, board, script):
+    """Reads one tile in a single script, so a tile the page rebuilds between finding it and
+    reading it (a stale element) cannot fail the read."""
+    return driver.execute_script(
+        "const t = document.querySelector(`.tile[data-board=\"${arguments[0]}\"]`);"
+        " return t ? (" + script + ") : null;", board)
+
+
+def tile_text(driver, board):
+    return tile_read(driver, board, "t.innerText") or ""
+
+
+def click_tile(driver, board):
+    """Clicks a tile, finding it again if the page rebuilt it under the click."""
+    wait_for(lambda: tile(driver, board).click() or True, 5, f"a click on {board}'s tile")
+
+
 def status(driver, board):
-    return (tile(driver, board).get_attribute("data-status") or "").split()
+    return (tile_read(driver, board, "t.getAttribute('data-status')") or "").split()
 
 
 def fen(driver, board):
-    return tile(driver, board).get_attribute("data-fen") or ""
+    return tile_read(driver, board, "t.getAttribute('data-fen')") or ""
 
 
 def sign_in_if_asked(driver, name=ARBITER, password=ARBITER_PASSWORD):
@@ -252,8 +269,8 @@ def resolve_check(stack, driver, passed):
     stack.ctl("drop", NAME["b2"])
     stack.ctl("play", NAME["b2"], "e2e4", "e7e5", "d2d4")
     wait_for(lambda: "missed_moves" in status(driver, "b2"), 60, "b2 showing missed moves after its link came back")
-    assert "MISSED MOVES: 2 lines" in tile(driver, "b2").text, tile(driver, "b2").text
-    tile(driver, "b2").click()
+    assert "MISSED MOVES: 2 lines" in tile_text(driver, "b2"), tile_text(driver, "b2")
+    click_tile(driver, "b2")
     # Read in the page in one go (the detail view is redrawn as updates come).
     lines = lambda: driver.execute_script(
         "return [...document.querySelectorAll('#d-missed.on .line')].map((l) => "
@@ -340,7 +357,8 @@ def main():
             wait_for(lambda: all(figures(b[0]) for b in BOARDS), 30, "every tile's RSSI, reconnects and last frame")
         except AssertionError:
             raise AssertionError(f"health: {[(b['id'], b['health']) for b in json.loads(stack.api('/api/boards')[1])['boards']]}")
-        assert "reconnects" in health_line(driver, "b1").text and "last frame" in health_line(driver, "b1").text
+        b1_health = tile_read(driver, "b1", "t.querySelector('.health').innerText")
+        assert "reconnects" in b1_health and "last frame" in b1_health
         for node in ("hall-a", "hall-b"):
             wait_for(lambda: node_chip(driver, node) is not None and node_chip(driver, node).get_attribute("data-up") == "1"
                      and int(node_chip(driver, node).get_attribute("data-rss") or 0) > 1_000_000, 30, f"{node}'s chip up")
@@ -356,9 +374,10 @@ def main():
                               "seconds_since_last_frame": 130, "notifications_per_second": 0}}}))
         wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, '.tile[data-board="s1"]') and "stalled" in status(driver, "s1"),
                  15, "s1 stalled on the page")
-        assert "STALLED" in tile(driver, "s1").text and "-77 dBm" in health_line(driver, "s1").text
-        assert health_line(driver, "s1").get_attribute("data-reconnects") == "3"
-        tile(driver, "s1").click()
+        assert "STALLED" in tile_text(driver, "s1")
+        assert "-77 dBm" in tile_read(driver, "s1", "t.querySelector('.health').innerText")
+        assert tile_read(driver, "s1", "t.querySelector('.health').getAttribute('data-reconnects')") == "3"
+        click_tile(driver, "s1")
         wait_for(lambda: "RSSI -77 dBm" in driver.find_element(By.ID, "d-status").text and
                  "3 reconnects" in driver.find_element(By.ID, "d-status").text, 10, "s1's figures in the detail view")
         driver.find_element(By.ID, "close").click()
@@ -391,9 +410,9 @@ def main():
 
         # A running clock: b4 is timed (300+2); after 1. e4 Black's clock runs.
         stack.ctl("play", NAME["b4"], "e2e4")
-        black = lambda: tile(driver, "b4").find_elements(By.CSS_SELECTOR, ".clock")[1].get_attribute("data-seconds")
+        black = lambda: tile_read(driver, "b4", "t.querySelectorAll('.clock')[1].getAttribute('data-seconds')")
         first = float(wait_for(lambda: black() if "running" in
-                               tile(driver, "b4").find_elements(By.CSS_SELECTOR, ".clock")[1].get_attribute("class")
+                               tile_read(driver, "b4", "t.querySelectorAll('.clock')[1].getAttribute('class')")
                                else None, 15, "b4's black clock running"))
         time.sleep(2.5)
         second = float(black())
@@ -413,7 +432,7 @@ def main():
         assert "out_of_sync" in line, line
         latency = seen - event_time
         assert latency < 1.0, f"out of sync shown {latency:.2f} s after the event"
-        assert "e2" in tile(driver, "b3").text
+        assert "e2" in tile_text(driver, "b3")
         passed.append(f"a knock shows out of sync within 1 s ({latency * 1000:.0f} ms after the event)")
 
         # An illegal move on b1 (Black to move after 2. Nf3): the d-pawn three squares, d7-d4.
@@ -427,12 +446,12 @@ def main():
         time.sleep(1)
         assert "illegal" in status(driver, "b1"), \
             f"the alert went away without an acknowledgement: {stack.api('/api/boards/b1')[1][-3000:]}"
-        assert "illegal" in tile(driver, "b1").get_attribute("class")
+        assert "illegal" in tile_read(driver, "b1", "t.getAttribute('class')")
         # Without the password nothing gets through.
         assert stack.api("/api/boards/b1/acknowledge", "POST", {})[0] in (401, 403)
         assert stack.api("/api/boards/b1/acknowledge", "POST", {}, password="wrong-password")[0] == 401
         assert "illegal" in status(driver, "b1")
-        tile(driver, "b1").click()
+        click_tile(driver, "b1")
         driver.find_element(By.ID, "a-ack").click()
         sign_in_if_asked(driver)
         wait_for(lambda: "illegal" not in status(driver, "b1"), 10, "b1's alert acknowledged")
@@ -461,8 +480,9 @@ def main():
         # A dropped link shows reconnecting (the next attempts fail, so it lasts).
         stack.ctl("fail-connects", NAME["b3"], "3")
         stack.ctl("drop", NAME["b3"])
-        wait_for(lambda: "RECONNECTING" in tile(driver, "b3").text, 15, "b3 reconnecting")
-        passed.append(f"a dropped link shows {tile(driver, 'b3').find_element(By.CSS_SELECTOR, '.b-link').text}")
+        wait_for(lambda: "RECONNECTING" in tile_text(driver, "b3"), 15, "b3 reconnecting")
+        link = tile_read(driver, "b3", "t.querySelector('.b-link').innerText")
+        passed.append(f"a dropped link shows {link}")
 
         # A SIGKILLed bridge: its boards' host offline (the last will).
         stack.stop("bridge-hall-b", signal.SIGKILL)

@@ -121,6 +121,7 @@ extension GameTracker {
         alertedIllegal = nil
         hold = ReportHold()
         gapObservations.clear()
+        gapHistories = nil
         gapReported = false
         openGap = nil
         announcedUndos = 0

@@ -32,6 +32,9 @@ extension GameTracker {
     /// up to ``occupancyGapPlies`` leads to another placement with the same squares filled
     /// (past that the gap is refused: the board cannot be read safely).
     static let occupancyConfirmNodes = 100_000
+    /// The most positions an occupancy board's search expands to list every line of an
+    /// ambiguous gap, so that its histories can be followed (past that it is reported only).
+    static let occupancyHistoryNodes = 5_000
 
     /// Searches the gap to `target` (which differs from the game on `difference`) and
     /// commits or reports what it finds; returns the verdict for the board.
@@ -59,7 +62,18 @@ extension GameTracker {
         case .line(let moves):
             return takeGapLine(moves, to: target, difference: difference, at: time, into: &outputs)
         case .ambiguous(let plies, let lines):
+            // Histories start from the first board after the gap only: a later one may be a
+            // move half made (a piece in the hand), which no history of the gap explains.
+            let first = gapObservations.isEmpty
             gapObservations.record(target)
+            if first, let histories = histories(for: target, lines: lines, at: time) {
+                // Nothing is committed yet, not even what every line begins with: the lines
+                // are the shortest ones, and a longer truth (a tempo lost, which leaves the
+                // other side to move) shows only once play goes on.
+                gapHistories = histories
+                reportMissed(MissedMoves(plies: plies, candidates: histories.listed), difference, &outputs)
+                return .outOfSync(difference)
+            }
             reportMissed(MissedMoves(plies: plies, candidates: lines.map { $0.map(\.uci) }), difference, &outputs)
             return .outOfSync(difference)
         case .notFound:
@@ -75,6 +89,87 @@ extension GameTracker {
         }
     }
 
+    /// The histories to follow for an ambiguous gap to `target`: its lines on a piece board
+    /// (every shortest line, when few), every line of up to ``occupancyGapPlies`` to each
+    /// placement with the squares filled on an occupancy board; `nil` when too many.
+    private func histories(for target: GapSearch.Target, lines: [[Move]], at time: TimeInterval) -> GapHistories? {
+        switch target {
+        case .placement:
+            return GapHistories(lines: lines, from: game.position, board: analysis.board, at: time)
+        case .occupancy(let occupancy):
+            // Many lines, or a search cut short: more histories than are followed, surely.
+            guard !lines.isEmpty else { return nil }
+            var search = GapSearch(maxPlies: Self.occupancyGapPlies)
+            search.nodeLimit = Self.occupancyHistoryNodes
+            guard
+                let all = search.allLines(
+                    from: game.position, board: analysis.board, occupancy: occupancy, limit: GapHistories.capacity)
+            else { return nil }
+            return GapHistories(lines: all, from: game.position, board: analysis.board, at: time)
+        }
+    }
+
+    /// While an ambiguous gap's histories are followed, judges what the board shows by them
+    /// (``GapHistories/observe(_:touched:at:)``): commits what they all agree on, reports
+    /// them again when they changed, and says whether the board is in sync.
+    mutating func followHistories(
+        to target: GapSearch.Target, touched: UInt64?, at time: TimeInterval, into outputs: inout [TrackerOutput]
+    ) -> Verdict {
+        guard var histories = gapHistories else { return .unexplained(0) }
+        let outcome = histories.observe(target, touched: touched, at: time)
+        switch outcome {
+        case .unexplained:
+            // The board back on the game position: the moves were taken back, or it was set
+            // up again (``takeGapLine(_:to:difference:at:into:)`` judges the empty line).
+            let difference = difference(to: target)
+            guard difference == 0 else { return .outOfSync(difference) }
+            return takeGapLine([], to: target, difference: 0, at: time, into: &outputs)
+        case .overflowed:
+            gapHistories = nil
+            reportMissed(MissedMoves(plies: nil, candidates: []), difference(to: target), &outputs)
+            return .outOfSync(difference(to: target))
+        case .explained(let changed):
+            // What is touched from now on belongs to the next move.
+            self.touched = 0
+            lastPlaced = nil
+            gapHistories = histories
+            guard histories.followedPlay else { return .outOfSync(difference(to: target)) }
+            return afterHistories(to: target, at: time, reporting: changed, into: &outputs)
+        }
+    }
+
+    /// Commits the moves every history agrees on; the board is in sync when one history is
+    /// left and all of it is in; otherwise the histories left are reported (when
+    /// `reporting`, or when moves were committed) and the board is out of sync.
+    private mutating func afterHistories(
+        to target: GapSearch.Target, at time: TimeInterval, reporting: Bool, into outputs: inout [TrackerOutput]
+    ) -> Verdict {
+        guard var histories = gapHistories else { return .unexplained(0) }
+        let certain = histories.takeCertainMoves()
+        gapHistories = histories
+        for (move, seen) in certain {
+            guard analysis.candidate(for: move) != nil else { break }
+            commit(move, at: seen, recovered: true, into: &outputs)
+        }
+        if histories.isRead {
+            closeGap()
+            return difference(to: target) == 0 ? .inSync : .unexplained(difference(to: target))
+        }
+        if reporting || !certain.isEmpty {
+            reportMissed(
+                MissedMoves(plies: histories.plies, candidates: histories.listed), difference(to: target), &outputs)
+        }
+        return .outOfSync(difference(to: target))
+    }
+
+    /// The squares where `target` differs from the game position.
+    private func difference(to target: GapSearch.Target) -> UInt64 {
+        switch target {
+        case .placement(let board): board.differences(from: analysis.board)
+        case .occupancy(let bits): bits ^ analysis.occupancy
+        }
+    }
+
     /// Commits `moves`, the one line found to `target`, when what the board showed since
     /// the gap lies on it; otherwise the gap stays missed (reported once) and the board out
     /// of sync.
@@ -82,7 +177,7 @@ extension GameTracker {
         _ moves: [Move], to target: GapSearch.Target, difference: UInt64, at time: TimeInterval,
         into outputs: inout [TrackerOutput]
     ) -> Verdict {
-        guard gapObservations.allow(moves, from: game.position, showing: target) else {
+        guard gapObservations.allow(moves, from: game.position, showing: target), readsAfterTheGap(target) else {
             gapObservations.record(target)
             gapMissed = nil
             reportMissed(gapReported ? nil : MissedMoves(plies: nil, candidates: []), difference, &outputs)
@@ -94,6 +189,17 @@ extension GameTracker {
         }
         closeGap()
         return .inSync
+    }
+
+    /// Whether a line from the game position may still be read for a board of `target`'s kind:
+    /// on an occupancy board only while the boards seen since the gap are no more than one
+    /// move in progress makes (``GapObservations/oneMove``). Past that, play has gone on, the
+    /// true line may be longer than the search reaches, and a line within its bound that
+    /// fills the same squares is no reading (issue #29): the gap stays the histories' or the
+    /// arbiter's.
+    private func readsAfterTheGap(_ target: GapSearch.Target) -> Bool {
+        guard case .occupancy = target else { return true }
+        return gapObservations.count <= GapObservations.oneMove
     }
 
     /// Whether a gap is being caught up and something the board showed since was not read:
@@ -130,6 +236,7 @@ extension GameTracker {
         catchingUp = false
         gapMissed = nil
         gapObservations.clear()
+        gapHistories = nil
         gapReported = false
         openGap = nil
     }

@@ -21,6 +21,12 @@ extension GameTracker {
         let frame = orient(physical, into: &outputs)
         lastFrame = frame
         if let suppressed, frame != suppressed { self.suppressed = nil }
+        if gapHistories != nil {
+            apply(
+                followHistories(to: .placement(frame), touched: nil, at: time, into: &outputs), at: time, into: &outputs
+            )
+            return
+        }
         if isGapUnread {
             let difference = frame.differences(from: analysis.board)
             apply(

@@ -27,7 +27,7 @@ extension GameTracker {
         let bit = UInt64(1) << UInt64(square.rawValue)
         observed = before & ~bit
         touch(bit)
-        if judgeUnreadGap(at: time, into: &outputs) { return }
+        if judgeUnreadGap(at: time, lifted: true, into: &outputs) { return }
         judgeOccupancy(at: time, into: &outputs)
     }
 
@@ -87,8 +87,25 @@ extension GameTracker {
 
     /// While a gap is unread (``isGapUnread``), judges the occupancy seen only as a whole
     /// line from the game; returns whether it did.
-    private mutating func judgeUnreadGap(at time: TimeInterval, into outputs: inout [TrackerOutput]) -> Bool {
+    /// After a lift (`lifted`) a piece is in the hand: the board is a move half made, which is
+    /// never read as a line (a piece lifted leaves the squares a capture leaves); it is only
+    /// kept as a board the line must pass.
+    private mutating func judgeUnreadGap(
+        at time: TimeInterval, lifted: Bool = false, into outputs: inout [TrackerOutput]
+    ) -> Bool {
+        if inputPath == .occupancy, gapHistories != nil, let bits = observed {
+            apply(
+                followHistories(to: .occupancy(bits), touched: touched, at: time, into: &outputs), at: time,
+                into: &outputs)
+            return true
+        }
         guard inputPath == .occupancy, isGapUnread, let bits = observed else { return false }
+        if lifted {
+            gapObservations.record(.occupancy(bits))
+            let difference = bits ^ analysis.occupancy
+            apply(syncState.isOutOfSync ? .outOfSync(difference) : .unexplained(difference), at: time, into: &outputs)
+            return true
+        }
         let verdict = reconcileGap(
             to: .occupancy(bits), difference: bits ^ analysis.occupancy, at: time, into: &outputs)
         touched = 0

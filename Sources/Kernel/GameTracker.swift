@@ -80,6 +80,9 @@ public struct GameTracker: Sendable {
     /// What the board showed since the gap that no line read: a line taken for the gap
     /// later must pass through all of it.
     var gapObservations = GapObservations()
+    /// Every history an ambiguous gap may have had, followed through the play after it
+    /// (``GapHistories``), or `nil`.
+    var gapHistories: GapHistories?
     /// Whether the gap being caught up was reported as missed moves already.
     var gapReported = false
     /// The missed moves reported last, while the board has not come back to the game: what

@@ -23,6 +23,13 @@ struct GapObservations: Sendable, Equatable {
     /// Whether more boards were seen than are kept.
     private(set) var overflowed = false
 
+    /// The most boards one move in progress shows on an occupancy board (castling with both
+    /// pieces lifted: king, rook, and one placed).
+    static let oneMove = 3
+
+    /// How many boards were seen (more than ``capacity`` when overflowed).
+    var count: Int { overflowed ? Self.capacity + 1 : boards.count }
+
     /// Whether nothing was seen that a line must pass.
     var isEmpty: Bool { boards.isEmpty && !overflowed }
 

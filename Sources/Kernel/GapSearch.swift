@@ -90,6 +90,9 @@ struct GapSearch {
     var seenLimit = 200_000
     /// The most candidate lines reported for an ambiguous gap.
     static let maxLines = 8
+    /// The most lines (and placements) the search keeps before it stops: ``maxLines``, or
+    /// more for ``allLines(from:board:occupancy:limit:)``.
+    private var lineLimit = Self.maxLines
 
     /// Positions expanded by the last ``run(from:board:to:)`` (both searches).
     var nodes: Int { searchNodes + confirmNodes }
@@ -142,6 +145,34 @@ struct GapSearch {
         let outcome = groupedOutcome(complete: true)
         guard case .occupancy(let occupancy) = target else { return outcome }
         return confirmed(outcome, from: position, board: board, occupancy: occupancy)
+    }
+
+    /// Every line of up to ``maxPlies`` plies from `position` (placed as `board`) that fills
+    /// `occupancy`: for each placement reached, its shortest lines (a longer line to a
+    /// placement already reached is one of them with moves that cancel out). `nil` when there
+    /// are more than `limit`, or the search was cut short at ``nodeLimit``: the gap cannot be
+    /// followed line by line (``GapHistories``).
+    mutating func allLines(
+        from position: Position, board: PackedBoard, occupancy: UInt64, limit: Int
+    ) -> [[Move]]? {
+        searchNodes = 0
+        confirmNodes = 0
+        found = []
+        ends = [:]
+        dead = []
+        let kept = (distinctPositions, lineLimit)
+        distinctPositions = true
+        lineLimit = limit
+        defer { (distinctPositions, lineLimit) = kept }
+        guard maxPlies > 0 else { return nil }
+        for depth in 1...maxPlies {
+            path = []
+            _ = search(position, board, .occupancy(occupancy), remaining: depth)
+            guard searchNodes <= nodeLimit, ends.count <= limit else { return nil }
+        }
+        let lines = ends.values.flatMap { $0 }
+        guard lines.count <= limit, ends.values.allSatisfy({ $0.count <= limit }) else { return nil }
+        return lines.sorted { $0.count < $1.count }
     }
 
     /// The one line found, when no line of up to ``maxPlies`` plies leads to another
@@ -230,7 +261,7 @@ struct GapSearch {
             }
             return true
         }
-        guard found.count <= Self.maxLines, ends.count <= Self.maxLines, searchNodes <= nodeLimit,
+        guard found.count <= lineLimit, ends.count <= lineLimit, searchNodes <= nodeLimit,
             canReach(position.sideToMove, position.castlingRights, board, target, in: remaining)
         else { return false }
         let node = Node(
@@ -261,7 +292,7 @@ struct GapSearch {
     /// line with moves that cancel out.
     private mutating func record(_ end: PackedBoard) {
         if let lines = ends[end] {
-            guard let first = lines.first, first.count == path.count, lines.count <= Self.maxLines else { return }
+            guard let first = lines.first, first.count == path.count, lines.count <= lineLimit else { return }
             ends[end] = lines + [path]
         } else {
             ends[end] = [path]

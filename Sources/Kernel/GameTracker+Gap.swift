@@ -116,7 +116,17 @@ extension GameTracker {
         to target: GapSearch.Target, touched: UInt64?, at time: TimeInterval, into outputs: inout [TrackerOutput]
     ) -> Verdict {
         guard var histories = gapHistories else { return .unexplained(0) }
-        let outcome = histories.observe(target, touched: touched, at: time)
+        // After a new link the squares touched are counted from the game, not from the
+        // histories' ends: no move of theirs is held to them.
+        let relinked = histories.relinked
+        var outcome = histories.observe(target, touched: relinked ? nil : touched, at: time)
+        if relinked, outcome == .unexplained, difference(to: target) != 0 {
+            outcome = histories.bridge({ lines(from: $0, board: $1, to: target) }, at: time)
+        }
+        // Only the first board after the link came back is searched so (a later one may be
+        // a move half made).
+        histories.relinked = false
+        gapHistories = histories
         switch outcome {
         case .unexplained:
             // The board back on the game position: the moves were taken back, or it was set
@@ -133,8 +143,34 @@ extension GameTracker {
             self.touched = 0
             lastPlaced = nil
             gapHistories = histories
-            guard histories.followedPlay else { return .outOfSync(difference(to: target)) }
+            guard histories.followedPlay else {
+                // Shown, not committed: the lines still lead to the board as it is now.
+                if changed {
+                    reportMissed(
+                        MissedMoves(plies: histories.plies, candidates: histories.listed), difference(to: target),
+                        &outputs)
+                }
+                return .outOfSync(difference(to: target))
+            }
             return afterHistories(to: target, at: time, reporting: changed, into: &outputs)
+        }
+    }
+
+    /// Every shortest line (on an occupancy board: to each placement) from `position` to
+    /// `target`, for a history crossing a new gap; `nil` when too many to follow.
+    private func lines(from position: Position, board: PackedBoard, to target: GapSearch.Target) -> [[Move]]? {
+        switch target {
+        case .placement:
+            var search = GapSearch(maxPlies: Self.identityGapPlies)
+            switch search.run(from: position, board: board, to: target) {
+            case .line(let line): return [line]
+            case .ambiguous(_, let lines): return lines.isEmpty ? nil : lines
+            case .notFound: return []
+            }
+        case .occupancy(let occupancy):
+            var search = GapSearch(maxPlies: Self.occupancyGapPlies)
+            search.nodeLimit = Self.occupancyHistoryNodes
+            return search.allLines(from: position, board: board, occupancy: occupancy, limit: GapHistories.capacity)
         }
     }
 

@@ -191,6 +191,7 @@ public struct GameTracker: Sendable {
             announcedUndos = 0
             undoPiecesPending = false
             catchingUp = true
+            gapHistories?.relinked = true
         case .disconnected:
             touched = 0
             lastPlaced = nil

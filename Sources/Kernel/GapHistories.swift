@@ -66,6 +66,10 @@ struct GapHistories: Sendable, Equatable {
     /// they agree on certain (the gap's lines are the shortest ones; a longer truth, a tempo
     /// lost, leaves the other side to move, and its next move is explained by none).
     private(set) var followedPlay = false
+    /// Whether the link came back since the histories last explained a board: moves may have
+    /// been made that nobody saw, so the next board is searched from each history's end
+    /// (``bridge(_:at:)``).
+    var relinked = false
 
     /// Histories for `lines` from `position` (placed as `board`), each move seen at `time`;
     /// `nil` when there are none or more than ``capacity``.
@@ -109,8 +113,31 @@ struct GapHistories: Sendable, Equatable {
         guard !next.isEmpty else { return .unexplained }
         let changed = next != histories
         if extendedAll { followedPlay = true }
+        relinked = false
         histories = next
         return .explained(changed: changed)
+    }
+
+    /// A gap on top of the gap (the link dropped again): each history is extended by every
+    /// line `lines` finds from its end to what the board shows now (`nil`: too many to
+    /// follow). What they agree on waits again for a move made after this gap.
+    mutating func bridge(_ lines: (Position, PackedBoard) -> [[Move]]?, at time: TimeInterval) -> Outcome {
+        relinked = false
+        var next: [History] = []
+        for history in histories {
+            guard let found = lines(history.position, history.board) else { return .overflowed }
+            for line in found {
+                var extended = history
+                for move in line { extended.append(move, at: time) }
+                guard !next.contains(extended) else { continue }
+                next.append(extended)
+                if next.count > Self.capacity { return .overflowed }
+            }
+        }
+        guard !next.isEmpty else { return .unexplained }
+        histories = next
+        followedPlay = false
+        return .explained(changed: true)
     }
 
     /// Removes and returns the moves every history begins with (certain, whichever is true),

@@ -115,6 +115,31 @@ import Testing
         #expect(tracker.syncState == .inSync)
     }
 
+    /// The link drops again while transposed lines are followed, and three more plies are
+    /// made: each line is carried across the new gap (its own orders included), every one
+    /// leading to the board now, and the arbiter's choice still takes the whole game.
+    @Test func theLinesCrossASecondGap() throws {
+        var tracker = GameTracker(game: Game(), inputPath: .identity, options: options)
+        _ = tracker.handle(.pieces(Position.starting.snapshot), at: 0)
+        _ = tracker.handle(.disconnected(error: "link lost"), at: 1)
+        var position = Position.starting
+        for uci in ["e2e4", "e7e5", "g1f3"] { position = position.applying(position.legalMove(uci: uci)!) }
+        _ = tracker.handle(.connected, at: 8)
+        _ = tracker.handle(.pieces(position.snapshot), at: 8)
+        _ = tracker.handle(.disconnected(error: "link lost"), at: 9)
+        for uci in ["b8c6", "f1b5", "a7a6"] { position = position.applying(position.legalMove(uci: uci)!) }
+        _ = tracker.handle(.connected, at: 20)
+        let outputs = tracker.handle(.pieces(position.snapshot), at: 20)
+        #expect(outputs.moves.isEmpty)
+        let lines = tracker.openGap?.candidates ?? []
+        #expect(lines.count == 4)
+        #expect(lines.contains(["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]))
+        #expect(lines.contains(["g1f3", "e7e5", "e2e4", "a7a6", "f1b5", "b8c6"]))
+        let resolved = try tracker.resolve(["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"], fromPly: 0, at: 21)
+        #expect(resolved.moves.map(\.san) == ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"])
+        #expect(tracker.syncState == .inSync)
+    }
+
     /// A board no history explains (a piece in the hand, a knock) changes nothing: the
     /// histories wait for a board they explain.
     @Test func aBoardNoHistoryExplainsChangesNothing() throws {

@@ -98,18 +98,13 @@ struct GapHistories: Sendable, Equatable {
     /// The board showed `target` at `time`; `touched` are the squares lifted or placed since
     /// the last board some history explained (occupancy boards; `nil` for piece boards).
     mutating func observe(_ target: GapSearch.Target, touched: UInt64?, at time: TimeInterval) -> Outcome {
-        var next: [History] = []
         var extendedAll = true
-        for history in histories {
-            for extension_ in Self.extensions(of: history, to: target, touched: touched) {
-                if extension_.isEmpty { extendedAll = false }
-                var extended = history
-                for move in extension_ { extended.append(move, at: time) }
-                guard !next.contains(extended) else { continue }
-                next.append(extended)
-                if next.count > Self.capacity { return .overflowed }
-            }
+        let extended = Self.extend(histories, at: time) { history in
+            let lines = Self.extensions(of: history, to: target, touched: touched)
+            if lines.contains(where: \.isEmpty) { extendedAll = false }
+            return lines
         }
+        guard let next = extended else { return .overflowed }
         guard !next.isEmpty else { return .unexplained }
         let changed = next != histories
         if extendedAll { followedPlay = true }
@@ -123,21 +118,33 @@ struct GapHistories: Sendable, Equatable {
     /// follow). What they agree on waits again for a move made after this gap.
     mutating func bridge(_ lines: (Position, PackedBoard) -> [[Move]]?, at time: TimeInterval) -> Outcome {
         relinked = false
-        var next: [History] = []
-        for history in histories {
-            guard let found = lines(history.position, history.board) else { return .overflowed }
-            for line in found {
-                var extended = history
-                for move in line { extended.append(move, at: time) }
-                guard !next.contains(extended) else { continue }
-                next.append(extended)
-                if next.count > Self.capacity { return .overflowed }
-            }
+        guard let next = Self.extend(histories, at: time, by: { lines($0.position, $0.board) }) else {
+            return .overflowed
         }
         guard !next.isEmpty else { return .unexplained }
         histories = next
         followedPlay = false
         return .explained(changed: true)
+    }
+
+    /// Each of `histories` extended by each line `lines` gives for it (none: it is dropped),
+    /// the moves seen at `time`, without repeats; `nil` past ``capacity`` or when `lines`
+    /// gives `nil` (too many to follow).
+    private static func extend(
+        _ histories: [History], at time: TimeInterval, by lines: (History) -> [[Move]]?
+    ) -> [History]? {
+        var next: [History] = []
+        for history in histories {
+            guard let found = lines(history) else { return nil }
+            for line in found {
+                var extended = history
+                for move in line { extended.append(move, at: time) }
+                guard !next.contains(extended) else { continue }
+                next.append(extended)
+                if next.count > capacity { return nil }
+            }
+        }
+        return next
     }
 
     /// Removes and returns the moves every history begins with (certain, whichever is true),

@@ -18,6 +18,18 @@ import Testing
         }
     }
 
+    /// A piece board that saw the start, lost its link while `1. e4 e5 2. Nf3` was played
+    /// (or `1. Nf3 e5 2. e4`: the board cannot tell), and got it back at 8 s; the position.
+    private func transposedGap() -> (GameTracker, Position) {
+        var tracker = GameTracker(game: Game(), inputPath: .identity, options: options)
+        _ = tracker.handle(.pieces(Position.starting.snapshot), at: 0)
+        _ = tracker.handle(.disconnected(error: "link lost"), at: 1)
+        var position = Position.starting
+        for uci in ["e2e4", "e7e5", "g1f3"] { position = position.applying(position.legalMove(uci: uci)!) }
+        _ = tracker.handle(.connected, at: 8)
+        return (tracker, position)
+    }
+
     /// Plays `uci` on `board` (occupancy events), feeding each event to `tracker` a tenth of a
     /// second apart from `time`.
     private func play(
@@ -83,12 +95,7 @@ import Testing
     /// orders apart, so nothing is published, but the lines shown to the arbiter follow the
     /// play and always lead to the board as it is; the arbiter's choice puts every move in.
     @Test func transposedLinesFollowThePlayUntilTheArbiterChooses() throws {
-        var tracker = GameTracker(game: Game(), inputPath: .identity, options: options)
-        _ = tracker.handle(.pieces(Position.starting.snapshot), at: 0)
-        _ = tracker.handle(.disconnected(error: "link lost"), at: 1)
-        var position = Position.starting
-        for uci in ["e2e4", "e7e5", "g1f3"] { position = position.applying(position.legalMove(uci: uci)!) }
-        _ = tracker.handle(.connected, at: 8)
+        var (tracker, position) = transposedGap()
         var outputs = tracker.handle(.pieces(position.snapshot), at: 8)
         #expect(Set(missed(outputs).last?.candidates ?? []) == [["e2e4", "e7e5", "g1f3"], ["g1f3", "e7e5", "e2e4"]])
         var board = PhysicalBoard(position.snapshot, path: .identity)
@@ -119,12 +126,7 @@ import Testing
     /// made: each line is carried across the new gap (its own orders included), every one
     /// leading to the board now, and the arbiter's choice still takes the whole game.
     @Test func theLinesCrossASecondGap() throws {
-        var tracker = GameTracker(game: Game(), inputPath: .identity, options: options)
-        _ = tracker.handle(.pieces(Position.starting.snapshot), at: 0)
-        _ = tracker.handle(.disconnected(error: "link lost"), at: 1)
-        var position = Position.starting
-        for uci in ["e2e4", "e7e5", "g1f3"] { position = position.applying(position.legalMove(uci: uci)!) }
-        _ = tracker.handle(.connected, at: 8)
+        var (tracker, position) = transposedGap()
         _ = tracker.handle(.pieces(position.snapshot), at: 8)
         _ = tracker.handle(.disconnected(error: "link lost"), at: 9)
         for uci in ["b8c6", "f1b5", "a7a6"] { position = position.applying(position.legalMove(uci: uci)!) }
@@ -143,12 +145,7 @@ import Testing
     /// A board no history explains (a piece in the hand, a knock) changes nothing: the
     /// histories wait for a board they explain.
     @Test func aBoardNoHistoryExplainsChangesNothing() throws {
-        var tracker = GameTracker(game: Game(), inputPath: .identity, options: options)
-        _ = tracker.handle(.pieces(Position.starting.snapshot), at: 0)
-        _ = tracker.handle(.disconnected(error: "link lost"), at: 1)
-        var position = Position.starting
-        for uci in ["e2e4", "e7e5", "g1f3"] { position = position.applying(position.legalMove(uci: uci)!) }
-        _ = tracker.handle(.connected, at: 8)
+        var (tracker, position) = transposedGap()
         _ = tracker.handle(.pieces(position.snapshot), at: 8)
         let before = tracker.openGap
         var knocked = position.snapshot

@@ -71,7 +71,7 @@ extension GameTracker {
                 // are the shortest ones, and a longer truth (a tempo lost, which leaves the
                 // other side to move) shows only once play goes on.
                 gapHistories = histories
-                reportMissed(MissedMoves(plies: plies, candidates: histories.listed), difference, &outputs)
+                report(histories, difference, &outputs)
                 return .outOfSync(difference)
             }
             reportMissed(MissedMoves(plies: plies, candidates: lines.map { $0.map(\.uci) }), difference, &outputs)
@@ -93,20 +93,14 @@ extension GameTracker {
     /// (every shortest line, when few), every line of up to ``occupancyGapPlies`` to each
     /// placement with the squares filled on an occupancy board; `nil` when too many.
     private func histories(for target: GapSearch.Target, lines: [[Move]], at time: TimeInterval) -> GapHistories? {
+        // Many lines, or a search cut short: more histories than are followed, surely.
+        guard !lines.isEmpty else { return nil }
+        let all: [[Move]]?
         switch target {
-        case .placement:
-            return GapHistories(lines: lines, from: game.position, board: analysis.board, at: time)
-        case .occupancy(let occupancy):
-            // Many lines, or a search cut short: more histories than are followed, surely.
-            guard !lines.isEmpty else { return nil }
-            var search = GapSearch(maxPlies: Self.occupancyGapPlies)
-            search.nodeLimit = Self.occupancyHistoryNodes
-            guard
-                let all = search.allLines(
-                    from: game.position, board: analysis.board, occupancy: occupancy, limit: GapHistories.capacity)
-            else { return nil }
-            return GapHistories(lines: all, from: game.position, board: analysis.board, at: time)
+        case .placement: all = lines
+        case .occupancy: all = self.lines(from: game.position, board: analysis.board, to: target)
         }
+        return all.flatMap { GapHistories(lines: $0, from: game.position, board: analysis.board, at: time) }
     }
 
     /// While an ambiguous gap's histories are followed, judges what the board shows by them
@@ -142,14 +136,9 @@ extension GameTracker {
             // What is touched from now on belongs to the next move.
             self.touched = 0
             lastPlaced = nil
-            gapHistories = histories
             guard histories.followedPlay else {
                 // Shown, not committed: the lines still lead to the board as it is now.
-                if changed {
-                    reportMissed(
-                        MissedMoves(plies: histories.plies, candidates: histories.listed), difference(to: target),
-                        &outputs)
-                }
+                if changed { report(histories, difference(to: target), &outputs) }
                 return .outOfSync(difference(to: target))
             }
             return afterHistories(to: target, at: time, reporting: changed, into: &outputs)
@@ -191,11 +180,13 @@ extension GameTracker {
             closeGap()
             return difference(to: target) == 0 ? .inSync : .unexplained(difference(to: target))
         }
-        if reporting || !certain.isEmpty {
-            reportMissed(
-                MissedMoves(plies: histories.plies, candidates: histories.listed), difference(to: target), &outputs)
-        }
+        if reporting || !certain.isEmpty { report(histories, difference(to: target), &outputs) }
         return .outOfSync(difference(to: target))
+    }
+
+    /// Reports the histories left as the gap's missed moves (their lines, when few).
+    private mutating func report(_ histories: GapHistories, _ difference: UInt64, _ outputs: inout [TrackerOutput]) {
+        reportMissed(MissedMoves(plies: histories.plies, candidates: histories.listed), difference, &outputs)
     }
 
     /// The squares where `target` differs from the game position.

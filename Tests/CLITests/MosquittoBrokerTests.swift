@@ -17,20 +17,11 @@ import Testing
         let broker = try MosquittoBroker()
         let taken = broker.port
         // Another listener takes the port first.
-        let thief = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let thief = LoopbackSocket.tcp()
         defer { close(thief) }
         var reuse: Int32 = 1
         setsockopt(thief, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = taken.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(thief, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        try #require(bound && listen(thief, 8) == 0)
+        try #require(LoopbackSocket.bind(thief, port: taken) && listen(thief, 8) == 0)
         try await broker.start()
         defer { broker.stop() }
         #expect(broker.port != taken)

@@ -14,31 +14,12 @@ final class RawHTTPClient: @unchecked Sendable {
     /// A connection to `port` on 127.0.0.1, from `source` (another loopback address such as
     /// `127.0.0.2`, to be another client) when given.
     init(port: UInt16, receiveTimeout seconds: Int = 20, source: String? = nil) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        if let source {
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            local.sin_addr.s_addr = inet_addr(source)
-            let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            guard bound else {
-                close(fd)
-                throw POSIXError(.EADDRNOTAVAIL)
-            }
+        let fd = LoopbackSocket.tcp()
+        if let source, !LoopbackSocket.bind(fd, host: source) {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
         }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard connected else {
+        guard LoopbackSocket.connect(fd, port: port) else {
             close(fd)
             throw POSIXError(.ECONNREFUSED)
         }

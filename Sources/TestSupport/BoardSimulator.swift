@@ -54,10 +54,17 @@ public final class BoardSimulator: @unchecked Sendable {
     /// Everything it printed (its log).
     public var output: String { process.output }
 
-    /// Stops it (SIGTERM, SIGKILL after `grace` seconds) and returns its exit status.
-    @discardableResult
-    public func stop(grace: TimeInterval = 5) -> Int32 {
+    /// Asks it to stop (SIGTERM, SIGKILL after `grace` seconds) and returns at once
+    /// (``ManagedProcess/stop(grace:)``): for `defer`s.
+    public func stop(grace: TimeInterval = 5) {
         process.stop(grace: grace)
+    }
+
+    /// Stops it (SIGTERM, SIGKILL after `grace`), suspending until it is gone, and returns
+    /// its exit status.
+    @discardableResult
+    public func terminate(grace: Duration = .seconds(5)) async -> Int32 {
+        await process.terminate(grace: grace)
     }
 
     /// Runs `boardsim ctl --bus <bus> arguments…` and returns what it printed.
@@ -107,7 +114,7 @@ public final class BoardSimulator: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.stop(grace: 2) }
+        process.stop(grace: 2)
     }
 }
 

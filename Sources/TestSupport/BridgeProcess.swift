@@ -78,23 +78,30 @@ public final class BridgeProcess: @unchecked Sendable {
         lock.withLock { earlierOutput + (process?.output ?? "") }
     }
 
-    /// Stops it gracefully (SIGTERM, SIGKILL after `grace` seconds) and returns its exit status.
-    @discardableResult
-    public func stop(grace: TimeInterval = 15) -> Int32 {
-        guard let process = lock.withLock({ process }) else { return 0 }
-        return process.stop(grace: grace)
+    /// Asks it to stop gracefully (SIGTERM, SIGKILL after `grace` seconds) and returns at
+    /// once (``ManagedProcess/stop(grace:)``): for `defer`s.
+    public func stop(grace: TimeInterval = 15) {
+        lock.withLock { process }?.stop(grace: grace)
     }
 
-    /// Kills it with SIGKILL (a crash: no shutdown, no `offline` of its own) and waits until
-    /// it is gone. Returns its exit status (137).
+    /// Stops it gracefully (SIGTERM, SIGKILL after `grace`), suspending until it is gone, and
+    /// returns its exit status.
     @discardableResult
-    public func kill() -> Int32 {
+    public func terminate(grace: Duration = .seconds(15)) async -> Int32 {
+        guard let process = lock.withLock({ process }) else { return 0 }
+        return await process.terminate(grace: grace)
+    }
+
+    /// Kills it with SIGKILL (a crash: no shutdown, no `offline` of its own), suspending
+    /// until it is gone. Returns its exit status (137).
+    @discardableResult
+    public func kill() async -> Int32 {
         guard let process = lock.withLock({ process }) else { return 0 }
         process.send(signal: SIGKILL)
-        return process.waitForExit(timeout: 10) ?? process.stop(grace: 1)
+        return await process.terminate(grace: .seconds(1))
     }
 
     deinit {
-        if let process, process.isRunning { process.stop(grace: 5) }
+        process?.stop(grace: 5)
     }
 }

@@ -109,28 +109,48 @@ public final class ManagedProcess: @unchecked Sendable {
         (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
     }
 
-    /// Sends `signal` to the child.
+    /// Sends `signal` to the child, unless it has already been reaped (its PID may then
+    /// belong to another process).
     public func send(signal: Int32) {
-        guard isRunning else { return }
-        kill(pid, signal)
+        lock.withLock {
+            guard exitStatus == nil, childPID != 0 else { return }
+            kill(childPID, signal)
+        }
     }
 
-    /// Stops the child: SIGTERM, then SIGKILL after `grace` seconds. Returns its exit
-    /// status (128 + signal number when a signal ended it).
+    /// Asks the child to stop and returns at once: SIGTERM now, SIGKILL after `grace` seconds
+    /// if it is still running, and the child reaped, all on a thread of its own.
+    ///
+    /// For `defer`s and `deinit`s: tests run on the main actor, and a bridge that takes
+    /// seconds to shut down on a loaded machine must not hold it (every other test's D-Bus
+    /// and MQTT waits queue behind it: a private bus's `Hello` timed out after 25 s while
+    /// test teardowns blocked the main actor one after another, issue #28). When the next
+    /// step needs the child gone, or its exit status, use ``terminate(grace:)``.
+    public func stop(grace: TimeInterval = 5) {
+        guard pid != 0, isRunning else { return }
+        send(signal: SIGTERM)
+        Thread.detachNewThread { [self] in _ = self.awaitExit(grace: grace) }
+    }
+
+    /// Stops the child like ``stop(grace:)`` but blocks the calling thread until it is gone,
+    /// and returns its exit status: for tools whose thread may wait (the benchmark), never
+    /// for a test on the main actor.
     @discardableResult
-    public func stop(grace: TimeInterval = 5) -> Int32 {
+    public func stopAndWait(grace: TimeInterval = 5) -> Int32 {
         guard pid != 0 else { return 0 }
-        if isRunning {
-            kill(pid, SIGTERM)
-            if waitForExit(timeout: grace) == nil {
-                kill(pid, SIGKILL)
-            }
-        }
-        return reap(blocking: true) ?? 0
+        send(signal: SIGTERM)
+        return awaitExit(grace: grace)
+    }
+
+    /// Waits (blocking) for a signalled child to exit, SIGKILLing it after `grace` seconds
+    /// (a second SIGTERM could cut a graceful shutdown short); returns its exit status.
+    private func awaitExit(grace: TimeInterval) -> Int32 {
+        if waitForExit(timeout: grace) == nil { send(signal: SIGKILL) }
+        return waitForExit(timeout: 10) ?? 0
     }
 
     /// Waits up to `timeout` seconds for the child to exit; returns its status or `nil`.
-    /// Blocks the calling thread: for defers and `deinit`; async code uses
+    /// Blocks the calling thread: for tools and helper threads; async code uses
     /// ``exitStatus(within:)``.
     public func waitForExit(timeout: TimeInterval) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
@@ -171,13 +191,10 @@ public final class ManagedProcess: @unchecked Sendable {
     @discardableResult
     public func terminate(grace: Duration = .seconds(5)) async -> Int32 {
         guard pid != 0 else { return 0 }
-        if isRunning {
-            kill(pid, SIGTERM)
-            if await exitStatus(within: grace) == nil {
-                kill(pid, SIGKILL)
-            }
-        }
-        return reap(blocking: true) ?? 0
+        send(signal: SIGTERM)
+        if await exitStatus(within: grace) == nil { send(signal: SIGKILL) }
+        // SIGKILL ends it at once; reaping it may still take the kernel a moment.
+        return await exitStatus(within: .seconds(10)) ?? 0
     }
 
     /// The exit status once the child has ended (reaping it), else `nil`.
@@ -197,8 +214,24 @@ public final class ManagedProcess: @unchecked Sendable {
     /// Stops the child if it still runs and removes its log: a suite run starts thousands
     /// of children, and their logs would otherwise pile up in the temporary directory.
     deinit {
-        if isRunning { stop(grace: 1) }
+        let pid = childPID
+        if pid != 0, exitStatus == nil, reap(blocking: false) == nil {
+            kill(pid, SIGTERM)
+            Thread.detachNewThread { Self.reap(pid, grace: 1) }
+        }
         try? FileManager.default.removeItem(at: logURL)
+    }
+
+    /// Reaps `pid` (a child no object owns any more), SIGKILLing it after `grace` seconds.
+    private static func reap(_ pid: pid_t, grace: TimeInterval) {
+        let deadline = Date().addingTimeInterval(grace)
+        var status: Int32 = 0
+        while Date() < deadline {
+            if waitpid(pid, &status, WNOHANG) != 0 { return }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        _ = waitpid(pid, &status, 0)
     }
 }
 

@@ -185,17 +185,24 @@ public final class MosquittoBroker: @unchecked Sendable {
         (try? String(contentsOf: url, encoding: .utf8)) ?? ""
     }
 
-    /// Stops the broker gracefully (SIGTERM by PID; it saves persistence), waiting for it.
+    /// Asks the broker to stop gracefully (SIGTERM by PID; it saves persistence) and returns
+    /// at once (``ManagedProcess/stop(grace:)``): for `defer`s.
     public func stop() {
         resume()
         process?.stop(grace: 5)
     }
 
-    /// Kills the broker abruptly (SIGKILL by PID).
-    public func kill() {
+    /// Stops the broker gracefully, suspending until it is gone (its port is free again).
+    public func terminate() async {
+        resume()
+        await process?.terminate(grace: .seconds(5))
+    }
+
+    /// Kills the broker abruptly (SIGKILL by PID), suspending until it is gone.
+    public func kill() async {
         guard let process else { return }
         process.send(signal: SIGKILL)
-        _ = process.waitForExit(timeout: 5)
+        await process.terminate(grace: .seconds(1))
     }
 
     /// Freezes the broker (SIGSTOP by PID): connections stay open but nothing is answered,
@@ -211,8 +218,7 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Stops (if running) and starts again on the same ports with the same config.
     public func restart(timeout: Duration = .seconds(10)) async throws {
-        resume()
-        await process?.terminate(grace: .seconds(5))
+        await terminate()
         try await start(timeout: timeout)
     }
 

@@ -64,7 +64,7 @@ final class BenchProcess {
     @discardableResult
     func stop(grace: TimeInterval = 5) -> Int32 {
         let pid = process.pid
-        let status = process.stop(grace: grace)
+        let status = process.stopAndWait(grace: grace)
         registry.unregister(pid)
         return status
     }

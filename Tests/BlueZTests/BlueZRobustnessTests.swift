@@ -21,7 +21,7 @@ struct BlueZRobustnessTests {
         transport.start()
         #expect(await eventually { recorder.events.contains(.ready) })
 
-        fixture.killBoardsim()
+        await fixture.killBoardsim()
         let lost = await eventually {
             recorder.events.contains { if case .disconnected(let error) = $0 { error != nil } else { false } }
                 && fixture.manager.state == .waitingForBlueZ

@@ -132,10 +132,10 @@ final class SimulatorFixture {
         }
     }
 
-    /// Kills `boardsim` (org.bluez vanishes from the bus).
-    func killBoardsim() {
+    /// Kills `boardsim` (org.bluez vanishes from the bus), suspending until it is gone.
+    func killBoardsim() async {
         boardsim?.send(signal: SIGKILL)
-        _ = boardsim?.waitForExit(timeout: 10)
+        _ = await boardsim?.exitStatus(within: .seconds(10))
     }
 
     func stop() {

@@ -24,7 +24,7 @@ import Testing
 
     @Test func postsABodyWithHeadersAndReadsTheAnswer() async throws {
         let (stub, base, log) = try await Self.startStub()
-        defer { _ = stub.stop() }
+        defer { stub.stop() }
         let client = CurlClient()
         let pgn = "[White \"Doe, J\"]\n[Black \"Roe, R\"]\n\n1. e4 e5 *\n"
         let response = try await client.perform(
@@ -50,7 +50,7 @@ import Testing
 
     @Test func aBodyPastTheLimitAndASlowServerFailWithReasons() async throws {
         let (stub, base, _) = try await Self.startStub()
-        defer { _ = stub.stop() }
+        defer { stub.stop() }
         let client = CurlClient()
         let big = await client.perform(CurlRequest(url: "\(base)/big", maxResponseBytes: 1 << 20))
         guard case .failure(let tooLong) = big else {

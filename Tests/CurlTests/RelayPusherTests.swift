@@ -40,7 +40,7 @@ import Testing
 
     @Test func everyChangeIsPushedCoalescedAndRefusedGamesAreReported() async throws {
         let (stub, base, log) = try await CurlClientTests.startStub()
-        defer { _ = stub.stop() }
+        defer { stub.stop() }
         let body = Body(Self.game("Doe, J", "1. e4"))
         var reports: [RelayPushReport] = []
         let pusher = RelayPusher(
@@ -88,7 +88,7 @@ import Testing
 
     @Test func aWrongTokenAndAnUnreachableRelayAreReportedAndRetried() async throws {
         let (stub, base, _) = try await CurlClientTests.startStub()
-        defer { _ = stub.stop() }
+        defer { stub.stop() }
         var reports: [RelayPushReport] = []
         let refused = RelayPusher(
             settings: RelayPushSettings(
@@ -117,7 +117,7 @@ import Testing
 
     @Test func movesHeldBackByADelayArePushedWhenItHasPassed() async throws {
         let (stub, base, log) = try await CurlClientTests.startStub()
-        defer { _ = stub.stop() }
+        defer { stub.stop() }
         // What a relay behind by a delay may see: the move appears once the delay has passed,
         // with no board update to announce it. The test says when it has passed (after the
         // first push is answered), not the wall clock: a first push slower than a fixed delay

@@ -82,7 +82,7 @@ extension EndToEndTests {
             try await hall.waitForMoves(board.id, count: 1 + more.count, since: mark), fromPly: 5, board: board.id)
 
         // Stopped gracefully, started again: the game goes on.
-        _ = hall.bridge.stop()
+        await hall.bridge.terminate()
         mark = hall.recorder.mark
         try hall.bridge.start()
         try await hall.waitUntilReady(board.id, since: mark)

@@ -136,7 +136,7 @@ final class Hall {
     /// the bridge state topic); returns the bridge's exit status.
     func killBridgeAndAwaitLastWill() async throws -> Int32 {
         let mark = recorder.mark
-        let status = bridge.kill()
+        let status = await bridge.kill()
         try await waitUntil("the last will", context: report) {
             self.recorder.messages(on: self.bridgeStateTopic, since: mark).contains {
                 $0.text == #"{"state":"offline"}"#

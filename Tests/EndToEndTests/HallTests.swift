@@ -99,7 +99,7 @@ extension EndToEndTests {
 
         // SIGTERM: a clean exit that says offline for the bridge and every board.
         let stopMark = hall.recorder.mark
-        #expect(hall.bridge.stop() == 0)
+        #expect(await hall.bridge.terminate() == 0)
         try await waitUntil("offline after SIGTERM", context: hall.report) {
             hall.recorder.messages(on: hall.bridgeStateTopic, since: stopMark).contains {
                 $0.text == #"{"state":"offline"}"#

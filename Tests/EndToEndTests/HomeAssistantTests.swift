@@ -78,7 +78,7 @@ struct HomeAssistantTests {
         try await waitUntil("discovery of ha-g", context: hall.report) {
             hall.recorder.messages.contains { $0.topic.hasPrefix("homeassistant/") && $0.topic.contains("ha-g") }
         }
-        _ = hall.bridge.stop()
+        await hall.bridge.terminate()
         let state = hall.directory.appendingPathComponent("state")
         let file = hall.directory.appendingPathComponent("config-without-ha-g.yaml")
         try Hall.configuration(
@@ -88,7 +88,7 @@ struct HomeAssistantTests {
         let mark = hall.recorder.mark
         let second = try BridgeProcess(configFile: file, busAddress: hall.bus.address)
         try second.start()
-        defer { _ = second.stop() }
+        defer { second.stop() }
         func cleared(_ message: ReceivedMessage) -> Bool { message.text.isEmpty }
         func clearsOfGone(_ messages: [ReceivedMessage]) -> [ReceivedMessage] {
             messages.filter {

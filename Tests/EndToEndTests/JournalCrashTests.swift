@@ -20,7 +20,7 @@ extension EndToEndTests {
         try await hall.play(board.id, game.uci)
         game.expectPublished(try await hall.waitForMoves(board.id, count: 10), board: board.id)
 
-        #expect(hall.bridge.kill() == 128 + SIGKILL)
+        #expect(await hall.bridge.kill() == 128 + SIGKILL)
         let state = hall.directory.appendingPathComponent("state")
         let journal = state.appendingPathComponent("\(board.id).journal")
         let bytes = try Data(contentsOf: journal)
@@ -37,7 +37,7 @@ extension EndToEndTests {
         game.expectPublished(published, fromPly: 10, board: board.id)
         _ = try await hall.waitForPGN(board.id, plies: 20, since: mark)
 
-        #expect(hall.bridge.kill() == 128 + SIGKILL)
+        #expect(await hall.bridge.kill() == 128 + SIGKILL)
         mark = hall.recorder.mark
         let logged = hall.bridge.output.count
         try hall.bridge.start()

@@ -159,7 +159,7 @@ extension EndToEndTests {
         try await hall.play(board.id, game.uci)
         try await hall.waitForMoves(board.id, count: 2)
 
-        hall.broker.stop()
+        await hall.broker.terminate()
         let whileDown = Array(Games.blackUnderpromotes[2..<8])
         try game.append(whileDown)
         try await hall.play(board.id, whileDown)

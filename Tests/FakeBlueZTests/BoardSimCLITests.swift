@@ -215,7 +215,7 @@ struct BoardSimCLITests {
         #expect(status == 1)
         #expect(second.output.contains("owned by another connection"))
 
-        #expect(fixture.simulator.stop() == 0)
+        #expect(await fixture.simulator.terminate() == 0)
         #expect(fixture.simulator.output.contains("boardsim: stopped"))
     }
 }

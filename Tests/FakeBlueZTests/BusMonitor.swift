@@ -41,7 +41,7 @@ final class BusMonitor {
         try process.start()
         // A monitor loses its own unique name when it becomes one.
         guard await process.output(containing: "NameLost", within: .seconds(10)) else {
-            _ = process.stop()
+            process.stop()
             throw StartFailure(output: process.output)
         }
     }
@@ -88,10 +88,10 @@ final class BusMonitor {
 
     /// Stops the monitor (by PID).
     func stop() {
-        _ = process.stop()
+        process.stop()
     }
 
     deinit {
-        _ = process.stop()
+        process.stop()
     }
 }

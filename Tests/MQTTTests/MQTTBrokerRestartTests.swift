@@ -44,7 +44,7 @@ struct MQTTBrokerRestartTests {
             try publisher.publish(topic: "seq/n", string: "\(index)", qos: .atLeastOnce)
             if index == total / 3 {
                 inFlightAtStop = publisher.queue.inFlightCount
-                broker.stop()
+                await broker.terminate()
                 sawOutage = await waitUntil { !publisher.state.isConnected }
             }
             if index == 2 * total / 3 {

@@ -42,7 +42,7 @@ public import Logging
 /// `handshakeCommands(isReconnect: true)`; when the policy gives up the state is
 /// ``BoardTransportState/disconnected``. ``disconnect()`` never reconnects.
 @MainActor
-public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecking {
+public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecking, BoardInputTaking {
     /// The manager whose connection this transport uses.
     public let manager: BlueZManager
     /// The board family (which adapter and GATT profile).
@@ -145,6 +145,19 @@ public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecki
     public func deliverEvents(to handler: (@MainActor (BoardEvent) -> Void)?) {
         eventHandler = handler
     }
+
+    /// Reads the notifications waiting in the link's `AcquireNotify` sockets (see
+    /// ``BoardKit/BoardInputTaking``). Notifications that come as `PropertiesChanged` signals
+    /// (BlueZ refused `AcquireNotify`) arrive through the bus connection, which every board
+    /// shares, and wait for its turn.
+    public func takeWaitingInput() {
+        guard let link, !link.isTornDown else { return }
+        for socket in link.notifySockets.values { socket.readWaiting(limit: Self.waitingDatagramLimit) }
+    }
+
+    /// At most this many datagrams per socket are taken in by ``takeWaitingInput()``: a
+    /// minute of a board streaming ten frames a second.
+    static let waitingDatagramLimit = 600
 
     /// What the board can sense and do (the current link's adapter, else the family's).
     public var capabilities: BoardCapabilities {

@@ -57,9 +57,15 @@ final class BlueZNotifySocket {
         // unowned load also keeps the socket alive while `readOne` runs, when `onDatagram` or
         // `onClose` releases the last other reference to it (the link's teardown).
         watch = ReadableWatch(descriptor: descriptor, closesDescriptor: true) { [unowned self] in
-            self.readOne()
+            self.readWaiting(limit: Self.datagramsPerWake)
         }
     }
+
+    /// How many datagrams one wake-up reads at most. One was enough while every wake-up of
+    /// the loop was short; when another descriptor's handler runs long (a flood of large
+    /// commands on the broker connection), a board streaming ten frames a second fell
+    /// further behind at every turn, and its moves came out tens of seconds late (#29).
+    static let datagramsPerWake = 16
 
     /// Whether the socket is still being read.
     var isOpen: Bool { watch != nil }
@@ -70,19 +76,23 @@ final class BlueZNotifySocket {
         watch = nil
     }
 
-    /// Reads one datagram (the watch is level-triggered: it calls again while more wait, so a
-    /// lone notification costs one `recv`); reports and closes at EOF or an error.
-    private func readOne() {
-        guard watch != nil else { return }
-        let (count, error) = buffer.receive(from: descriptor)
-        if count > 0 {
-            onDatagram(buffer.datagram(count: count))
-        } else if count < 0 && Errno(rawValue: error) == .wouldBlock {
-            return
-        } else {
-            let reason = count == 0 ? "closed by BlueZ" : "read failed (errno \(error))"
-            close()
-            onClose(reason)
+    /// Reads the datagrams waiting, up to `limit` (the watch is level-triggered: it calls
+    /// again while more wait; a lone notification costs one `recv` and one that finds none);
+    /// reports and closes at EOF or an error.
+    func readWaiting(limit: Int) {
+        for _ in 0..<limit {
+            guard watch != nil else { return }
+            let (count, error) = buffer.receive(from: descriptor)
+            if count > 0 {
+                onDatagram(buffer.datagram(count: count))
+            } else if count < 0 && Errno(rawValue: error) == .wouldBlock {
+                return
+            } else {
+                let reason = count == 0 ? "closed by BlueZ" : "read failed (errno \(error))"
+                close()
+                onClose(reason)
+                return
+            }
         }
     }
 

@@ -28,7 +28,7 @@ import SystemCalls
 /// ``BoardTransportState/disconnected`` until ``start()``. A failed first connect is retried
 /// every ``initialRetryDelay`` seconds. ``disconnect()`` never reconnects.
 @MainActor
-public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandChecking {
+public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandChecking, BoardInputTaking {
     /// The manager whose connection and objects this transport uses.
     public let manager: BlueZManager
     /// The shared Profile1 object.
@@ -101,6 +101,11 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     /// Delivers events to `handler` instead of ``events``.
     public func deliverEvents(to handler: (@MainActor (BoardEvent) -> Void)?) {
         eventHandler = handler
+    }
+
+    /// Reads the bytes waiting on the RFCOMM socket (see ``BoardKit/BoardInputTaking``).
+    public func takeWaitingInput() {
+        link?.readAvailable()
     }
 
     /// The current link's adapter's capabilities, else a fresh adapter's.

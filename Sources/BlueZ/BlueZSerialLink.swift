@@ -72,7 +72,8 @@ final class BlueZSerialLink {
         onClose(reason)
     }
 
-    private func readAvailable() {
+    /// Reads what waits on the socket (one buffer's worth) and hands it on.
+    func readAvailable() {
         guard isOpen else { return }
         let socket = FileDescriptor(rawValue: descriptor)
         let received = buffer.withUnsafeMutableBytes { raw in

@@ -94,6 +94,22 @@ public protocol BoardEventDelivering: BoardTransport {
     func deliverEvents(to handler: (@MainActor (BoardEvent) -> Void)?)
 }
 
+/// A transport that can take in at once what its board has sent and the main loop has not
+/// read yet (notifications waiting in its sockets), delivering their events before it
+/// returns (``BoardEventDelivering``).
+///
+/// The bridge calls it before it applies a command to the board's session: the loop serves
+/// the broker connection and the boards' sockets in turns, so a command read in one turn
+/// could otherwise be applied ahead of a board's moves that arrived before it (a
+/// `new_game` read during a flood of commands started the new game while the old game's
+/// last moves still waited in the socket, and they were lost, #29). Not part of the
+/// BoardKit specification: the bridge's own extension, like ``BoardEventDelivering``.
+@MainActor
+public protocol BoardInputTaking: BoardTransport {
+    /// Reads and handles what waits unread on the link (a bounded amount).
+    func takeWaitingInput()
+}
+
 /// A transport that tells whoever sends a command whether the board it is connected to
 /// can carry it out: the command is encoded once, and sent or refused on that encoding
 /// (``BoardTransport/send(_:)`` skips one silently).

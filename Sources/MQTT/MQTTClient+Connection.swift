@@ -112,11 +112,18 @@ extension MQTTClient {
     private func socketReadable() {
         guard let handle else { return }
         sendBudget = Self.sendBudgetPerTurn
+        let deadline = ContinuousClock.now + Self.readTimePerTurn
         var rc = mosquitto_loop_read(handle.raw, 1)
-        // libmosquitto reads about one packet per call; read on while the socket has bytes
-        // (bounded), instead of paying a Dispatch wake-up per packet.
+        // libmosquitto reads about one packet per call; read on while the socket has bytes,
+        // instead of paying a wake-up per packet, but hand each packet on before reading the
+        // next and give the turn back once it has run `readTimePerTurn` (or 64 packets): the
+        // boards' sockets are served between turns, whatever the size of the commands.
         var rounds = 1
         while rc == MOSQ_ERR_SUCCESS.rawValue, phase == .connected, rounds < 64, hasPendingInput(handle) {
+            service()
+            // `service` may have ended the connection (its own clean-up done).
+            guard self.handle === handle else { return }
+            guard phase == .connected, ContinuousClock.now < deadline else { break }
             rc = mosquitto_loop_read(handle.raw, 1)
             rounds += 1
         }

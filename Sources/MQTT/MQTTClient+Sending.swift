@@ -8,6 +8,13 @@ extension MQTTClient {
     /// later turn.
     static var sendBudgetPerTurn: Int { 256 }
 
+    /// How long one turn of the main loop reads and hands on incoming packets at most (the
+    /// packet under way is finished). 64 commands of 60 KB held the loop for a second and
+    /// more in a debug build, and a board streaming ten frames a second behind them fell
+    /// tens of seconds behind (#29); a small command costs microseconds, so a flood of those
+    /// is still read 64 to a turn.
+    static var readTimePerTurn: Duration { .milliseconds(5) }
+
     /// Hands queued messages to libmosquitto while connected and the window allows.
     func sendQueued() {
         guard phase == .connected, let handle else { return }

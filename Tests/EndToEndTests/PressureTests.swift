@@ -65,6 +65,47 @@ extension EndToEndTests {
         print("flood: peak RSS \(peak >> 10) KiB, log +\(logged) bytes, \(answers) answers")
     }
 
+    /// Issue #29 (4): a `new_game` sent after a board's moves is applied after them, even
+    /// while a flood of large commands on the same board holds the bridge's turns: the
+    /// bridge takes in what the board sent before it applies a command. Before, one turn read
+    /// 64 commands of 60 KB (a second and more in a debug build) and then one notification,
+    /// so the board's stream of state frames fell behind; the `new_game` was applied while
+    /// the moves still waited in the socket, and they were never published.
+    @Test(.enabled(if: TestTools.available("mosquitto_pub")))
+    func aNewGameDuringAFloodComesAfterTheMovesBeforeIt() async throws {
+        let board = HallBoard(id: "b01", family: "chessnut", address: "AA:BB:CC:00:16:11")
+        let settings = HallSettings(brokerLines: ["max_queued_messages 0", "max_queued_bytes 0"])
+        let hall = try await Hall(boards: [board], settings: settings)
+        defer { hall.stop() }
+        let large = try Self.commandFile(
+            in: hall.directory, name: "large", line: #"{"leds":"\#(String(repeating: "x", count: 60_000))"}"#,
+            count: 600)
+        let mark = hall.recorder.mark
+        let flood = try Self.publishLines(of: large, topic: hall.topic(board.id, "set"), port: hall.broker.port)
+        defer { if flood.isRunning { kill(flood.processIdentifier, SIGKILL) } }
+        try await waitUntil("the bridge is busy refusing", context: hall.report) {
+            !hall.recorder.messages(on: hall.topic(board.id, "response"), since: mark).isEmpty
+        }
+        let opening = Array(Self.eightMoves.prefix(4))
+        let game = try PlayedGame(opening)
+        try await hall.play(board.id, opening, pace: 0.3)
+        try hall.recorder.publish(hall.topic(board.id, "set"), #"{"new_game":{},"transaction":"ng"}"#)
+        func answer() -> ReceivedMessage? {
+            hall.recorder.messages(on: hall.topic(board.id, "response"), since: mark).first {
+                $0.text.contains(#""transaction":"ng""#)
+            }
+        }
+        try await waitUntil("the new game is answered", timeout: .seconds(180), context: hall.report) {
+            answer() != nil
+        }
+        let answered = try #require(answer())
+        #expect(answered.text.contains(#""status":"ok""#))
+        // Published before the answer (and so before the new game) or not at all.
+        let moves = hall.recorder.messages(on: hall.topic(board.id, "move"), since: mark)
+        #expect(moves.allSatisfy { $0.index < answered.index }, "the moves before the new game come first")
+        game.expectPublished(hall.recorder.json(on: hall.topic(board.id, "move"), since: mark), board: board.id)
+    }
+
     /// Issue #16 (4): one 64 MiB publish on a set topic (the broker accepts it: the test's
     /// own client receives it) never reaches the bridge over MQTT 5 — it announced a
     /// Maximum Packet Size — so its peak RSS stays under 48 MiB, and it keeps bridging.

@@ -10,7 +10,12 @@ extension BoardSession {
 
     /// Applies a parsed command; returns the response data, or an error message (and
     /// then nothing changed).
+    ///
+    /// What the board sent before the command and still waits unread is taken in first
+    /// (``BoardKit/BoardInputTaking``): commands and the board's events are applied in the
+    /// order they arrived.
     public func execute(_ command: BridgeCommand) -> Result<JSONValue, CommandFailure> {
+        (transport as? any BoardInputTaking)?.takeWaitingInput()
         switch command {
         case .board(let boardCommand):
             if case .custom = boardCommand, !board.allowRawCommands {

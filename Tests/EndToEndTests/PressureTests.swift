@@ -32,7 +32,7 @@ extension EndToEndTests {
         let small = try Self.commandFile(in: hall.directory, name: "small", line: #"{"leds":"x"}"#, count: 100_000)
         let large = try Self.commandFile(
             in: hall.directory, name: "large", line: #"{"leds":"\#(String(repeating: "x", count: 60_000))"}"#,
-            count: 2_000)
+            count: 2_000, last: #"{"request":"state","transaction":"last"}"#)
         let game = try PlayedGame(Self.eightMoves)
         let mark = hall.recorder.mark
         let floods = try [small, large].map {
@@ -45,6 +45,12 @@ extension EndToEndTests {
         try await hall.play("b01", Self.eightMoves, pace: 0.3)
         let moves = try await hall.waitForMoves("b01", count: 8, since: mark)
         game.expectPublished(moves, board: "b01")
+        // b01's moves came out while the bridge was still reading the flood (#29 item 4):
+        // on one connection they waited for PUBACKs queued behind it.
+        #expect(
+            !hall.recorder.messages(on: hall.topic("b02", "response"), since: mark).contains {
+                $0.text.contains(#""transaction":"last""#)
+            }, "b01's moves waited for the flood")
         try await waitUntil("the floods are published", timeout: .seconds(300), context: hall.report) {
             floods.allSatisfy { !$0.isRunning }
         }
@@ -146,13 +152,18 @@ extension EndToEndTests {
         print("huge message (MQTT 3.1.1): peak RSS \(peak >> 10) KiB")
     }
 
-    /// `count` copies of `line`, one a line, in a file.
-    static func commandFile(in directory: URL, name: String, line: String, count: Int) throws -> URL {
+    /// `count` copies of `line`, one a line, in a file, then `last` if given.
+    static func commandFile(
+        in directory: URL, name: String, line: String, count: Int, last: String? = nil
+    ) throws
+        -> URL
+    {
         let url = directory.appendingPathComponent("\(name).lines")
         var data = Data()
         let bytes = Array((line + "\n").utf8)
         data.reserveCapacity(bytes.count * count)
         for _ in 0..<count { data.append(contentsOf: bytes) }
+        if let last { data.append(contentsOf: Array((last + "\n").utf8)) }
         try data.write(to: url)
         return url
     }

@@ -49,6 +49,8 @@ extension BridgeApp {
         // A restart is the same service going on (the same PID, READY=1 again): systemd is
         // not told that it stops.
         if !restarting { notifier.notify("STOPPING=1") }
+        // No command is taken from here on.
+        commandClient.stop()
         let deadline = DispatchSource.makeTimerSource(queue: .main)
         deadline.schedule(deadline: .now() + Self.shutdownDeadline)
         let logger = logger

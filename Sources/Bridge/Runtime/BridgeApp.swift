@@ -33,7 +33,15 @@ public final class BridgeApp {
     let discovery: HomeAssistantDiscovery?
     private let parser: CommandParser
     let notifier: SystemdNotifier
+    /// The broker connection the bridge publishes on (its last will is the bridge's
+    /// `offline`); it also reads the other bridges' info and Home Assistant's status.
     let client: MQTTClient
+    /// A second connection that only reads commands and requests (client id
+    /// `<client_id>-commands`): the broker queues a flood of commands on it, not ahead of
+    /// the acknowledgements the publishing connection waits for. On one connection, a flood
+    /// of large commands on one board held every PUBACK behind it, the broker's in-flight
+    /// window (20) filled, and every board's moves came out up to 40 s late (#29).
+    let commandClient: MQTTClient
     let publisher: MQTTPublisher
     let manager: BlueZManager
     var sessions: [String: BoardSession] = [:]
@@ -92,6 +100,10 @@ public final class BridgeApp {
             configuration: configuration.mqtt.clientConfiguration(
                 clientID: clientID, will: builder.bridgeState(online: false)),
             logHandler: { level, message in mqttLogger.log(level, message) })
+        let commandLogger = logger.labelled("mqtt-commands")
+        commandClient = try MQTTClient(
+            configuration: configuration.mqtt.clientConfiguration(clientID: clientID + "-commands", will: nil),
+            logHandler: { level, message in commandLogger.log(level, message) })
         publisher = MQTTPublisher(client: client, logger: mqttLogger)
         refusals = RefusalReporter(logger: logger, publisher: publisher, builder: builder)
         peers = BridgePeerWatch(
@@ -113,10 +125,7 @@ public final class BridgeApp {
         probe.onLate = { late in
             probeLogger.notice("a command topic is delivered after all (late)", [("filter", late.filter)])
         }
-        probe.isConnected = { [client] in
-            if case .connected = client.state { return true }
-            return false
-        }
+        probe.isConnected = { [client, commandClient] in client.state.isConnected && commandClient.state.isConnected }
         manager = BlueZManager(
             busAddress: busAddress,
             settings: BlueZManagerSettings(
@@ -177,8 +186,13 @@ public final class BridgeApp {
         client.onMessagesDropped = { [weak self] count in
             self?.logger.warning("outgoing queue full: dropped messages", [("count", String(count))])
         }
+        commandClient.onConnected = { [weak self] _ in self?.commandConnectionUp() }
+        commandClient.onMessage = { [weak self] message in self?.received(message) }
         do {
-            for filter in topics.subscriptions + peers.subscriptions {
+            for filter in topics.subscriptions {
+                try commandClient.subscribe(filter, qos: .atLeastOnce)
+            }
+            for filter in peers.subscriptions {
                 try client.subscribe(filter, qos: .atLeastOnce)
             }
             if discovery != nil {
@@ -192,6 +206,7 @@ public final class BridgeApp {
         // here as well, they went out twice.
         prepareStartupCleanup()
         client.start()
+        commandClient.start()
         manager.start()
         for id in sessions.keys.sorted() { startSession(id, publishingRetained: false) }
         if configuration.bluetooth.discovery { startDiscoveryMode() }
@@ -231,6 +246,18 @@ public final class BridgeApp {
         runStartupCleanup()
         health.publishReport()
         publishDiscovery()
+        startProbe()
+    }
+
+    private func commandConnectionUp() {
+        logger.info("the command connection is up")
+        startProbe()
+    }
+
+    /// Probes the command filters once both connections are up (again): the probes go out
+    /// on the publishing connection and come back on the command connection.
+    private func startProbe() {
+        guard client.state.isConnected, commandClient.state.isConnected else { return }
         probe.start { [publisher] topic, payload in
             publisher.publish(OutgoingMessage(topic: topic, payload: payload, retain: false))
         }

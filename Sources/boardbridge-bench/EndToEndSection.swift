@@ -132,7 +132,38 @@ struct EndToEndSection: BenchSection {
                 details: [
                     "played": Double(latency.played), "lost": Double(latency.lost), "wrong": Double(latency.wrong),
                 ]))
+        if boards == 8 { try await measureFlood(rig: rig, context: context, without: stats) }
         if !bridge.isRunning { throw BenchError(description: "boardbridge died:\n\(bridge.output.suffix(2000))") }
+    }
+
+    /// (c) Four boards' moves while the last board's command topic is flooded with large
+    /// commands, against the moves without the flood (`without`, from (b)).
+    private func measureFlood(rig: BridgeRig, context: BenchContext, without: Percentiles) async throws {
+        let commands = context.quick ? 2_000 : 5_000
+        let latency = try await playMovesUnderFlood(rig: rig, boards: 4, commands: commands)
+        let stats = Percentiles(latency.samples)
+        let megabytes = Double(commands * Self.floodCommandBytes) / 1e6
+        context.record(
+            BenchResult(
+                key: "e2e.8.flood.latency_max",
+                label: "8 boards: move latency under a flood of large commands on another board (max)",
+                value: stats.maximum * 1e6, unit: "µs",
+                goal: BenchGoal(
+                    direction: .atMost, threshold: (without.maximum + 1) * 1e6, text: "≤ 1 s over the max without"),
+                details: [
+                    "p50_us": stats.median * 1e6, "p99_us": stats.p99 * 1e6, "samples": Double(stats.count),
+                    "without_p50_us": without.median * 1e6, "without_max_us": without.maximum * 1e6,
+                    "flood_commands": Double(commands), "flood_mb": megabytes,
+                    "played": Double(latency.played), "lost": Double(latency.lost), "wrong": Double(latency.wrong),
+                ],
+                note: String(
+                    format: "p50 %.0f µs (%.0f without); %d commands of 60 KB (%.0f MB) on b08", stats.median * 1e6,
+                    without.median * 1e6, commands, megabytes)))
+        context.record(
+            BenchResult(
+                key: "e2e.8.flood.moves_bad", label: "8 boards under the flood: moves lost or wrong",
+                value: Double(latency.lost + latency.wrong), unit: "moves",
+                goal: BenchGoal(direction: .atMost, threshold: 0, text: "0")))
     }
 
     /// The outcome of the move phase.
@@ -153,7 +184,7 @@ struct EndToEndSection: BenchSection {
     /// `CLOCK_BOOTTIME` nanoseconds) to the subscriber's arrival time on the same clock; only
     /// when boardsim reports no emit time is it estimated (the instant before the `Place`
     /// call plus half a control round trip).
-    private func playMoves(rig: BridgeRig, boards: Int) async throws -> MoveLatency {
+    func playMoves(rig: BridgeRig, boards: Int) async throws -> MoveLatency {
         var result = MoveLatency()
         var arrivals: [String: [(time: ContinuousClock.Instant, boot: UInt64, payload: String)]] = [:]
         rig.onMessage = { message, time in

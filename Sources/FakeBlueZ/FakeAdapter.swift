@@ -212,8 +212,9 @@ final class FakeAdapter {
         sim.log("\(name) powered \(on ? "on" : "off")")
     }
 
-    /// `RemoveDevice(o)`: disconnects first when needed, then removes the device and its GATT
-    /// objects and replies.
+    /// `RemoveDevice(o)`: disconnects first when needed and removes the device and its GATT
+    /// objects; the reply comes before the removal when a link had to go (see
+    /// ``FakeDevice/remove(completion:)``).
     private func removeDevice(_ invocation: DBusMethodInvocation) {
         guard isPowered else { return invocation.fail(BlueZErrors.notReady) }
         guard let target = invocation.body.first?.objectPathValue,

@@ -222,8 +222,11 @@ final class FakeDevice {
 
     // MARK: Removal
 
-    /// `RemoveDevice`: disconnect first if needed, then remove everything; `completion` runs
-    /// after the `InterfacesRemoved` signals.
+    /// `RemoveDevice`: disconnect first if needed, then remove everything. `completion` (the
+    /// reply) runs after the `InterfacesRemoved` signals of a device that was not connected
+    /// (adapter.c `remove_device` removes it, then returns), but before those of a connected
+    /// one: bluetoothd answers the pending call from `device_remove_connection`, and only
+    /// then does `dev_disconnected` remove the temporary device (#29).
     func remove(completion: @escaping @MainActor () -> Void) {
         markPermanent()
         switch state {
@@ -234,13 +237,13 @@ final class FakeDevice {
         case .connected:
             beginDisconnect()
             afterDisconnect.append { [weak self] in
-                self?.finishRemoval()
                 completion()
+                self?.finishRemoval()
             }
         case .disconnecting:
             afterDisconnect.append { [weak self] in
-                self?.finishRemoval()
                 completion()
+                self?.finishRemoval()
             }
         case .disconnected:
             finishRemoval()

@@ -282,12 +282,27 @@ struct ConnectionTests {
         #expect(order.count == 3 && order == order.sorted(), "\(fixture.signals.summary)")
     }
 
-    @Test func removeDeviceDisconnectsThenRemovesChildrenFirst() async throws {
+    @Test func removeDeviceDisconnectsRepliesThenRemovesChildrenFirst() async throws {
         let fixture = try await SimFixture()
         defer { fixture.close() }
         let path = try await fixture.connect(Self.chessnut)
+        let monitor = try await BusMonitor(address: fixture.daemon.address)
+        defer { monitor.stop() }
         let before = fixture.signals.messages.count
         _ = try await fixture.call("/org/bluez/hci0", SimFixture.adapter, "RemoveDevice", [.objectPath(path)])
+        #expect(
+            await eventually {
+                fixture.signals.messages.contains {
+                    $0.member == "InterfacesRemoved" && $0.body.first?.objectPathValue == path
+                }
+            })
+        // bluetoothd answers from device_remove_connection, after the disconnect's signals, and
+        // only then removes the device (#29): in the order the bus routed them.
+        let routed = monitor.messages
+        let exchange = try #require(monitor.callAndReply(member: "RemoveDevice", path: "/org/bluez/hci0"))
+        let between = routed[exchange.call..<exchange.reply].map { $0.field("member") ?? "" }
+        #expect(between.contains("Disconnected") && !between.contains("InterfacesRemoved"), "\(between)")
+        #expect(routed[exchange.reply...].contains { $0.field("member") == "InterfacesRemoved" })
         let signals = Array(fixture.signals.messages[before...])
         let disconnected = try #require(
             signals.firstIndex { $0.member == "Disconnected" }, "\(fixture.signals.summary)")

@@ -44,6 +44,8 @@ public final class DBusConnection {
     var nextCallID: UInt64 = 1
     var trackedNames: [String: DBusTrackedName] = [:]
     var sendHooks: [(id: ObjectIdentifier, hook: @MainActor () -> Void)] = []
+    /// When the socket was last read (for the diagnosis a timed-out call carries).
+    var lastRead: ContinuousClock.Instant?
 
     /// The address this connection was opened with.
     public let address: String

@@ -111,6 +111,7 @@ final class DBusWatchSource: @unchecked Sendable {
 
     private func handle(_ condition: UInt32) {
         context.withConnection { connection in
+            if condition == DBUS_WATCH_READABLE.rawValue { connection.lastRead = .now }
             // May remove or toggle this very watch.
             _ = dbus_watch_handle(self.watch, condition)
             connection.dispatchUntilComplete()

@@ -72,6 +72,10 @@ struct DBusCallTests {
             _ = try await bus.client.callEcho("Never", on: bus.server, timeout: .milliseconds(200))
         }
         #expect(error?.name == DBusError.Name.noReply)
+        // The diagnosis: the peer was silent (this connection was read: the server's own
+        // traffic), nothing waits unread.
+        let message = error?.message ?? ""
+        #expect(message.contains("[last read from the bus ") && message.contains("; 0 bytes wait unread"), "\(message)")
         #expect(echo.kept.count == 1)
         // The connection still works afterwards.
         #expect(try await bus.client.callEcho("Echo", on: bus.server, [.uint32(7)]) == [.uint32(7)])

@@ -89,6 +89,17 @@ public enum TestTools {
         return LoopbackSocket.connect(fd, port: port)
     }
 
+    /// Writes `count` copies of `line`, one a line, then `last` if given, to `url`: the input
+    /// of a `mosquitto_pub -l` flood.
+    public static func writeLines(_ line: String, count: Int, last: String? = nil, to url: URL) throws {
+        var data = Data()
+        let bytes = Array((line + "\n").utf8)
+        data.reserveCapacity(bytes.count * count)
+        for _ in 0..<count { data.append(contentsOf: bytes) }
+        if let last { data.append(contentsOf: Array((last + "\n").utf8)) }
+        try data.write(to: url)
+    }
+
     /// A fresh temporary directory.
     public static func temporaryDirectory(_ prefix: String = "boardbridge-test") throws -> URL {
         let url = FileManager.default.temporaryDirectory

@@ -27,11 +27,8 @@ extension EndToEndSection {
         try await waitUntilAtStart(rig: rig, boards: fresh)
 
         let file = rig.directory.appendingPathComponent("flood.lines")
-        let line = #"{"leds":""# + String(repeating: "x", count: Self.floodCommandBytes) + "\"}\n"
-        var data = Data()
-        data.reserveCapacity(line.utf8.count * commands)
-        for _ in 0..<commands { data.append(contentsOf: Array(line.utf8)) }
-        try data.write(to: file)
+        let line = #"{"leds":""# + String(repeating: "x", count: Self.floodCommandBytes) + "\""
+        try TestTools.writeLines(line, count: commands, to: file)
         let flooder = BenchProcess(
             name: "mosquitto_pub", executable: "/bin/sh",
             arguments: [

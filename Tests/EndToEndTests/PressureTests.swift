@@ -159,12 +159,7 @@ extension EndToEndTests {
         -> URL
     {
         let url = directory.appendingPathComponent("\(name).lines")
-        var data = Data()
-        let bytes = Array((line + "\n").utf8)
-        data.reserveCapacity(bytes.count * count)
-        for _ in 0..<count { data.append(contentsOf: bytes) }
-        if let last { data.append(contentsOf: Array((last + "\n").utf8)) }
-        try data.write(to: url)
+        try TestTools.writeLines(line, count: count, last: last, to: url)
         return url
     }
 

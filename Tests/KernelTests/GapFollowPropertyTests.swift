@@ -52,12 +52,8 @@ import Testing
     private func play(gameSeed: UInt64, path: TrackerInputPath, into tally: inout Tally) throws {
         let moves = randomGame(seed: gameSeed, maxPlies: 90)
         var rng = SplitMix64(seed: gameSeed &* 41)
-        var tracker = GameTracker(
-            game: Game(), inputPath: path, options: TrackerOptions(desyncGrace: 2, orientation: .whiteNear))
-        var board = PhysicalBoard(path: path)
-        var reference = Game()
+        var (tracker, board, reference) = startedTracker(path: path)
         var time = 0.0
-        _ = tracker.handle(board.snapshotEvent, at: time)
         var ply = 0
         var nextGap = 2 + Int(rng.next() % 6)
         // The gap being followed: its length, its ply, and how many plies were played since.

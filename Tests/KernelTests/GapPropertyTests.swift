@@ -29,12 +29,8 @@ import Testing
             let gameSeed = Self.seed &+ UInt64(index)
             let moves = randomGame(seed: gameSeed, maxPlies: 80)
             var rng = SplitMix64(seed: gameSeed &* 31)
-            var tracker = GameTracker(
-                game: Game(), inputPath: path, options: TrackerOptions(desyncGrace: 2, orientation: .whiteNear))
-            var board = PhysicalBoard(path: path)
-            var reference = Game()
+            var (tracker, board, reference) = startedTracker(path: path)
             var time = 0.0
-            _ = tracker.handle(board.snapshotEvent, at: time)
             var ply = 0
             var nextGap = 2 + Int(rng.next() % 8)
             while ply < moves.count {

@@ -183,3 +183,14 @@ func placement(_ fen: String) -> BoardSnapshot {
 func position(_ fen: String) -> Position {
     try! Position(fen: fen)
 }
+
+/// A tracker on a new game (desync grace 2 s, white near), the physical board it watches in
+/// the start position, and the reference game the board's moves are checked against; the
+/// tracker has seen the board's first snapshot, at time 0.
+func startedTracker(path: TrackerInputPath) -> (tracker: GameTracker, board: PhysicalBoard, reference: Game) {
+    var tracker = GameTracker(
+        game: Game(), inputPath: path, options: TrackerOptions(desyncGrace: 2, orientation: .whiteNear))
+    let board = PhysicalBoard(path: path)
+    _ = tracker.handle(board.snapshotEvent, at: 0)
+    return (tracker, board, Game())
+}

@@ -234,13 +234,8 @@ final class FakeDevice {
             cancelConnect(with: BlueZErrors.connectionCanceled)
             finishRemoval()
             completion()
-        case .connected:
-            beginDisconnect()
-            afterDisconnect.append { [weak self] in
-                completion()
-                self?.finishRemoval()
-            }
-        case .disconnecting:
+        case .connected, .disconnecting:
+            if state == .connected { beginDisconnect() }
             afterDisconnect.append { [weak self] in
                 completion()
                 self?.finishRemoval()

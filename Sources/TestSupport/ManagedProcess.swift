@@ -153,12 +153,18 @@ public final class ManagedProcess: @unchecked Sendable {
     /// Blocks the calling thread: for tools and helper threads; async code uses
     /// ``exitStatus(within:)``.
     public func waitForExit(timeout: TimeInterval) -> Int32? {
+        Self.poll(for: timeout) { reap(blocking: false) }
+    }
+
+    /// Calls `attempt` every 10 ms, blocking, until it returns a status or `timeout` seconds
+    /// have passed (then once more).
+    private static func poll(for timeout: TimeInterval, _ attempt: () -> Int32?) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let status = reap(blocking: false) { return status }
+            if let status = attempt() { return status }
             usleep(10_000)
         }
-        return reap(blocking: false)
+        return attempt()
     }
 
     /// Waits up to `timeout` for the child to exit, suspending (not blocking a thread)
@@ -224,12 +230,8 @@ public final class ManagedProcess: @unchecked Sendable {
 
     /// Reaps `pid` (a child no object owns any more), SIGKILLing it after `grace` seconds.
     private static func reap(_ pid: pid_t, grace: TimeInterval) {
-        let deadline = Date().addingTimeInterval(grace)
         var status: Int32 = 0
-        while Date() < deadline {
-            if waitpid(pid, &status, WNOHANG) != 0 { return }
-            usleep(10_000)
-        }
+        guard poll(for: grace, { waitpid(pid, &status, WNOHANG) != 0 ? status : nil }) == nil else { return }
         kill(pid, SIGKILL)
         _ = waitpid(pid, &status, 0)
     }

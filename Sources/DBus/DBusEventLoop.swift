@@ -1,6 +1,12 @@
 internal import CDBus
 import Dispatch
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The object libdbus's connection-level callbacks (watches, timeouts, dispatch status,
 /// message filter) receive as user data.
 ///
@@ -78,8 +84,17 @@ final class DBusWatchSource: @unchecked Sendable {
         let flags = dbus_watch_get_flags(watch)
         let wantsRead = enabled && descriptor >= 0 && flags & DBUS_WATCH_READABLE.rawValue != 0
         if wantsRead, readSource == nil {
-            let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .main)
+            // The source watches a duplicate that only its cancel handler closes. libdbus
+            // closes its own descriptor right after removing the watch, before libdispatch has
+            // unregistered the cancelled source; the next connection got the same number, its
+            // new source joined the stale registration and never fired: `Hello` timed out with
+            // the bus's `OK` (37 bytes) unread and nothing ever read (#28).
+            // Without a descriptor to spare (EMFILE), libdbus's own is watched.
+            let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+            let source = DispatchSource.makeReadSource(
+                fileDescriptor: duplicate >= 0 ? duplicate : descriptor, queue: .main)
             source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_READABLE.rawValue) }
+            if duplicate >= 0 { source.setCancelHandler { _ = close(duplicate) } }
             readSource = source
             source.resume()
         } else if !wantsRead, let source = readSource {

@@ -29,7 +29,8 @@ public enum BlueZWriteResult: Hashable, Sendable {
 /// physical write of its own with the floor before it (the spec: "at least this many seconds
 /// between physical writes"); no other message comes between them. A payload
 /// queued with `delayBefore` waits that long after the previous message completed (or after
-/// it was queued, if the writer was idle): the handshake's delays.
+/// it was queued, if the writer was idle): the handshake's delays. Responses written in
+/// between do not count: the delay is between messages.
 ///
 /// The adapter's mandatory responses (ChessUp's acks, ``enqueueResponse(_:)``) have a lane
 /// of their own: they go out before the next queued message (never between the chunks of
@@ -78,6 +79,8 @@ public final class BlueZPacedWriter {
     private var inFlight = false
     private var timer: BlueZTimer?
     private var lastCompletion: TimeInterval?
+    /// When the last queued message (not a response) completed: what `delayBefore` counts from.
+    private var lastMessageCompletion: TimeInterval?
     private var generation = 0
     private var stopped = false
 
@@ -204,7 +207,9 @@ public final class BlueZPacedWriter {
         }
         var due = now
         if chunkIndex == 0 {
-            let since = max(message.enqueuedAt, lastCompletion ?? message.enqueuedAt)
+            // Responses written since do not push the delay back: a board acked faster
+            // than the delay would starve the step.
+            let since = max(message.enqueuedAt, lastMessageCompletion ?? message.enqueuedAt)
             due = max(due, since + message.delayBefore)
         }
         if let lastCompletion { due = max(due, lastCompletion + minimumInterval) }
@@ -274,6 +279,7 @@ public final class BlueZPacedWriter {
         if responsesInFlight != nil {
             responsesInFlight = nil
         } else {
+            lastMessageCompletion = lastCompletion
             chunkIndex += 1
             if let message = current, chunkIndex >= message.chunks.count {
                 current = nil
@@ -289,6 +295,7 @@ public final class BlueZPacedWriter {
         } else {
             current = nil
             chunkIndex = 0
+            lastMessageCompletion = scheduler.now
         }
         retries = 0
         lastCompletion = scheduler.now

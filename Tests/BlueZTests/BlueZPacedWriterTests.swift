@@ -227,4 +227,24 @@ final class RecordingSink {
         sink.completeNext()
         #expect(writer.isIdle)
     }
+
+    /// A handshake step's delay counts from the previous message, not from the acks written
+    /// since: a board reporting faster than the delay (acks every 20 ms) starved the step and
+    /// every message behind it (a ChessUp's `50` and the state requests after it) until it
+    /// stopped.
+    @Test func acksDoNotPushAHandshakeStepsDelayBack() {
+        let sink = RecordingSink(scheduler: scheduler)
+        let writer = makeWriter(interval: 0, sink: sink)
+        writer.enqueue(Data([0x67]))
+        writer.enqueue(Data([0x50]), delayBefore: 0.05)
+        writer.enqueue(Data([0x67]))
+        for _ in 0..<50 {
+            writer.enqueueResponse(Data([0x21]))
+            scheduler.advance(by: 0.02)
+        }
+        let times = sink.writes.filter { $0.data == Data([0x50]) }.map(\.time)
+        #expect(times.count == 1)
+        #expect((times.first ?? .infinity) <= 0.06 + 1e-9, "written at \(times)")
+        #expect(sink.writes.filter { $0.data == Data([0x67]) }.count == 2)
+    }
 }

@@ -142,7 +142,7 @@ extension GameTracker {
         if inputPath == .reportedMoves {
             resolveReportedPending(into: &outputs)
             if observed == analysis.occupancy { reportedMismatch = 0 }
-            apply(reportedVerdict(), at: time, into: &outputs)
+            apply(sensedIllegalMove(into: &outputs) ?? reportedVerdict(), at: time, into: &outputs)
         } else {
             var verdict = classifyOccupancy(at: time, into: &outputs)
             if judgingGap, gapMissed != nil, case .inProgress = verdict, let observed {
@@ -259,7 +259,7 @@ extension GameTracker {
     /// explains it. The capture shape is judged before the states a legal move passes
     /// through (a lifted piece with legal moves looks like one), so it asks for exactly
     /// those two squares touched, the second placed last.
-    private func shownRelocation(
+    func shownRelocation(
         _ occupancy: UInt64, difference: UInt64, captureShaped: Bool
     ) -> (move: Move, reason: IllegalMove.Reason)? {
         guard !isGameOver, let placed = lastPlaced else { return nil }

@@ -86,4 +86,35 @@ extension GameTracker {
         }
         return .unexplained(difference)
     }
+
+    /// The illegal move a move-reporting board's sensors show, alerted, as the verdict
+    /// (out of sync on the squares that differ); `nil` when they show none. The board's
+    /// own engine refuses such a move and reports nothing (a bishop moved like a rook, a
+    /// pinned piece moved, castling without the right): only the occupancy tells. Judged
+    /// as the occupancy path judges (capture shape first, then the states a legal move
+    /// passes through, which win, then a move into check, then any relocation), and only
+    /// while the game is caught up with the board (no report held for its state, refused or
+    /// waiting for its pick, no gap since a new link) and no legal move ends on what stands.
+    mutating func sensedIllegalMove(into outputs: inout [TrackerOutput]) -> Verdict? {
+        guard sensesOccupancy, !isGameOver, !decidesByState, !catchingUp, reportedMismatch == 0, pending == nil,
+            let occupancy = observed,
+            occupancy != analysis.occupancy, !analysis.legal.contains(where: { $0.resultOccupancy == occupancy })
+        else { return nil }
+        let difference = occupancy ^ analysis.occupancy
+        let illegal: (move: Move, reason: IllegalMove.Reason)?
+        if let captured = shownRelocation(occupancy, difference: difference, captureShaped: true) {
+            illegal = captured
+        } else if analysis.legal.contains(where: { difference & ~$0.changed == 0 }) {
+            return nil
+        } else if let shaped = illegalCandidates().first(where: {
+            $0.resultOccupancy == occupancy && $0.changed & ~touched == 0
+        }) {
+            illegal = (shaped.move, shaped.isCastling ? .castlingNotAllowed : .leavesKingInCheck)
+        } else {
+            illegal = shownRelocation(occupancy, difference: difference, captureShaped: false)
+        }
+        guard let illegal else { return nil }
+        alertIllegal(.move(illegal.move), move: illegal.move, reason: illegal.reason, into: &outputs)
+        return .outOfSync(difference)
+    }
 }

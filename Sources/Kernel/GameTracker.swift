@@ -70,6 +70,10 @@ public struct GameTracker: Sendable {
     /// (``BoardEvent/gameState(_:sideToMove:fullmoveNumber:)``): they, not the plain
     /// snapshot that follows, decide held reports.
     var boardGameCarriesPlies = false
+    /// Whether the board streams what its sensors see (``BoardEvent/occupancy(_:)``) on this
+    /// link: its state frames' `pieces` are then its own game, not the squares, and no
+    /// longer feed the sync state.
+    var sensesOccupancy = false
 
     /// Whether the board may show moves made while nobody watched (after a new link, or a
     /// restore): an unexplained board is then searched for them (``GapSearch``) until the
@@ -155,6 +159,9 @@ public struct GameTracker: Sendable {
                 // The pieces of the state frame that showed an undo: the board's own game,
                 // not what stands on the squares (the pieces are put back later).
                 undoPiecesPending = false
+            case .reportedMoves where sensesOccupancy:
+                // The board's own game; its sensors tell what stands on the squares.
+                break
             case .occupancy, .reportedMoves:
                 observeOccupancy(map(snapshot.occupancy).bits, at: time, into: &outputs)
             }
@@ -169,6 +176,7 @@ public struct GameTracker: Sendable {
                 with: (orientation ?? .whiteNear).map(snapshot), plies: plies, at: time, into: &outputs)
         case .occupancy(let map):
             guard inputPath != .identity else { break }
+            if inputPath == .reportedMoves { sensesOccupancy = true }
             observeOccupancy(self.map(map).bits, at: time, into: &outputs)
         case .pieceLifted(let square):
             guard inputPath != .identity else { break }
@@ -190,6 +198,7 @@ public struct GameTracker: Sendable {
             sensedPlacement = nil
             announcedUndos = 0
             undoPiecesPending = false
+            sensesOccupancy = false
             catchingUp = true
             gapHistories?.relinked = true
         case .disconnected:

@@ -228,11 +228,12 @@ import Testing
     @Test func handshakeOpensSessionOnlyOnFirstConnect() {
         let adapter = ChessUpAdapter()
         let first = adapter.handshakeCommands(isReconnect: false)
-        #expect(first.map(\.command) == [.startSession, .requestState])
-        #expect(first.map(\.delayBefore) == [0, 0.15])
+        let stream = BoardCommand.custom(Data([0x50]))
+        #expect(first.map(\.command) == [.startSession, .requestState, stream])
+        #expect(first.map(\.delayBefore) == [0, 0.15, 0.05])
         let again = adapter.handshakeCommands(isReconnect: true)
-        #expect(again.map(\.command) == [.requestState])
-        #expect(again.map(\.delayBefore) == [0.25])
+        #expect(again.map(\.command) == [.requestState, stream])
+        #expect(again.map(\.delayBefore) == [0.25, 0.05])
         #expect(adapter.minimumWriteInterval == 0)
     }
 }

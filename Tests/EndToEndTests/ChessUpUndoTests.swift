@@ -33,3 +33,41 @@ extension EndToEndTests {
         _ = try await hall.waitForPGN(board.id, plies: 3, since: mark)
     }
 }
+
+extension EndToEndTests {
+    /// Issue #30 (4): a move the ChessUp's engine refuses (a bishop moved like a rook) is
+    /// reported nowhere by the board; the bridge sees it in the board's occupancy stream
+    /// and publishes `illegal_move`, the state reads out of sync (never `in_sync`) until
+    /// the bishop is back, and the game goes on.
+    @Test func chessUpIllegalPlacementIsSeenFromItsOccupancy() async throws {
+        let board = HallBoard(id: "cup-illegal", family: "chessup", address: "AA:BB:CC:00:30:05")
+        let hall = try await Hall(boards: [board])
+        defer { hall.stop() }
+        try await hall.play(board.id, ["e2e4", "e7e5"])
+        _ = try await hall.waitForMoves(board.id, count: 2)
+        let mark = hall.recorder.mark
+        try await hall.ctl("lift", board.id, "f1")
+        try await hall.ctl("place", board.id, "f3", "B")
+        try await waitUntil("the illegal move", context: hall.report) {
+            hall.recorder.json(on: hall.topic(board.id, "event"), since: mark).contains {
+                $0["event_type"] == "illegal_move" && $0["uci"] == "f1f3"
+            }
+        }
+        try await waitUntil("out of sync", context: hall.report) {
+            hall.recorder.json(on: hall.topic(board.id), since: mark).last?["sync"]?["state"] == "out_of_sync"
+        }
+        let back = hall.recorder.mark
+        try await hall.ctl("lift", board.id, "f3")
+        try await hall.ctl("place", board.id, "f1", "B")
+        try await waitUntil("in sync again", context: hall.report) {
+            hall.recorder.json(on: hall.topic(board.id), since: back).last?["sync"]?["state"] == "in_sync"
+        }
+        let states = hall.recorder.messages(on: hall.topic(board.id), since: mark).filter { $0.index < back }
+            .compactMap(\.json)
+        #expect(!states.contains { $0["sync"]?["state"] == "in_sync" }, "in sync while the bishop stood on f3")
+        try await hall.play(board.id, ["g1f3"])
+        let moves = try await hall.waitForMoves(board.id, count: 1, since: back)
+        #expect(moves.map { $0["uci"]?.stringValue } == ["g1f3"])
+        #expect(moves.first?["ply"] == 3)
+    }
+}

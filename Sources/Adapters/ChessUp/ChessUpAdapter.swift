@@ -163,10 +163,17 @@ public struct ChessUpAdapter: BoardAuxiliaryReading {
 
     /// First connect: open the phoneOTB session, then read the state 150 ms later.
     /// Reconnect: only read the state after 250 ms — `B9` would start a new game.
+    /// Either way, 50 ms after the state request, `50` switches the `FD FD` occupancy
+    /// stream on (it stops with the link): the board reports only the moves its engine
+    /// accepts, so what the sensors see is how a refused move (a bishop moved like a rook, a
+    /// move into check) or a knocked piece is known at all.
     public func handshakeCommands(isReconnect: Bool) -> [(command: BoardCommand, delayBefore: TimeInterval)] {
-        isReconnect
-            ? [(.requestState, 0.25)]
-            : [(.startSession, 0), (.requestState, 0.15)]
+        let stream: (command: BoardCommand, delayBefore: TimeInterval) = (
+            .custom(Data([ChessUpWire.enableOccupancyOpcode])), 0.05
+        )
+        return isReconnect
+            ? [(.requestState, 0.25), stream]
+            : [(.startSession, 0), (.requestState, 0.15), stream]
     }
 
     private mutating func handle(frame: [UInt8], into events: inout [BoardEvent]) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one test command: installs what is missing, checks formatting, builds, and runs
 # every test (unit, integration against real dbus-daemon/boardsim/mosquitto, end to end),
-# in parallel but for the link suites (see below). `deploy/test.sh --repeat N` runs the suite N times and names every test
+# in parallel. `deploy/test.sh --repeat N` runs the suite N times and names every test
 # that failed in any of them.
 # Fails loudly: any step that fails stops the run with a non-zero exit.
 set -euo pipefail
@@ -29,13 +29,9 @@ echo "== swift build (debug, all targets, warnings are errors)" >&2
 swift build --build-tests -Xswiftc -warnings-as-errors
 
 
-# The suites run in parallel (each starts its own buses, brokers and boards on free ports
-# and private paths), except the Bluetooth and serial link suites, which run one test at a
-# time after them: their boards keep real firmware deadlines (a ChessUp resends a report
-# whose ack is 0.3 s late), and on two loaded cores those still race (issue #28 names
-# them). --repeat N runs the whole suite N times and names every test that failed in any
-# run: a flaky test is a race to find.
-serial_targets='^(BlueZTests|SerialTransportTests)\.'
+# Every suite runs in one parallel phase (each starts its own buses, brokers and boards on
+# free ports and private paths). --repeat N runs the whole suite N times and names every
+# test that failed in any run: a flaky test is a race to find.
 logs="$(mktemp -d /tmp/boardbridge-test.XXXXXX)"
 trap 'rm -rf "$logs"' EXIT
 
@@ -68,10 +64,8 @@ runs_failed=0
 for run in $(seq 1 "$repeat"); do
     phase_total=0
     phase_failed=0
-    echo "== swift test --parallel, all but the link suites (run $run of $repeat)" >&2
-    run_phase "$logs/run-$run-parallel.log" --parallel --skip "$serial_targets"
-    echo "== swift test --no-parallel, the link suites (run $run of $repeat)" >&2
-    run_phase "$logs/run-$run-serial.log" --no-parallel --filter "$serial_targets"
+    echo "== swift test --parallel (run $run of $repeat)" >&2
+    run_phase "$logs/run-$run-parallel.log" --parallel
     echo "tests (run $run of $repeat): $((phase_total - phase_failed)) passed, $phase_failed failed"
     [ "$phase_failed" -eq 0 ] || runs_failed=$((runs_failed + 1))
 done

@@ -16,7 +16,8 @@ import SystemCalls
 
 /// The broadcast side of `boardbridge hall` (docs/hall.md, Broadcasting a round): serves
 /// `/broadcast/<round>/…` to polling relays, writes the same files into each round's
-/// `files_dir`, pushes each round to its relay, publishes orphan-board alerts on MQTT,
+/// `files_dir`, pushes each round to its relay, publishes orphan-board alerts and the alerts
+/// summary (``HallAlerts``) on MQTT,
 /// takes the arbiter's "start round", and reports all of it in `/api/broadcast` and the
 /// event stream (`broadcast` events).
 @MainActor
@@ -39,6 +40,8 @@ final class HallBroadcastService {
     private var writeFailures: [String: String] = [:]
     /// The orphan game ids last published, by round.
     private var publishedOrphans: [String: [String]] = [:]
+    /// The alerts summary last published (``HallAlerts``).
+    private var alerts = HallAlerts()
     private var ticker: (any DispatchSourceTimer)?
     private var pairingsWatcher: (any DispatchSourceTimer)?
     /// Each round's pairings file as last read (round → bytes), and why the last change
@@ -247,6 +250,23 @@ final class HallBroadcastService {
         }
         dirty = []
         checkOrphans(at: now)
+        publishAlerts()
+    }
+
+    /// Whether there is anything to alert about: rounds are broadcast.
+    var hasAlerts: Bool { !broadcast.isEmpty }
+
+    /// Publishes the alerts summary (``HallAlerts``) when it changed; `force`: all the same
+    /// (a new connection: the last will may have replaced it).
+    func publishAlerts(force: Bool = false) {
+        guard hasAlerts else { return }
+        let summary = HallAlerts.summary(of: broadcast, at: Self.now())
+        guard let payload = alerts.payload(for: summary, date: Date(), force: force) else { return }
+        do {
+            try publish(HallAlerts.topic(base: topics.base), payload, true)
+        } catch {
+            logger.error("cannot publish the alerts", [("error", "\(error)")])
+        }
     }
 
     /// Writes the files whose content changed, each atomically (a reader sees the old file

@@ -33,6 +33,9 @@ public final class HallService {
     /// Answers for commands to boards of offline hosts, at most, per second.
     static let offlineAnswerLimit = 20
     private var broadcastService: HallBroadcastService?
+    /// The hall device's Home Assistant discovery, published at every connection (empty
+    /// unless `homeassistant.enabled` and rounds are broadcast).
+    private var homeAssistantMessages: [OutgoingMessage] = []
     private let auditLog: HallAuditLog
     /// SSE clients at most (each costs a connection and a bounded buffer).
     static let streamLimit = 128
@@ -62,7 +65,13 @@ public final class HallService {
         let id =
             configuration.mqtt.clientID.map { $0 + "-hall" }
             ?? "boardbridge-hall-\(ProcessInfo.processInfo.processIdentifier)"
-        var mqtt = configuration.mqtt.clientConfiguration(clientID: id, will: nil)
+        // With rounds to alert about, the alerts summary carries the hall's availability: the
+        // last will says `offline` (Home Assistant's hall entities go unavailable).
+        let alertsTopic = HallAlerts.topic(base: configuration.baseTopic)
+        let will =
+            hall.broadcast.rounds.isEmpty
+            ? nil : OutgoingMessage(topic: alertsTopic, json: HallAlerts.offline, retain: true)
+        var mqtt = configuration.mqtt.clientConfiguration(clientID: id, will: will)
         mqtt.maximumIncomingPacketSize = HallModel.payloadLimit + 65_536
         client = try MQTTClient(
             configuration: mqtt,
@@ -74,6 +83,14 @@ public final class HallService {
         server = try HTTPServer(settings: settings) { request in handle?(request) ?? .response(.plain(503, "starting"))
         }
         handle = { [weak self] request in self?.answer(request) ?? .response(.plain(503, "stopping")) }
+        if configuration.homeAssistant.enabled, will != nil {
+            let discovery = try HomeAssistantDiscovery(
+                prefix: configuration.homeAssistant.discoveryPrefix,
+                mode: configuration.homeAssistant.deviceDiscovery ? .device : .perComponent, topics: topics)
+            homeAssistantMessages = discovery.hallDiscoveryMessages(
+                base: configuration.baseTopic, alertsTopic: alertsTopic, version: BoardBridgeVersion.current,
+                hallURL: hall.viewURL)
+        }
         broadcastService = HallBroadcastService(
             configuration: hall.broadcast, topics: topics, logger: logger,
             publish: { [weak self] topic, payload, retain in
@@ -95,7 +112,9 @@ public final class HallService {
         client.onMessage = { [weak self] message in self?.received(message) }
         client.onStateChange = { [weak self] state in
             switch state {
-            case .connected: self?.brokerChanged("connected")
+            case .connected:
+                self?.brokerChanged("connected")
+                self?.announce()
             case .connecting: self?.brokerChanged("connecting")
             case .disconnected: self?.brokerChanged("disconnected")
             case .stopped: self?.brokerChanged("stopped")
@@ -114,6 +133,32 @@ public final class HallService {
         heartbeat = timer
         broadcastService?.start()
         logger.info("hall listening", [("address", server.settings.address), ("port", "\(server.port)")])
+    }
+
+    /// Publishes the Home Assistant discovery and the alerts summary (a new connection).
+    private func announce() {
+        for message in homeAssistantMessages {
+            do {
+                try client.publish(
+                    MQTTMessage(topic: message.topic, payload: message.payload, qos: .atLeastOnce, retain: true))
+            } catch {
+                logger.error("cannot publish discovery", [("topic", message.topic), ("error", "\(error)")])
+            }
+        }
+        broadcastService?.publishAlerts(force: true)
+    }
+
+    /// Says `offline` in the alerts summary (what the last will says when the hall dies),
+    /// waits up to `timeout` for the broker to take what is queued, then ``stop()``s.
+    public func shutdown(timeout: Duration = .seconds(2)) async {
+        if broadcastService?.hasAlerts == true {
+            try? client.publish(
+                MQTTMessage(
+                    topic: HallAlerts.topic(base: topics.base), payload: HallAlerts.offline.encoded(),
+                    qos: .atLeastOnce, retain: true))
+        }
+        _ = await client.flush(timeout: timeout)
+        stop()
     }
 
     /// Closes the streams, the server and the broker connection.

@@ -6,16 +6,21 @@ import SystemCalls
 @MainActor
 public enum HallSignals {
     private static var sources: [any DispatchSourceSignal] = []
+    private static var stopping = false
 
     /// Installs the handlers; `stop` runs once, then the process exits.
-    public static func install(_ stop: @escaping @MainActor () -> Void) {
+    public static func install(_ stop: @escaping @MainActor () async -> Void) {
         for number in [ProcessControl.terminateSignal, ProcessControl.interruptSignal] {
             ProcessControl.ignore(signal: number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
             source.setEventHandler {
                 MainActor.assumeIsolated {
-                    stop()
-                    ProcessControl.exit(0)
+                    guard !stopping else { return }
+                    stopping = true
+                    Task { @MainActor in
+                        await stop()
+                        ProcessControl.exit(0)
+                    }
                 }
             }
             source.resume()

@@ -14,6 +14,18 @@ public func eventually(timeout: Duration = .seconds(10), _ condition: @MainActor
     return true
 }
 
+/// Polls an asynchronous `condition` (one that asks another process, say) until it holds or
+/// `timeout` passes; returns whether it held.
+public func eventuallyAsync(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while await !condition() {
+        guard clock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return true
+}
+
 /// Returns once a block enqueued on the main queue now has run, that is after every block
 /// already enqueued there (Dispatch sources' handlers, libdbus's scheduled dispatches, a
 /// task's continuation queued earlier): a barrier for "whatever was queued has happened".

@@ -18,7 +18,7 @@ enum HallStart {
             let service = try HallService(configuration: configuration, logger: logger)
             service.start()
             running = service
-            HallSignals.install { service.stop() }
+            HallSignals.install { await service.shutdown() }
             return nil
         } catch {
             output.writeError("boardbridge: cannot start the hall: \(error)\n")

@@ -137,7 +137,7 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
         bridgeDiscoveryMessages(bridge).map { OutgoingMessage.clearRetained($0.topic) }
     }
 
-    private func messages(
+    func messages(
         deviceID: String, device: JSONValue, entities: [HomeAssistantEntity],
         availability: (HomeAssistantEntity.Availability) -> [(String, JSONValue)], origin: JSONValue
     ) -> [OutgoingMessage] {

@@ -31,12 +31,21 @@ public final class ReadableWatch {
         if MainLoop.isActive, MainLoop.add(descriptor, handler: handler) {
             backend = .loop
         } else {
-            let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .main)
+            // The source watches a duplicate that only its cancel handler closes. libdispatch
+            // unregisters a cancelled source later, on its queue; an owner that closed the
+            // descriptor before that (the serial port, libmicrohttpd) left a stale registration
+            // under its number, and the next descriptor given that number (a D-Bus
+            // connection's) joined it and was never heard (#28). Without a descriptor to spare
+            // (EMFILE), the descriptor itself is watched.
+            let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+            let watched = duplicate >= 0 ? duplicate : descriptor
+            let source = DispatchSource.makeReadSource(fileDescriptor: watched, queue: .main)
             source.setEventHandler {
                 MainActor.assumeIsolated { handler() }
             }
-            if closesDescriptor {
-                source.setCancelHandler { Self.close(descriptor) }
+            source.setCancelHandler {
+                if duplicate >= 0 { Self.close(duplicate) }
+                if closesDescriptor { Self.close(descriptor) }
             }
             source.resume()
             backend = .dispatch(source)

@@ -174,6 +174,49 @@ final class SocketPair {
         #expect(!peerSeesEndOfFile(pair.right))
     }
 
+    /// The defect behind the D-Bus `NoReply` flake (#28): an owner that closes its descriptor
+    /// right after ``ReadableWatch/cancel()`` (the serial port, libmicrohttpd's) closed it
+    /// before libdispatch had unregistered the cancelled source; the next descriptor given the
+    /// same number (a D-Bus connection's, in another test) joined that stale registration and
+    /// its source never fired. A watch that does not own its descriptor now watches a
+    /// duplicate that only its cancel handler closes.
+    @Test func aDescriptorClosedRightAfterItsWatchIsCancelledDoesNotDeafenTheNextOne() async throws {
+        for round in 0..<300 {
+            var first: [Int32] = [0, 0]
+            #expect(pipe(&first) == 0)
+            // Registered and served once, as a serial port's or an HTTP server's watch is.
+            var served = false
+            let watch = ReadableWatch(descriptor: first[0], closesDescriptor: false) {
+                var byte: UInt8 = 0
+                if read(first[0], &byte, 1) == 1 { served = true }
+            }
+            var ping: UInt8 = 1
+            #expect(write(first[1], &ping, 1) == 1)
+            let registered = ContinuousClock.now + .seconds(10)
+            while !served && ContinuousClock.now < registered { try await Task.sleep(for: .milliseconds(1)) }
+            // Readable again when it is cancelled (an event may be on its way).
+            #expect(write(first[1], &ping, 1) == 1)
+            watch.cancel()
+            close(first[0])
+            close(first[1])
+            var second: [Int32] = [0, 0]
+            #expect(pipe(&second) == 0)
+            var heard = false
+            let next = ReadableWatch(descriptor: second[0], closesDescriptor: true) {
+                var byte: UInt8 = 0
+                if read(second[0], &byte, 1) == 1 { heard = true }
+            }
+            var byte: UInt8 = 1
+            #expect(write(second[1], &byte, 1) == 1)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !heard && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            next.cancel()
+            close(second[1])
+            #expect(heard, "round \(round): the watch of descriptor \(second[0]) never fired")
+            if !heard { break }
+        }
+    }
+
     /// Whether the other end of `descriptor`'s pair is closed (a read gives end of file).
     private func peerSeesEndOfFile(_ descriptor: Int32) -> Bool {
         var byte: UInt8 = 0

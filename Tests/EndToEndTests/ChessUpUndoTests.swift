@@ -48,11 +48,12 @@ extension EndToEndTests {
         let mark = hall.recorder.mark
         try await hall.ctl("lift", board.id, "f1")
         try await hall.ctl("place", board.id, "f3", "B")
-        try await waitUntil("the illegal move", context: hall.report) {
-            hall.recorder.json(on: hall.topic(board.id, "event"), since: mark).contains {
-                $0["event_type"] == "illegal_move" && $0["uci"] == "f1f3"
+        func illegal() -> ReceivedMessage? {
+            hall.recorder.messages(on: hall.topic(board.id, "event"), since: mark).first {
+                $0.json?["event_type"] == "illegal_move" && $0.json?["uci"] == "f1f3"
             }
         }
+        try await waitUntil("the illegal move", context: hall.report) { illegal() != nil }
         try await waitUntil("out of sync", context: hall.report) {
             hall.recorder.json(on: hall.topic(board.id), since: mark).last?["sync"]?["state"] == "out_of_sync"
         }
@@ -62,7 +63,9 @@ extension EndToEndTests {
         try await waitUntil("in sync again", context: hall.report) {
             hall.recorder.json(on: hall.topic(board.id), since: back).last?["sync"]?["state"] == "in_sync"
         }
-        let states = hall.recorder.messages(on: hall.topic(board.id), since: mark).filter { $0.index < back }
+        // From the alert on (the bishop stands on f3) until it is lifted again.
+        let alerted = illegal()?.index ?? mark
+        let states = hall.recorder.messages(on: hall.topic(board.id), since: alerted).filter { $0.index < back }
             .compactMap(\.json)
         #expect(!states.contains { $0["sync"]?["state"] == "in_sync" }, "in sync while the bishop stood on f3")
         try await hall.play(board.id, ["g1f3"])

@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Per-board choices an adapter needs beyond its family.
 public struct AdapterOptions: Hashable, Sendable {

@@ -1,12 +1,7 @@
 import Adapters
 import BoardKit
 import DBus
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// Characteristics outside the adapter's wire stream (``BoardKit/BoardAuxiliaryReading``):
 /// the adapter says what to read, the transport finds them, subscribes to the notifying ones,

@@ -1,10 +1,5 @@
 import BoardKit
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// What the manager reports: notifications, link changes, BlueZ coming and going.
 extension BlueZBoardTransport: BlueZManagerClient {

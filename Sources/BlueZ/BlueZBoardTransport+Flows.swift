@@ -1,10 +1,5 @@
 import BoardKit
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// Seeking, manual connects, and the reconnect loop.
 extension BlueZBoardTransport {

@@ -1,12 +1,7 @@
 import Adapters
 import BoardKit
 import DBus
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// Setting a link up, and taking it down.
 extension BlueZBoardTransport {

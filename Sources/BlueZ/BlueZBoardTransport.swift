@@ -1,13 +1,8 @@
 public import Adapters
 public import BoardKit
 import Dispatch
+import FoundationEssentials
 public import Logging
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A ``BoardTransport`` over BlueZ's D-Bus API, one per board, sharing one ``BlueZManager``.
 ///

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// Lets async code wait for a condition on the BlueZ model ("ServicesResolved is true",
 /// "the board showed up") without polling: every change calls ``evaluate()``, which

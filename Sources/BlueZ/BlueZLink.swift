@@ -1,11 +1,6 @@
 import Adapters
 import BoardKit
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// One link to one board: from the first `Connect` of an attempt to its end. A new one is
 /// made for every attempt, with a fresh adapter, so nothing of a previous link leaks into the

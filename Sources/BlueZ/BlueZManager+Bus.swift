@@ -1,10 +1,5 @@
 import DBus
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// The bus connection, BlueZ's name, the initial tree and the signals.
 extension BlueZManager {

@@ -1,13 +1,8 @@
 import Adapters
 public import BoardKit
 public import DBus
+public import FoundationEssentials
 public import Logging
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// Where the ``BlueZManager`` stands with the bus and BlueZ.
 public enum BlueZManagerState: Hashable, Sendable {

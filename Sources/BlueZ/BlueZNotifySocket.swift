@@ -1,11 +1,6 @@
+import FoundationEssentials
 import MainLoop
 import SystemCalls
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The reading end of a characteristic's `AcquireNotify` socket: an `AF_UNIX`
 /// `SOCK_SEQPACKET` descriptor on which BlueZ writes every notification as one datagram

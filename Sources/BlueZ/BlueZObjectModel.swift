@@ -1,11 +1,6 @@
 public import DBus
+public import FoundationEssentials
 public import Logging
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// One change of the ``BlueZObjectModel``, as the manager passes it on to transports.
 public enum BlueZModelChange: Hashable, Sendable {

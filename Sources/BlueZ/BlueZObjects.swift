@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// A Bluetooth adapter (`org.bluez.Adapter1` at `/org/bluez/hci0`).
 public struct BlueZAdapterInfo: Hashable, Sendable {

@@ -1,10 +1,5 @@
+public import FoundationEssentials
 public import Logging
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// How one physical write ended.
 public enum BlueZWriteResult: Hashable, Sendable {

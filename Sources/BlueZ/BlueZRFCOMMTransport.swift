@@ -1,14 +1,9 @@
 public import BoardKit
 import DBus
 import Dispatch
+public import FoundationEssentials
 public import Logging
 import SystemCalls
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// A ``BoardTransport`` for a Bluetooth Classic board (RFCOMM, Serial Port Profile) through
 /// BlueZ, generic over the bytes carried: the board's ``BoardAdapter`` comes from

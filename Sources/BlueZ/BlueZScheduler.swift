@@ -1,10 +1,5 @@
 import Dispatch
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// A cancellable one-shot timer handed out by a ``BlueZScheduler``.
 @MainActor

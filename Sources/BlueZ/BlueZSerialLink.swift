@@ -1,13 +1,8 @@
 import BoardKit
+import FoundationEssentials
 import Logging
 import MainLoop
 import SystemCalls
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// One RFCOMM link: the stream socket BlueZ handed to `Profile1.NewConnection`, read on the
 /// main loop (``MainLoop/ReadableWatch``, non-blocking, into one fixed buffer), written by the

@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Settings of the ``BlueZManager``.
 public struct BlueZManagerSettings: Hashable, Sendable {

@@ -1,11 +1,6 @@
 import Adapters
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 extension BoardMatch {
     /// Whether `device` is this board, for a ``BlueZBoardTransport`` of `family`.

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Pure wire framing for one board family: accumulates raw bytes, parses frames and
 /// emits ``BoardEvent``s; encodes ``BoardCommand``s. No I/O, no async, no concurrency

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// A GATT characteristic a board exposes beside its wire stream — the standard Battery
 /// Service's level, for one — that the transport reads (and, where it notifies, subscribes

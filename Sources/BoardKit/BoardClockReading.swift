@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// One side of a chess clock as the clock itself sees it: the clock knows left and right,
 /// never White and Black (which player sits where is the bridge's configuration).

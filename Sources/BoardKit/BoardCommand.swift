@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// How lit squares should look. Boards with single-colour LEDs light every style alike.
 public enum IndicationStyle: String, CaseIterable, Hashable, Sendable, Codable {

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// A button on a board (or on a clock built into it).
 public enum BoardButton: Hashable, Sendable, Codable {

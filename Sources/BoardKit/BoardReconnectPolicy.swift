@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// A pure-value reconnect schedule for unexpected disconnections (a link drop, not a
 /// user-initiated one).

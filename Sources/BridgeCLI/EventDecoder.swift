@@ -1,13 +1,8 @@
 public import Adapters
 public import BoardKit
 import Bridge
+import FoundationEssentials
 public import JSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `boardbridge decode`: feeds captured notifications (hex, as btmon shows them) to a
 /// family's adapter, in order and statefully (frames split across notifications decode

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// What a lichess-compatible push endpoint (`POST /api/broadcast/round/{id}/push`)
 /// answered for each game of a push: `{"games":[{"tags":{…},"moves":4},

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 extension BroadcastRound {
     /// The `new_game` command that starts a pairing's game on its e-board, as the bridge's

@@ -1,10 +1,5 @@
 public import Chess
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// A running round as the relay outputs serve it: the pairings, each game's feed, and the
 /// delay. Time is passed in (seconds on any steady clock), so a test drives it with a

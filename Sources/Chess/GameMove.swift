@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// One move of a ``Game`` with what was recorded about it.
 public struct GameMove: Hashable, Sendable, Codable {

@@ -1,11 +1,6 @@
 public import Adapters
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Something a person (or the simulator's script) does to a physical board.
 public enum PhysicalAction: Hashable, Sendable {

@@ -1,11 +1,6 @@
 import Adapters
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Makes the emulated firmware of any family: the one place the simulator and the
 /// tests turn a ``BoardFamily`` into a ``BoardPersonality``.

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// What `boardsim` was asked to do.
 public enum BoardSimCommand: Equatable, Sendable {

@@ -1,11 +1,6 @@
 import BoardKit
 public import DBus
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// One `boardsim ctl` request: a verb and its arguments, sent to the simulator's control
 /// interface (`org.boardbridge.Simulator1` at `/org/boardbridge/sim` on `org.bluez`).

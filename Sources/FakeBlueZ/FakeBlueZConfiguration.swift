@@ -1,10 +1,5 @@
 import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Everything a ``FakeBlueZ`` starts with: adapters, boards and how BlueZ-like to behave.
 ///

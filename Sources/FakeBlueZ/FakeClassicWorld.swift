@@ -1,11 +1,6 @@
 import BoardKit
 import DBus
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// The Bluetooth Classic side of the fake: ProfileManager1's registrations, the Classic
 /// boards, and their control object ``controlPath`` (interface ``controlInterface``):

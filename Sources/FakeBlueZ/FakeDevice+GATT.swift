@@ -1,11 +1,6 @@
 import DBus
+import FoundationEssentials
 import MainLoop
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The GATT objects of a device (§4): export in handle order (parent before child), I/O with
 /// BlueZ's errors, notify sessions, and notifications from the board's firmware.

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// The firmware of a simulated Bluetooth Classic (RFCOMM / SPP) board: a byte handler at the
 /// board's end of the serial link. Any byte protocol can sit here (the DGT personality, a

@@ -1,11 +1,6 @@
+import FoundationEssentials
 import MainLoop
 import Serial
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A DGT e-Board's USB / serial line in the simulator: a pseudo-terminal with a stable name
 /// (a symbolic link, as `/dev/serial/by-id/…` is). Unplugging closes the pseudo-terminal and

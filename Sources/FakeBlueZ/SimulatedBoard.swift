@@ -1,13 +1,8 @@
 import Adapters
 import BoardKit
 import Emulation
+import FoundationEssentials
 import MainLoop
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// One simulated board: the physical object (pieces, battery, firmware personality), its
 /// radio presence (advertising, RSSI, MTU, injected connect failures), and what the host did

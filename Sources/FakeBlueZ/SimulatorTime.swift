@@ -1,10 +1,5 @@
 import Dispatch
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// Seconds on a monotonic scale since the simulator started: the time personalities are
 /// given and write logs are stamped with.

@@ -1,12 +1,7 @@
 import Bridge
 import Broadcast
+import FoundationEssentials
 import JSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// What only the hall sees, summed up for MQTT and Home Assistant (issue #30, item 3): in
 /// every running round, the boards silent for `orphan_after` (orphans) and the timed games

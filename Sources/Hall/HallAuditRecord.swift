@@ -1,11 +1,6 @@
 import Bridge
+import FoundationEssentials
 public import JSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// One entry of the audit log (``HallAudit``): an arbiter's action or a correction a bridge
 /// made, with the board, its round and players, who, and the position before and after.

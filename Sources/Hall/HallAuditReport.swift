@@ -1,11 +1,6 @@
 import Bridge
+import FoundationEssentials
 import JSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The audit log as a report for people: one block per board and game, its entries in
 /// order, each with the time, who, what, the outcome and the positions before and after.

@@ -3,16 +3,11 @@ import Broadcast
 import BroadcastRelay
 import Config
 import Dispatch
+import FoundationEssentials
 import HTTP
 import JSON
 import Logging
 import SystemCalls
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The broadcast side of `boardbridge hall` (docs/hall.md, Broadcasting a round): serves
 /// `/broadcast/<round>/…` to polling relays, writes the same files into each round's

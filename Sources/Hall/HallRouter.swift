@@ -1,12 +1,7 @@
 import Bridge
+import FoundationEssentials
 public import HTTP
 public import JSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Maps requests to what the hall does, and guards the arbiter actions. Pure: tested
 /// without a socket.

@@ -1,16 +1,11 @@
 import Bridge
 public import Config
 import Dispatch
+import FoundationEssentials
 public import HTTP
 import JSON
 public import Logging
 import MQTT
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// `boardbridge hall`: subscribes to the whole base topic, keeps the ``HallModel`` and serves
 /// the page, `/api/boards`, `/api/boards/<id>` and the `/api/events` stream (docs/hall.md).

@@ -1,11 +1,6 @@
 import BoardKit
 public import Chess
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Alerts for the arbiter before anyone asks (issue #30): a timed game's clock paused too
 /// long with no result, a board that differs from its game too long, and a result recorded

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// The health figures of one board's link, and the stall decision: a board whose link is
 /// up but that has sent nothing for ``stallAfter`` seconds is stalled (the adapter hang BLE

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// The grace-period timer between "the board shows something unexplained" and
 /// "the board is out of sync", fed by explicit timestamps.

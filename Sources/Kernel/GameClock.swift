@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// A two-sided chess clock driven by explicit timestamps (seconds on any monotonic
 /// scale): it never reads a system clock.

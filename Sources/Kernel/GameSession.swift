@@ -1,11 +1,6 @@
 public import BoardKit
 public import Chess
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Everything one board's session decides, as a pure value: a ``GameTracker`` for the
 /// moves and sync state, a ``BoardSyncGate`` fed on every change, and the ``GameClock``

@@ -1,11 +1,6 @@
 import BoardKit
 import Chess
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// A takeback made on a board that keeps its own game (ChessUp's undo, issue #30): the
 /// board announces each undo (``BoardKit/BoardButton/undo``) and its next state frame shows its

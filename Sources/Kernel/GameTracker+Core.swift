@@ -1,11 +1,6 @@
 import BoardKit
 import Chess
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// A move the tracker holds back for a moment because the board may still turn it into
 /// another one: a rook move that may be the first half of castling, or a promotion

@@ -1,11 +1,6 @@
 import BoardKit
 import Chess
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// Moves made while nobody watched: after a new link or a restore, what the board shows
 /// is searched for the legal lines that lead there from the game position

@@ -1,11 +1,6 @@
 import BoardKit
 import Chess
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// The identity path: each snapshot is the whole board, so it is compared with the game
 /// position, the results of the legal moves, recent positions (takebacks), the results

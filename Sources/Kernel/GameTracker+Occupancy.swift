@@ -1,11 +1,6 @@
 import BoardKit
 import Chess
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// The occupancy path: the board only says which squares hold a piece, so a move is
 /// inferred from which squares were touched (lifted or placed) since the board last

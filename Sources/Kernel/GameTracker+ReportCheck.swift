@@ -1,11 +1,6 @@
 import BoardKit
 import Chess
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// When a move-reporting board's reports are confirmed by the board's own game before
 /// they are committed (ChessUp: its `67` state frame, full placement).

@@ -1,11 +1,6 @@
 import BoardKit
 import Chess
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// The reported-moves path: the board says which move was made; it is validated against
 /// the legal moves. Occupancy and snapshots, when the board sends them, only feed the

@@ -1,11 +1,6 @@
 public import BoardKit
 public import Chess
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// The arbiter's last word on moves the board could not tell (issue #30): after
 /// ``TrackerOutput/missedMoves(_:)``, the arbiter names the line that was played. It is

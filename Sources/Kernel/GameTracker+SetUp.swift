@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// The wait for the board's set-up after a new game or a set-up position
 /// (``GameTracker/setUpWait``): the board is compared with the game's position only, never

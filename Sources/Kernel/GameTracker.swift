@@ -1,11 +1,6 @@
 public import BoardKit
 public import Chess
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Follows one board's game from its ``BoardEvent``s: commits moves, reports the sync
 /// state, takebacks, illegal moves and the end of the game. A pure value: time is passed

@@ -1,11 +1,6 @@
 import BoardKit
 import Chess
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// Every history a gap may have had, followed through the play that comes after it until
 /// one is left (issue #29).

@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// A clock attached to the board (a DGT 3000 cabled to a DGT e-Board) as the session reads
 /// it: the last reading, and which display is White's. The bridge never runs, pauses or

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// When a ``GameSession`` asks a board stuck out of sync for a fresh dump of its squares
 /// (``SessionOutput/command(_:)`` with `BoardCommand.requestState`).

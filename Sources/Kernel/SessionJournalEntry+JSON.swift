@@ -1,12 +1,7 @@
 import BoardKit
 import Chess
+import FoundationEssentials
 import JSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 extension SessionJournalEntry {
     /// The entry as one line of JSON (ending in a newline) in exactly the form its `Codable`

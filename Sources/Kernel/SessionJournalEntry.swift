@@ -1,11 +1,6 @@
 import BoardKit
 public import Chess
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// One change of a saved session, relative to the state before it: the line a bridge
 /// appends to a board's journal after each move, takeback or clock change instead of

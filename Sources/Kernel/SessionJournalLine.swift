@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// One line of a board's journal: a ``SessionJournalEntry`` as JSON, framed so that the
 /// line checks itself.

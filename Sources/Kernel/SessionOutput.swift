@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Something the session did to its clock, with both remaining times after it.
 public struct ClockUpdate: Hashable, Sendable, Codable {

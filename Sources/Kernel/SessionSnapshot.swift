@@ -1,11 +1,6 @@
 import BoardKit
 public import Chess
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Everything a ``GameSession`` needs to continue after a restart, as `Codable` data:
 /// the game (tags, start position, moves with clock stamps, result), the clock (paused

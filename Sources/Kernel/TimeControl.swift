@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// One stage of a time control: `moves` moves (or the rest of the game) in `seconds`,
 /// with `increment` seconds added after every move made in it.

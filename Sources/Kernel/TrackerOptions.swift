@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Which kind of board input decides the moves, chosen from ``BoardCapabilities``.
 public enum TrackerInputPath: String, CaseIterable, Hashable, Sendable, Codable {

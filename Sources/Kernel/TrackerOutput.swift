@@ -1,11 +1,6 @@
 public import BoardKit
 public import Chess
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// A move the tracker added to the game.
 public struct CommittedMove: Hashable, Sendable, Codable {

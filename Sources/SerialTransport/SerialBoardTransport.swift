@@ -1,12 +1,7 @@
 public import BoardKit
+public import FoundationEssentials
 import MainLoop
 public import Serial
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// A board on a serial line (USB or RS232: a DGT e-Board), behind the ``BoardTransport``
 /// seam: the line opened raw at the family's speed, its readability watched on the main

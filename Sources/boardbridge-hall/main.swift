@@ -1,12 +1,7 @@
 import BridgeCLI
+import FoundationEssentials
 import MainLoop
 import SystemCalls
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 // `boardbridge hall …` execs this executable with its own arguments (`HallExecutable`), so
 // the command line is `boardbridge`'s: `hall [--config PATH]`, `--help` or `--version`.

@@ -1,12 +1,7 @@
 import BridgeCLI
+import FoundationEssentials
 import MainLoop
 import SystemCalls
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 let environment = ProcessInfo.processInfo.environment
 // Parsed once: `run` needs the main loop started here; every other command runs and exits.

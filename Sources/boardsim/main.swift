@@ -2,12 +2,8 @@
 // ctl`, the command line of its control interface. See docs/boardsim.md.
 import Dispatch
 import FakeBlueZ
+import FoundationEssentials
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

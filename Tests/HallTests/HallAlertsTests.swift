@@ -2,16 +2,11 @@ import Bridge
 import Broadcast
 import Chess
 import Config
+import FoundationEssentials
 import JSON
 import Testing
 
 @testable import Hall
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Issue #30 (3): the hall's alerts summary (``HallAlerts``) and its Home Assistant device.
 @Suite struct HallAlertsUnitTests {

@@ -2,6 +2,7 @@ import Bridge
 import Broadcast
 import Chess
 import Config
+import FoundationEssentials
 import HTTP
 import JSON
 import Logging
@@ -10,12 +11,6 @@ import TestSupport
 import Testing
 
 @testable import Hall
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// Issue #22: the hall's relay outputs (`/broadcast/<round>/…`), their ETags, the delay,
 /// "start round" and orphan boards, driven with a fake clock.

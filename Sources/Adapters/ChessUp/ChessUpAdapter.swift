@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// The ChessUp (gen-1) and ChessUp 2 wire protocol (reference §2): Nordic UART, one opcode
 /// byte and a fixed length per opcode, mandatory acks.

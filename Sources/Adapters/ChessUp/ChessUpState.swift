@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// The board's own game state as the 73-byte `67` frame carries it: `67`, 64 piece codes
 /// for a1, b1 … h8, side to move, castling rights (wK wQ bK bQ), en-passant byte, halfmove

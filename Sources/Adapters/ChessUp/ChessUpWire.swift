@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Byte values and square/piece conversions of the ChessUp protocol (reference §2), shared by
 /// ``ChessUpAdapter`` and the emulated board so that both speak exactly the same bytes.

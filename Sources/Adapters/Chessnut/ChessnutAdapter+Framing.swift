@@ -1,10 +1,5 @@
 import BoardKit
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 extension ChessnutAdapter {
     /// What the bytes at one position of the input are.

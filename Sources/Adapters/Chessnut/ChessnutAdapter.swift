@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Wire framing for Chessnut Air, Air+, Pro, Go and Move (board-protocols.md §1).
 ///

@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Wire framing for DGT e-Boards, the classic protocol (board-protocols.md §4.1): USB and
 /// serial boards at 9600 8N1, the Bluetooth e-Board over Bluetooth Classic, and the

@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// The classic DGT e-Board wire vocabulary shared by ``DGTAdapter`` and the emulated board
 /// (board-protocols.md §4.1). Written from the documented facts only; DGT states its

@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Wire framing for the Millennium ChessLink family (Exclusive, Supreme, Performance,
 /// eONE; board-protocols.md §5).

@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Millennium ChessLink wire vocabulary shared by ``MillenniumAdapter`` and the emulated
 /// board (board-protocols.md §5): 7-bit ASCII with odd parity in bit 7, every message

@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Why a ``PegasusAdapter`` cannot be built from its configuration.
 public enum PegasusAdapterError: Error, Equatable, Sendable {

@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// DGT Pegasus wire vocabulary shared by ``PegasusAdapter`` and the emulated board
 /// (board-protocols.md §4.1, §4.2).

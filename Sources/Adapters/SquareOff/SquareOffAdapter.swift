@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// The Square Off wire protocol (reference §3): ASCII frames `<code>#<body>*` over Nordic
 /// UART. The boards sense occupancy only; moves are inferred by the host from piece up/down

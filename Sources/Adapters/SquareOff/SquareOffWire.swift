@@ -1,10 +1,5 @@
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// Text conventions of the Square Off "numbered" protocol (reference §3.3): ASCII frames
 /// `<code>#<body>*`, square names `a1`…`h8`, and the 64-character occupancy string in

@@ -1,11 +1,6 @@
 public import BoardKit
+public import FoundationEssentials
 public import JSON
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// Something that happened on a board, published on `<base>/<board>/event` (never
 /// retained) as `{"event_type":"…", …details…, "timestamp":"…"}`. Home Assistant's

@@ -1,12 +1,7 @@
 public import BoardKit
 public import Chess
+public import FoundationEssentials
 public import JSON
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// Everything the retained full state of a board (`<base>/<board>`) carries. The JSON
 /// always has every key (unknown values are `null`, nested objects are always present),

@@ -1,11 +1,6 @@
 public import BoardKit
+public import FoundationEssentials
 public import JSON
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// A clock action (`<base>/<board>/clock`):
 /// `{"action":"pause","color":"white","white":300,"black":290,"reason":"out_of_sync","timestamp":"…"}`.

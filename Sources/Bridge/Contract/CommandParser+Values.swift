@@ -1,13 +1,8 @@
 import BoardKit
 import Chess
+import FoundationEssentials
 import JSON
 import Kernel
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The value parsers, one per command. Each throws the first problem it finds.
 extension CommandParser {

@@ -1,11 +1,6 @@
 public import BoardKit
+public import FoundationEssentials
 public import JSON
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// The retained transport state of a board (`<base>/<board>/connection`):
 /// `{"state":"reconnecting","attempt":2,"max_attempts":10,"next_delay":4,"last_error":"…","timestamp":"…"}`.

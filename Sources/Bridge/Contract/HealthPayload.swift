@@ -1,10 +1,5 @@
+public import FoundationEssentials
 public import JSON
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// The retained health report of one bridge host (`<base>/bridge/<node>/health`), in the
 /// spirit of zigbee2mqtt's `bridge/health`: the process, the broker link, the state

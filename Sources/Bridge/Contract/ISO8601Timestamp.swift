@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// UTC timestamps for payloads, `2026-05-01T14:03:11.204Z`: computed from the date's
 /// seconds since 1970 with the proleptic Gregorian calendar, so no locale, time zone or

@@ -1,10 +1,5 @@
+public import FoundationEssentials
 public import JSON
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// Builds every outgoing message of the contract with its topic, retain flag and QoS
 /// (DESIGN.md §5). State-like topics are retained; event-like ones (`move`, `event`,

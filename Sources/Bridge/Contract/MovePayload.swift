@@ -1,11 +1,6 @@
 public import BoardKit
+public import FoundationEssentials
 public import JSON
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// A committed move (`<base>/<board>/move`, and the `move` event):
 /// `{"uci":"g1f3","san":"Nf3","ply":3,"move_number":2,"color":"white","fen":"…",

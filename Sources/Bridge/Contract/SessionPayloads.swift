@@ -1,12 +1,7 @@
 public import BoardKit
 public import Chess
+public import FoundationEssentials
 public import Kernel
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 // The contract's payloads built from the kernel's values: pure functions, so that the
 // board session only moves values from the kernel to the publisher.

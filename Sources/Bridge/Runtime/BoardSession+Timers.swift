@@ -1,11 +1,6 @@
 import Dispatch
+import FoundationEssentials
 import Kernel
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// The session's timers (the kernel's next deadline, battery requests) and its persistence.
 extension BoardSession {

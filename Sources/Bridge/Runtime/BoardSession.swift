@@ -3,15 +3,10 @@ public import BoardKit
 import Chess
 public import Config
 import Dispatch
+import FoundationEssentials
 import JSON
 public import Kernel
 public import Logging
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// One board, end to end: its transport's events go through the game kernel
 /// (``GameSession``: tracker, sync gate, clock) and come out as MQTT messages; commands

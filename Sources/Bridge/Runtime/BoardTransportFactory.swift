@@ -2,13 +2,8 @@ import Adapters
 public import BlueZ
 import BoardKit
 import Config
+import FoundationEssentials
 public import SerialTransport
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// What the bridge asks of a board's transport beyond ``BoardKit/BoardTransport``: keep the
 /// link up, report its state with the reconnect details, close it cleanly at shutdown.

@@ -1,11 +1,6 @@
 import Dispatch
+import FoundationEssentials
 import JSON
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// What this bridge announces on the broker besides its boards' state: Home Assistant discovery
 /// (again when Home Assistant comes back online) and the clean-up of what an earlier run left.

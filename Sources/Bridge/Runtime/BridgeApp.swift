@@ -3,16 +3,11 @@ import BlueZ
 import BoardKit
 public import Config
 import Dispatch
+public import FoundationEssentials
 import JSON
 import Logging
 import MQTT
 import SystemCalls
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// The `boardbridge run` process: one ``BoardSession`` per configured board over a
 /// BlueZ transport, one MQTT client, Home Assistant discovery, signals and systemd.

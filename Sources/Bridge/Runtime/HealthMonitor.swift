@@ -2,15 +2,10 @@ public import BlueZ
 public import BoardKit
 public import Config
 import Dispatch
+import FoundationEssentials
 import Kernel
 public import Logging
 import MQTT
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// What a transport tells the health report about its link, and how a stalled link is
 /// recycled (``BlueZ/BlueZBoardTransport`` has all three).

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
+import FoundationEssentials
 
 /// What an earlier run announced, kept in `<state_directory>/announced.json`: the board ids
 /// and the Home Assistant discovery mode (`nil`: discovery was off). Older bridges wrote a

@@ -1,10 +1,5 @@
+public import FoundationEssentials
 import SystemCalls
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// A failure to read or write persisted state, with the path and the system's reason.
 public struct StateStoreError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,11 +1,6 @@
 import Chess
+import FoundationEssentials
 public import Kernel
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 extension StateWriter {
     /// The session saved as `name` — its snapshot with the journal replayed

@@ -1,11 +1,6 @@
 import Dispatch
+public import FoundationEssentials
 public import Kernel
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// Saves state files so that a published move is never lost or repeated when the bridge
 /// crashes, at a cost that does not grow with the game and with the disk's flush off the

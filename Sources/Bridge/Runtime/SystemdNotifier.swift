@@ -1,10 +1,5 @@
+public import FoundationEssentials
 import SystemCalls
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
 
 /// The `sd_notify` protocol without libsystemd: datagrams to `$NOTIFY_SOCKET`
 /// (`READY=1`, `WATCHDOG=1`, `STOPPING=1`, `STATUS=…`). Does nothing when the variable

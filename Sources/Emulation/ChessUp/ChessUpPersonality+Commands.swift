@@ -1,11 +1,6 @@
 import Adapters
 import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 extension ChessUpPersonality {
     /// The host wrote `bytes`: one or more commands (reference §2.4), answered like the firmware.

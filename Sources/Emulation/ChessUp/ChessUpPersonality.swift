@@ -1,11 +1,6 @@
 public import Adapters
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// The firmware of an emulated ChessUp (gen-1 or ChessUp 2).
 ///

@@ -1,11 +1,6 @@
 import Adapters
 import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 extension ChessnutPersonality {
     /// Executes every command in the write (a write may hold several) and answers like

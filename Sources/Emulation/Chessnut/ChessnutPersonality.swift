@@ -1,11 +1,6 @@
 public import Adapters
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// The firmware of a Chessnut Air/Pro/Go (classic) or Chessnut Move, as far as the
 /// references describe it (board-protocols.md §1).

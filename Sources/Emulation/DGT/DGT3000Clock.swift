@@ -1,11 +1,6 @@
 import Adapters
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// A simulated DGT 3000 cabled to an emulated DGT e-Board: two countdowns and a lever.
 ///

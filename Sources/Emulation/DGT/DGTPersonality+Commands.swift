@@ -1,11 +1,6 @@
 import Adapters
 import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 extension DGTPersonality {
     /// The longest command the firmware buffers (a clock message).

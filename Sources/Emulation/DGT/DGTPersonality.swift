@@ -1,11 +1,6 @@
 public import Adapters
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// The firmware of a DGT e-Board (board-protocols.md §4.1), written from the documented
 /// facts only: a piece-identity board answering the classic commands, optionally with a

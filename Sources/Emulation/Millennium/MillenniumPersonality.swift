@@ -1,11 +1,6 @@
 public import Adapters
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// The firmware of a Millennium ChessLink board (board-protocols.md §5).
 ///

@@ -1,11 +1,6 @@
 public import Adapters
 public import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 /// The firmware of a DGT Pegasus (board-protocols.md §4.2): an occupancy board behind a
 /// developer-key lock.

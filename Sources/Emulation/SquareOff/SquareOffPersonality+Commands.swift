@@ -1,11 +1,6 @@
 import Adapters
 import BoardKit
-
-#if canImport(FoundationEssentials)
-    public import FoundationEssentials
-#else
-    public import Foundation
-#endif
+public import FoundationEssentials
 
 extension SquareOffPersonality {
     /// The most bytes of an unterminated command the firmware keeps.

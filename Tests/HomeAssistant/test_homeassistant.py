@@ -700,6 +700,55 @@ def test_no_mqtt_errors_or_warnings_in_the_log(ha):
     assert mqtt_log_problems(ha) == []
 
 
+# Issue #30 (3): what only the hall sees, in Home Assistant: the hall is a device of its own
+# whose alerts come from its retained summary, and which goes unavailable when it stops.
+def test_the_hall_device_shows_its_alerts_and_goes_unavailable_when_it_stops(ha):
+    if ha.device_discovery and HA_VERSION < (2024, 11):
+        pytest.skip("this Home Assistant does not read device discovery")
+    start = log_size(ha)
+    with open(os.path.join(ha.work, "round.csv"), "w") as f:
+        f.write('board,board_id,white,black\n1,hall-spare,"Doe, John","Moe, Max"\n')
+    config = os.path.join(ha.work, "hall.yaml")
+    with open(config, "w") as f:
+        f.write(
+            f"mqtt:\n  url: mqtt://127.0.0.1:{ha.mqtt_port}\n"
+            f"homeassistant:\n  enabled: true\n  device_discovery: {'true' if ha.device_discovery else 'false'}\n"
+            f"hall:\n  address: 127.0.0.1\n  port: {harness.free_port()}\n  audit_file: {ha.work}/hall-audit.jsonl\n"
+            "  broadcast:\n    orphan_after: 10\n    rounds:\n"
+            '      - round: "1"\n        pairings_file: round.csv\n        running: true\n'
+        )
+    hall = ha.start("hall", [os.path.join(BIN, "boardbridge"), "hall", "--config", config])
+    hall_id = f"{harness.BASE}_hall"
+
+    def hall_entities():
+        devices, entities = registries(ha)
+        device = mqtt_device(devices, hall_id)
+        if device is None:
+            return None
+        mine = {e["unique_id"]: e["entity_id"] for e in entities if e["device_id"] == device["id"]}
+        return mine if len(mine) == 4 else None
+
+    try:
+        entities = harness.wait_for(hall_entities, 120, "the hall device and its four entities", alive=hall)
+        attention = entities[f"{hall_id}_attention"]
+        alerts = entities[f"{hall_id}_alerts"]
+        # The one paired board is never heard: after orphan_after it is a silent board.
+        harness.wait_for(lambda: state(ha, attention)["state"] == "on", 90, "the hall needs attention", alive=hall)
+        assert state(ha, alerts)["state"] == "1"
+        listed = state(ha, alerts)["attributes"]["alerts"]
+        assert [(a["alert"], a["board_id"]) for a in listed] == [("orphan_board", "hall-spare")], listed
+        assert state(ha, entities[f"{hall_id}_orphan_boards"])["state"] == "1"
+        hall.stop()
+        harness.wait_for(lambda: state(ha, attention)["state"] == "unavailable", 60, "the stopped hall unavailable")
+        assert mqtt_log_problems(ha, start) == []
+    finally:
+        hall.stop()
+        # Withdrawn, so that the reconfiguration tests below see only the bridge's discovery.
+        for topic in ha.spy.retained_now(f"{harness.PREFIX}/#"):
+            if f"/{hall_id}/" in topic:
+                ha.spy.publish(topic, "", retain=True)
+
+
 # --- reconfiguration (last: they change the announced set) ------------------------------
 
 

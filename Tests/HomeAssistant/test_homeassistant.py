@@ -15,7 +15,7 @@ import time
 import pytest
 
 import harness
-from conftest import DASHBOARDS
+from conftest import BIN, DASHBOARDS
 from harness import BOARDS, BOARD, BRIDGE_DEVICE_ID, slugify
 
 HA_VERSION = tuple(int(part) for part in os.environ.get("BOARDBRIDGE_HA_VERSION", "0.0").split(".")[:2])

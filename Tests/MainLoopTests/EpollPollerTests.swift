@@ -182,39 +182,39 @@ final class SocketPair {
     /// duplicate that only its cancel handler closes.
     @Test func aDescriptorClosedRightAfterItsWatchIsCancelledDoesNotDeafenTheNextOne() async throws {
         for round in 0..<300 {
-            var first: [Int32] = [0, 0]
-            #expect(pipe(&first) == 0)
             // Registered and served once, as a serial port's or an HTTP server's watch is.
-            var served = false
-            let watch = ReadableWatch(descriptor: first[0], closesDescriptor: false) {
-                var byte: UInt8 = 0
-                if read(first[0], &byte, 1) == 1 { served = true }
-            }
+            let (first, watch, _) = try await pipeWatchedUntilHeard(closesDescriptor: false)
+            // Readable again when it is cancelled (an event may be on its way), then closed.
             var ping: UInt8 = 1
-            #expect(write(first[1], &ping, 1) == 1)
-            let registered = ContinuousClock.now + .seconds(10)
-            while !served && ContinuousClock.now < registered { try await Task.sleep(for: .milliseconds(1)) }
-            // Readable again when it is cancelled (an event may be on its way).
             #expect(write(first[1], &ping, 1) == 1)
             watch.cancel()
             close(first[0])
             close(first[1])
-            var second: [Int32] = [0, 0]
-            #expect(pipe(&second) == 0)
-            var heard = false
-            let next = ReadableWatch(descriptor: second[0], closesDescriptor: true) {
-                var byte: UInt8 = 0
-                if read(second[0], &byte, 1) == 1 { heard = true }
-            }
-            var byte: UInt8 = 1
-            #expect(write(second[1], &byte, 1) == 1)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !heard && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            // The next pipe takes the same numbers.
+            let (second, next, heard) = try await pipeWatchedUntilHeard(closesDescriptor: true)
             next.cancel()
             close(second[1])
             #expect(heard, "round \(round): the watch of descriptor \(second[0]) never fired")
             if !heard { break }
         }
+    }
+
+    /// A new pipe whose read end is watched; a byte is written to it and awaited (10 s at
+    /// most). Returns the pipe, the watch and whether the watch heard the byte.
+    private func pipeWatchedUntilHeard(closesDescriptor: Bool) async throws -> ([Int32], ReadableWatch, Bool) {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let reader = ends[0]
+        var heard = false
+        let watch = ReadableWatch(descriptor: reader, closesDescriptor: closesDescriptor) {
+            var byte: UInt8 = 0
+            if read(reader, &byte, 1) == 1 { heard = true }
+        }
+        var byte: UInt8 = 1
+        #expect(write(ends[1], &byte, 1) == 1)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !heard && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        return (ends, watch, heard)
     }
 
     /// Whether the other end of `descriptor`'s pair is closed (a read gives end of file).

@@ -42,6 +42,7 @@ extension MQTTClient {
                 let filter = index < filters.count ? filters[index] : "?"
                 log(.warning, "the broker refused the subscription to \"\(filter)\" (code \(code))")
             }
+            if !filters.isEmpty, isSubscribed { onSubscribed?() }
         case .log(let level, let text):
             let mapped: LogLevel
             switch level {

@@ -66,6 +66,14 @@ public final class MQTTClient {
     /// Called after every accepted connection, after subscriptions are re-sent and before
     /// the outgoing queue is flushed: publish availability and retained state here.
     public var onConnected: ((MQTTConnectionInfo) -> Void)?
+    /// Called when the broker has acknowledged every subscription sent since the connection
+    /// was accepted (its SUBACKs came): from then on it delivers what is published on them,
+    /// whichever connection publishes it. Before that, a message another connection publishes
+    /// may reach the broker ahead of the SUBSCRIBE and not be delivered.
+    public var onSubscribed: (() -> Void)?
+    /// Whether the client is connected and the broker acknowledged every subscription sent
+    /// since (see ``onSubscribed``).
+    public var isSubscribed: Bool { phase == .connected && pendingSubscriptions.isEmpty }
     /// Called for every incoming message, in arrival order (see also ``messages(bufferLimit:)``).
     public var onMessage: ((MQTTMessage) -> Void)?
     /// Called with the total drop count whenever the full queue drops a message.

@@ -138,6 +138,43 @@ struct MQTTRoundTripTests {
         #expect(seen.messages.map(\.payloadString) == ["3", "4", "5", "6", "7"])
     }
 
+    /// A message another connection publishes once `onSubscribed` has fired is delivered:
+    /// the broker has the subscriptions (their SUBACKs came). The bridge starts its
+    /// subscription probe there; on `onConnected` the probe could overtake the SUBSCRIBE on
+    /// the other connection and be reported lost (#28, `BrokerACLTests`).
+    @Test func onSubscribedFiresOnceTheBrokerHasEverySubscription() async throws {
+        let broker = try MosquittoBroker()
+        try await broker.start()
+        defer { broker.stop() }
+        let (subscriber, received) = try makeClient(url: broker.url)
+        let (publisher, _) = try makeClient(url: broker.url)
+        defer {
+            subscriber.stop()
+            publisher.stop()
+        }
+        try subscriber.subscribe("sub/a/#")
+        try subscriber.subscribe("sub/b/#")
+        #expect(try await connectAndSync(publisher, ClientRecorder()))
+        var fired = 0
+        subscriber.onSubscribed = {
+            fired += 1
+            // At once, from the other connection: both filters deliver.
+            try? publisher.publish(topic: "sub/a/1", string: "a")
+            try? publisher.publish(topic: "sub/b/1", string: "b")
+        }
+        #expect(!subscriber.isSubscribed)
+        subscriber.start()
+        #expect(await waitUntil { received.messages.count == 2 })
+        #expect(Set(received.messages.map(\.topic)) == ["sub/a/1", "sub/b/1"])
+        #expect(fired == 1)
+        #expect(subscriber.isSubscribed)
+        // A subscription added while connected: acknowledged, it fires again.
+        try subscriber.subscribe("sub/c/#")
+        #expect(await waitUntil { fired == 2 })
+        subscriber.stop()
+        #expect(!subscriber.isSubscribed)
+    }
+
     @Test func subscriptionsAreRenewedAfterReconnect() async throws {
         let broker = try MosquittoBroker()
         try await broker.start()

@@ -120,7 +120,7 @@ public final class BridgeApp {
         probe.onLate = { late in
             probeLogger.notice("a command topic is delivered after all (late)", [("filter", late.filter)])
         }
-        probe.isConnected = { [client, commandClient] in client.state.isConnected && commandClient.state.isConnected }
+        probe.isConnected = { [client, commandClient] in client.state.isConnected && commandClient.isSubscribed }
         manager = BlueZManager(
             busAddress: busAddress,
             settings: BlueZManagerSettings(
@@ -181,7 +181,8 @@ public final class BridgeApp {
         client.onMessagesDropped = { [weak self] count in
             self?.logger.warning("outgoing queue full: dropped messages", [("count", String(count))])
         }
-        commandClient.onConnected = { [weak self] _ in self?.commandConnectionUp() }
+        commandClient.onConnected = { [weak self] _ in self?.logger.info("the command connection is up") }
+        commandClient.onSubscribed = { [weak self] in self?.startProbe() }
         commandClient.onMessage = { [weak self] message in self?.received(message) }
         do {
             for filter in topics.subscriptions {
@@ -244,15 +245,12 @@ public final class BridgeApp {
         startProbe()
     }
 
-    private func commandConnectionUp() {
-        logger.info("the command connection is up")
-        startProbe()
-    }
-
-    /// Probes the command filters once both connections are up (again): the probes go out
-    /// on the publishing connection and come back on the command connection.
+    /// Probes the command filters once both connections are up (again) and the broker has
+    /// acknowledged the command connection's subscriptions: the probes go out on the
+    /// publishing connection and come back on the command connection. Across two connections
+    /// a probe sent before the SUBACK could overtake the SUBSCRIBE and be reported lost.
     private func startProbe() {
-        guard client.state.isConnected, commandClient.state.isConnected else { return }
+        guard client.state.isConnected, commandClient.isSubscribed else { return }
         probe.start { [publisher] topic, payload in
             publisher.publish(OutgoingMessage(topic: topic, payload: payload, retain: false))
         }

@@ -18,6 +18,8 @@ struct BlueZAuxiliaryReadTests {
         defer { recorder.stop() }
         transport.start()
         #expect(await eventually { recorder.events.contains(.ready) })
+        // The handshake's last write (`50`, the occupancy stream) is answered with the occupancy.
+        #expect(await eventually { recorder.events.contains { if case .occupancy = $0 { true } else { false } } })
         // No wire bytes for it, yet the transport can carry it out: by a read.
         #expect(transport.canSend(.requestBattery))
         let writesBefore = try await fixture.writes("chessup").count

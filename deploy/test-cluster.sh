@@ -151,12 +151,18 @@ hall:
   audit_file: $work/hall-audit.jsonl
 CONF
 start hall "$(ns a)" "$bin/boardbridge" hall --config "$work/hall.yaml"
+# The answer is taken whole before grep reads it: `curl … | grep -q` under pipefail fails
+# when grep exits at its match while curl still writes (SIGPIPE, curl's status 23).
+hall_connected() {
+    local boards
+    boards="$(ip netns exec "$(ns a)" curl -sf "http://127.0.0.1:$hall_port/api/boards" 2>/dev/null)" || return 1
+    grep -q '"broker":"connected"' <<<"$boards"
+}
 for _ in $(seq 1 100); do
-    ip netns exec "$(ns a)" curl -sf "http://127.0.0.1:$hall_port/api/boards" 2>/dev/null | grep -q '"broker":"connected"' && break
+    hall_connected && break
     sleep 0.2
 done
-ip netns exec "$(ns a)" curl -sf "http://127.0.0.1:$hall_port/api/boards" | grep -q '"broker":"connected"' ||
-    { say "the hall did not connect to node a"; exit 1; }
+hall_connected || { say "the hall did not connect to node a"; exit 1; }
 
 start_bridge() { # start_bridge SIDE
     local side="$1" r="${room[$1]}"

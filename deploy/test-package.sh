@@ -37,9 +37,13 @@ pass "dpkg -i"
 [ -x /usr/bin/boardbridge ] || fail "no /usr/bin/boardbridge"
 /usr/bin/boardbridge --version | grep -q '^boardbridge ' || fail "boardbridge --version"
 [ -x /usr/libexec/boardbridge/boardbridge-hall ] || fail "no /usr/libexec/boardbridge/boardbridge-hall"
-# The daemon does not link the hall's libraries (memory goal); the hall does.
-! ldd /usr/bin/boardbridge | grep -Eq 'libmicrohttpd|libcurl|libgnutls' || fail "boardbridge links the hall's libraries"
-ldd /usr/libexec/boardbridge/boardbridge-hall | grep -q libmicrohttpd || fail "boardbridge-hall lacks libmicrohttpd"
+# The daemon does not link the hall's libraries (memory goal); the hall does. ldd's output is
+# taken whole first: `ldd … | grep -q` under pipefail fails when grep has its match and
+# exits while the loader still writes (SIGPIPE, status 141).
+daemon_libraries="$(ldd /usr/bin/boardbridge)"
+hall_libraries="$(ldd /usr/libexec/boardbridge/boardbridge-hall)"
+! grep -Eq 'libmicrohttpd|libcurl|libgnutls' <<<"$daemon_libraries" || fail "boardbridge links the hall's libraries"
+grep -q libmicrohttpd <<<"$hall_libraries" || fail "boardbridge-hall lacks libmicrohttpd"
 id -nG boardbridge | tr ' ' '\n' | grep -qx bluetooth || fail "the boardbridge user is not in the bluetooth group"
 [ "$(stat -c '%U:%G %a' /var/lib/boardbridge)" = "boardbridge:boardbridge 750" ] \
     || fail "/var/lib/boardbridge is $(stat -c '%U:%G %a' /var/lib/boardbridge)"

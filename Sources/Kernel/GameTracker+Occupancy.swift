@@ -214,14 +214,11 @@ extension GameTracker {
         // A state some legal move passes through goes first (cheap, and normal play then
         // never generates the illegal moves). Occupancy alone cannot always tell an
         // illegal move from half a legal one; the legal reading wins.
-        if analysis.legal.contains(where: { difference & ~$0.changed == 0 }) {
+        if legalMovePassesThrough(difference) {
             return .inProgress
         }
-        if let illegal = illegalCandidates().first(where: {
-            $0.resultOccupancy == occupancy && $0.changed & ~touched == 0
-        }) {
-            let reason: IllegalMove.Reason = illegal.isCastling ? .castlingNotAllowed : .leavesKingInCheck
-            alertIllegal(.move(illegal.move), move: illegal.move, reason: reason, into: &outputs)
+        if let illegal = shapedIllegalMove(occupancy) {
+            alertIllegal(.move(illegal.move), move: illegal.move, reason: illegal.reason, into: &outputs)
             return .outOfSync(difference)
         }
         // The piece just moved was lifted again and put elsewhere (a slide, or a change
@@ -246,6 +243,24 @@ extension GameTracker {
             return .outOfSync(difference)
         }
         return .unexplained(difference)
+    }
+
+    /// Whether some legal move passes through a board that differs from the game on
+    /// `difference` (half a move made).
+    func legalMovePassesThrough(_ difference: UInt64) -> Bool {
+        analysis.legal.contains { difference & ~$0.changed == 0 }
+    }
+
+    /// The move of the right shape that is not legal (into check, a pinned piece, castling
+    /// through check or without the right) whose result `occupancy` shows, made on touched
+    /// squares only.
+    mutating func shapedIllegalMove(_ occupancy: UInt64) -> (move: Move, reason: IllegalMove.Reason)? {
+        guard
+            let shaped = illegalCandidates().first(where: {
+                $0.resultOccupancy == occupancy && $0.changed & ~touched == 0
+            })
+        else { return nil }
+        return (shaped.move, shaped.isCastling ? .castlingNotAllowed : .leavesKingInCheck)
     }
 
     /// The illegal move the last lift and place show: a piece lifted from one square and

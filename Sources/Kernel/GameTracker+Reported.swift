@@ -76,7 +76,7 @@ extension GameTracker {
         if pending != nil { return .inProgress }
         guard let occupancy = observed, occupancy != analysis.occupancy else { return .inSync }
         let difference = occupancy ^ analysis.occupancy
-        if analysis.legal.contains(where: { $0.resultOccupancy == occupancy || difference & ~$0.changed == 0 }) {
+        if analysis.legal.contains(where: { $0.resultOccupancy == occupancy }) || legalMovePassesThrough(difference) {
             return .inProgress
         }
         return .unexplained(difference)
@@ -96,19 +96,12 @@ extension GameTracker {
             occupancy != analysis.occupancy, !analysis.legal.contains(where: { $0.resultOccupancy == occupancy })
         else { return nil }
         let difference = occupancy ^ analysis.occupancy
-        let illegal: (move: Move, reason: IllegalMove.Reason)?
-        if let captured = shownRelocation(occupancy, difference: difference, captureShaped: true) {
-            illegal = captured
-        } else if analysis.legal.contains(where: { difference & ~$0.changed == 0 }) {
-            return nil
-        } else if let shaped = illegalCandidates().first(where: {
-            $0.resultOccupancy == occupancy && $0.changed & ~touched == 0
-        }) {
-            illegal = (shaped.move, shaped.isCastling ? .castlingNotAllowed : .leavesKingInCheck)
-        } else {
-            illegal = shownRelocation(occupancy, difference: difference, captureShaped: false)
-        }
-        guard let illegal else { return nil }
+        let captured = shownRelocation(occupancy, difference: difference, captureShaped: true)
+        if captured == nil, legalMovePassesThrough(difference) { return nil }
+        guard
+            let illegal = captured ?? shapedIllegalMove(occupancy)
+                ?? shownRelocation(occupancy, difference: difference, captureShaped: false)
+        else { return nil }
         alertIllegal(.move(illegal.move), move: illegal.move, reason: illegal.reason, into: &outputs)
         return .outOfSync(difference)
     }

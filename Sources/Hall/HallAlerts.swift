@@ -33,9 +33,8 @@ struct HallAlerts {
         "state": "offline", "count": 0, "orphan_boards": 0, "games_without_clock_times": 0, "alerts": [],
     ]
 
-    /// The summary of `broadcast` at `now`.
-    static func summary(of broadcast: HallBroadcast, at now: Double) -> JSONValue {
-        let orphans = broadcast.orphans(at: now)
+    /// The summary of `broadcast`, whose orphans are `orphans` (``HallBroadcast/orphans(at:)``).
+    static func summary(of broadcast: HallBroadcast, orphans: [String: [BroadcastPairing]]) -> JSONValue {
         var alerts: [JSONValue] = []
         var orphanCount = 0
         var unclockedCount = 0

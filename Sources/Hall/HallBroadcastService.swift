@@ -244,18 +244,17 @@ final class HallBroadcastService {
             writeFiles(round: name, into: directory, at: now)
         }
         dirty = []
-        checkOrphans(at: now)
-        publishAlerts()
+        let orphans = broadcast.orphans(at: now)
+        checkOrphans(orphans)
+        publishAlerts(orphans: orphans)
     }
 
-    /// Whether there is anything to alert about: rounds are broadcast.
-    var hasAlerts: Bool { !broadcast.isEmpty }
-
     /// Publishes the alerts summary (``HallAlerts``) when it changed; `force`: all the same
-    /// (a new connection: the last will may have replaced it).
-    func publishAlerts(force: Bool = false) {
-        guard hasAlerts else { return }
-        let summary = HallAlerts.summary(of: broadcast, at: Self.now())
+    /// (a new connection: the last will may have replaced it). `orphans`: the tick's, else
+    /// looked for now.
+    func publishAlerts(force: Bool = false, orphans: [String: [BroadcastPairing]]? = nil) {
+        guard !broadcast.isEmpty else { return }
+        let summary = HallAlerts.summary(of: broadcast, orphans: orphans ?? broadcast.orphans(at: Self.now()))
         guard let payload = alerts.payload(for: summary, date: Date(), force: force) else { return }
         do {
             try publish(HallAlerts.topic(base: topics.base), payload, true)
@@ -295,8 +294,7 @@ final class HallBroadcastService {
         }
     }
 
-    private func checkOrphans(at now: Double) {
-        let orphans = broadcast.orphans(at: now)
+    private func checkOrphans(_ orphans: [String: [BroadcastPairing]]) {
         var changed = false
         for name in broadcast.order where broadcast.rounds[name]?.running == true {
             let pairings = orphans[name] ?? []

@@ -31,6 +31,9 @@ public final class HallService {
     /// The hall device's Home Assistant discovery, published at every connection (empty
     /// unless `homeassistant.enabled` and rounds are broadcast).
     private var homeAssistantMessages: [OutgoingMessage] = []
+    /// The alerts summary that says the hall is gone: its last will, and what ``shutdown(timeout:)``
+    /// publishes (`nil` without rounds to alert about).
+    private let offline: OutgoingMessage?
     private let auditLog: HallAuditLog
     /// SSE clients at most (each costs a connection and a bounded buffer).
     static let streamLimit = 128
@@ -63,10 +66,10 @@ public final class HallService {
         // With rounds to alert about, the alerts summary carries the hall's availability: the
         // last will says `offline` (Home Assistant's hall entities go unavailable).
         let alertsTopic = HallAlerts.topic(base: configuration.baseTopic)
-        let will =
+        offline =
             hall.broadcast.rounds.isEmpty
             ? nil : OutgoingMessage(topic: alertsTopic, json: HallAlerts.offline, retain: true)
-        var mqtt = configuration.mqtt.clientConfiguration(clientID: id, will: will)
+        var mqtt = configuration.mqtt.clientConfiguration(clientID: id, will: offline)
         mqtt.maximumIncomingPacketSize = HallModel.payloadLimit + 65_536
         client = try MQTTClient(
             configuration: mqtt,
@@ -78,7 +81,7 @@ public final class HallService {
         server = try HTTPServer(settings: settings) { request in handle?(request) ?? .response(.plain(503, "starting"))
         }
         handle = { [weak self] request in self?.answer(request) ?? .response(.plain(503, "stopping")) }
-        if configuration.homeAssistant.enabled, will != nil {
+        if configuration.homeAssistant.enabled, offline != nil {
             let discovery = try HomeAssistantDiscovery(
                 prefix: configuration.homeAssistant.discoveryPrefix,
                 mode: configuration.homeAssistant.deviceDiscovery ? .device : .perComponent, topics: topics)
@@ -132,26 +135,24 @@ public final class HallService {
 
     /// Publishes the Home Assistant discovery and the alerts summary (a new connection).
     private func announce() {
-        for message in homeAssistantMessages {
-            do {
-                try client.publish(
-                    MQTTMessage(topic: message.topic, payload: message.payload, qos: .atLeastOnce, retain: true))
-            } catch {
-                logger.error("cannot publish discovery", [("topic", message.topic), ("error", "\(error)")])
-            }
-        }
+        for message in homeAssistantMessages { publish(message) }
         broadcastService?.publishAlerts(force: true)
+    }
+
+    /// Publishes one of the hall's own messages (QoS 1), logging a refusal.
+    private func publish(_ message: OutgoingMessage) {
+        do {
+            try client.publish(
+                MQTTMessage(topic: message.topic, payload: message.payload, qos: .atLeastOnce, retain: message.retain))
+        } catch {
+            logger.error("cannot publish", [("topic", message.topic), ("error", "\(error)")])
+        }
     }
 
     /// Says `offline` in the alerts summary (what the last will says when the hall dies),
     /// waits up to `timeout` for the broker to take what is queued, then ``stop()``s.
     public func shutdown(timeout: Duration = .seconds(2)) async {
-        if broadcastService?.hasAlerts == true {
-            try? client.publish(
-                MQTTMessage(
-                    topic: HallAlerts.topic(base: topics.base), payload: HallAlerts.offline.encoded(),
-                    qos: .atLeastOnce, retain: true))
-        }
+        if let offline { publish(offline) }
         _ = await client.flush(timeout: timeout)
         stop()
     }

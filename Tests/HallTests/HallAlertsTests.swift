@@ -103,3 +103,10 @@ import Testing
         #expect(config["components"]?.objectValue?.count == 4)
     }
 }
+
+extension HallAlerts {
+    /// The summary of `broadcast` at `now`, its orphans looked for then (as the tick does).
+    fileprivate static func summary(of broadcast: HallBroadcast, at now: Double) -> JSONValue {
+        summary(of: broadcast, orphans: broadcast.orphans(at: now))
+    }
+}

@@ -10,6 +10,16 @@ extension HomeAssistantEntity {
     /// many alerts there are (with the list as attributes), and each kind's count.
     static func hallEntities(alertsTopic: String) -> [HomeAssistantEntity] {
         let topic = JSONValue.string(alertsTopic)
+        // One of the summary's counts (its key names the entity and the field).
+        func count(_ key: String, _ name: String, icon: String) -> HomeAssistantEntity {
+            HomeAssistantEntity(
+                component: "sensor", key: key, name: name,
+                options: [
+                    ("state_topic", topic), ("value_template", .string("{{ value_json.\(key) }}")),
+                    ("state_class", "measurement"), ("icon", .string(icon)),
+                ],
+                availability: .bridgeOnly)
+        }
         return [
             HomeAssistantEntity(
                 component: "binary_sensor", key: "attention", name: "Needs attention",
@@ -27,20 +37,8 @@ extension HomeAssistantEntity {
                     ("state_class", "measurement"), ("icon", "mdi:alert-outline"),
                 ],
                 availability: .bridgeOnly),
-            HomeAssistantEntity(
-                component: "sensor", key: "orphan_boards", name: "Silent boards in a running round",
-                options: [
-                    ("state_topic", topic), ("value_template", "{{ value_json.orphan_boards }}"),
-                    ("state_class", "measurement"), ("icon", "mdi:checkerboard-remove"),
-                ],
-                availability: .bridgeOnly),
-            HomeAssistantEntity(
-                component: "sensor", key: "games_without_clock_times", name: "Timed games without clock times",
-                options: [
-                    ("state_topic", topic), ("value_template", "{{ value_json.games_without_clock_times }}"),
-                    ("state_class", "measurement"), ("icon", "mdi:timer-off-outline"),
-                ],
-                availability: .bridgeOnly),
+            count("orphan_boards", "Silent boards in a running round", icon: "mdi:checkerboard-remove"),
+            count("games_without_clock_times", "Timed games without clock times", icon: "mdi:timer-off-outline"),
         ]
     }
 }

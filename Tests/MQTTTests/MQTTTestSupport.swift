@@ -61,3 +61,21 @@ func connectAndSync(
     try client.publish(topic: probeTopic, string: marker, qos: .atLeastOnce)
     return await waitUntil { recorder.messages.contains { $0.payloadString == marker } }
 }
+
+/// Runs `body` with a started private broker and two clients of it (not started yet); stops
+/// all three when `body` returns or throws.
+@MainActor
+func withBrokerAndTwoClients(
+    _ body: (MosquittoBroker, (MQTTClient, ClientRecorder), (MQTTClient, ClientRecorder)) async throws -> Void
+) async throws {
+    let broker = try MosquittoBroker()
+    try await broker.start()
+    defer { broker.stop() }
+    let first = try makeClient(url: broker.url)
+    let second = try makeClient(url: broker.url)
+    defer {
+        first.0.stop()
+        second.0.stop()
+    }
+    try await body(broker, first, second)
+}

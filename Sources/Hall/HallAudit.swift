@@ -12,17 +12,21 @@ public import JSON
 /// - Game commands other MQTT clients send to a board's `set` topic are recorded the same
 ///   way, as `mqtt` (the hall's own commands, `transaction` `hall-…`, are recorded once),
 ///   at the corrections' rate.
-/// - Corrections are read from the bridges' messages: `out_of_sync` with `missed_moves`,
-///   `illegal_move`, `result_claim`, and moves marked `recovered`. At most
-///   ``correctionBurst`` a board at once and one a second after that: a flood costs a few
-///   entries, counted in ``suppressedCorrections``.
+/// - Corrections (`missed_moves`, `illegal_move`, `recovered_move`, `result_claim`) are read
+///   from each board's retained list (`<base>/<board>/corrections`, ``BoardCorrections``),
+///   not from its live events: a hall that starts later, or was away, records what the
+///   bridges corrected meanwhile. An entry is recorded once (its key is kept in the journal
+///   line, and read back at start), with the bridge's time and the game as it stood then.
+///   At most ``correctionBurst`` a board at once and one a second after that: invented
+///   entries from a hostile publisher cost a few, counted in ``suppressedCorrections``.
 public struct HallAudit: Sendable {
     /// Entries kept in memory (the journal keeps all).
     public static let memoryLimit = 20_000
     /// Commands waiting for their answer, at most.
     static let pendingLimit = 1024
-    /// Corrections recorded per board at once, before the rate of one a second applies.
-    static let correctionBurst = 30
+    /// Corrections recorded per board at once, before the rate of one a second applies: a
+    /// bridge's whole list (``BoardCorrections/limit``).
+    static let correctionBurst = BoardCorrections.limit
     /// The commands recorded (what changes a game).
     static let gameCommands: Set<String> = HallRouter.commands.union(["orientation"])
 
@@ -53,6 +57,8 @@ public struct HallAudit: Sendable {
     /// Commands waiting for their answer: `board/transaction` → sequence.
     private var pending: [String: Int] = [:]
     private var limiter = RefusalLimiter(burst: HallAudit.correctionBurst, perSecond: 1)
+    /// The bridges' corrections recorded (``BoardCorrections/Entry/key``), the newest per board.
+    private var seenCorrections: [String: [String]] = [:]
 
     /// An empty log.
     public init() {}
@@ -102,29 +108,14 @@ public struct HallAudit: Sendable {
                 error: ok ? nil : json?["error"]?.stringValue.map { String($0.prefix(HallModel.stringLimit)) })
             apply(answer)
             return [.answer(answer)]
-        case .board(let id, .event):
-            guard board != nil, let json, let type = json["event_type"]?.stringValue else { return [] }
-            let fen = board?.state?["fen"]?.stringValue
-            switch type {
-            case "out_of_sync" where json["reason"]?.stringValue == BoardEventPayload.missedMovesReason:
-                return correction(
-                    "missed_moves", detail: Self.fields(json, ["squares", "candidates"]), board: board, id: id,
-                    after: fen, now: now)
-            case "illegal_move":
-                return correction(
-                    "illegal_move", detail: Self.fields(json, ["uci", "lan", "reason", "squares", "piece", "color"]),
-                    board: board, id: id, after: fen, now: now)
-            case "result_claim":
-                return correction(
-                    "result_claim", detail: Self.fields(json, ["result"]), board: board, id: id, after: fen, now: now)
-            default:
-                return []
+        case .board(let id, .corrections):
+            guard let json, let list = BoardCorrections(json: json, stringLimit: HallModel.stringLimit),
+                list.board == id,
+                board != nil || seenCorrections[id] != nil || seenCorrections.count < HallModel.boardLimit
+            else { return [] }
+            return list.entries.compactMap { entry in
+                correction(entry, node: json["node"]?.stringValue ?? board?.node, board: id, now: now).map(Line.record)
             }
-        case .board(let id, .move):
-            guard board != nil, let json, json["recovered"]?.boolValue == true else { return [] }
-            return correction(
-                "recovered_move", detail: Self.fields(json, ["uci", "san", "ply"]), board: board, id: id,
-                after: json["fen"]?.stringValue, now: now)
         default:
             return []
         }
@@ -151,23 +142,35 @@ public struct HallAudit: Sendable {
 
     // MARK: Internals
 
+    /// Records a correction of a bridge's list unless it was recorded already (or the board
+    /// sends too many: a hostile publisher's invented entries cost a few).
     private mutating func correction(
-        _ action: String, detail: JSONValue, board: HallBoard?, id: String, after: String?, now: Double
-    ) -> [Line] {
+        _ correction: BoardCorrections.Entry, node: String?, board id: String, now: Double
+    ) -> HallAuditRecord? {
+        guard !seenCorrections[id, default: []].contains(correction.key) else { return nil }
         guard case .answer(let suppressed) = limiter.admit(id, at: now / 1000) else {
             suppressedCorrections += 1
-            return []
+            return nil
         }
-        var detail = detail
+        var detail = correction.detail
         if suppressed > 0, case .object(var object) = detail {
             object["suppressed_before"] = JSONValue(suppressed)
             detail = .object(object)
         }
-        var record = entry(
-            action, detail: detail, board: board, id: id, source: .bridge, who: board?.node ?? "bridge", now: now)
-        record.fenAfter = after.map { String($0.prefix(128)) }
+        var record = HallAuditRecord(
+            sequence: nextSequence, time: ISO8601Timestamp.milliseconds(correction.time) ?? now, board: id,
+            source: .bridge, who: String((node ?? "bridge").prefix(64)), action: correction.action,
+            detail: HallModel.bound(detail))
+        record.node = node.map { String($0.prefix(64)) }
+        record.round = correction.round.map { String($0.prefix(64)) }
+        record.white = correction.white.map { String($0.prefix(255)) }
+        record.black = correction.black.map { String($0.prefix(255)) }
+        record.ply = correction.ply
+        record.fenBefore = correction.fenBefore.map { String($0.prefix(128)) }
+        record.fenAfter = correction.fenAfter.map { String($0.prefix(128)) }
+        record.correction = correction.key
         append(record)
-        return [.record(record)]
+        return record
     }
 
     private mutating func entry(
@@ -189,8 +192,21 @@ public struct HallAudit: Sendable {
 
     private mutating func append(_ record: HallAuditRecord) {
         nextSequence = max(nextSequence, record.sequence + 1)
+        if let key = record.correction { remember(key, board: record.board) }
         records.append(record)
         if records.count > Self.memoryLimit { records.removeFirst(records.count - Self.memoryLimit + 1000) }
+    }
+
+    /// Remembers a correction recorded; a board's newest keys are enough, since a bridge
+    /// keeps no more than ``BoardCorrections/limit`` (and the boards are bounded too).
+    private mutating func remember(_ key: String, board: String) {
+        if seenCorrections[board] == nil, seenCorrections.count >= HallModel.boardLimit {
+            seenCorrections.removeValue(forKey: seenCorrections.keys.first!)
+        }
+        var keys = seenCorrections[board, default: []]
+        keys.append(key)
+        if keys.count > 2 * BoardCorrections.limit { keys.removeFirst(keys.count - 2 * BoardCorrections.limit) }
+        seenCorrections[board] = keys
     }
 
     private mutating func apply(_ answer: HallAuditAnswer) {

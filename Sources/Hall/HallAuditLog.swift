@@ -43,12 +43,12 @@ final class HallAuditLog {
         switch kind {
         case .boardCommand(let board): id = board
         // Only what the audit reads is parsed (a board's state, the most frequent message, is not).
-        case .board(let board, .event), .board(let board, .move), .board(let board, .response): id = board
+        case .board(let board, .corrections), .board(let board, .response): id = board
         default: return
         }
         guard message.payload.count <= HallModel.payloadLimit else { return }
         var name: String?
-        var json = try? JSONValue(parsing: message.payload, maximumDepth: 8)
+        var json = try? JSONValue(parsing: message.payload, maximumDepth: 10)
         if case .boardCommand = kind {
             let levels = message.topic.split(separator: "/", omittingEmptySubsequences: false)
             if levels.last != "set" {

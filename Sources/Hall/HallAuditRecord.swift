@@ -57,6 +57,8 @@ public struct HallAuditRecord: Equatable, Sendable {
     public var error: String?
     /// The command's `transaction`, which its answer echoes.
     public var transaction: String?
+    /// A bridge's correction: its ``BoardCorrections/Entry/key``, so that it is recorded once.
+    public var correction: String?
 
     /// Creates an entry.
     public init(
@@ -83,6 +85,7 @@ public struct HallAuditRecord: Equatable, Sendable {
             "source": .string(source.rawValue), "who": .string(who), "action": .string(action),
             "detail": detail, "fen_before": JSONValue(fenBefore), "fen_after": JSONValue(fenAfter),
             "outcome": .string(outcome), "error": JSONValue(error), "transaction": JSONValue(transaction),
+            "correction": JSONValue(correction),
         ]
     }
 
@@ -91,7 +94,7 @@ public struct HallAuditRecord: Equatable, Sendable {
         guard let sequence = json["seq"]?.intValue, sequence > 0, let board = json["board"]?.stringValue,
             let source = json["source"]?.stringValue.flatMap(Source.init(rawValue:)),
             let who = json["who"]?.stringValue, let action = json["action"]?.stringValue,
-            let time = HallModel.milliseconds(json["time"]?.stringValue)
+            let time = ISO8601Timestamp.milliseconds(json["time"]?.stringValue)
         else { return nil }
         self.init(
             sequence: sequence, time: time, board: board, source: source, who: who, action: action,
@@ -105,6 +108,7 @@ public struct HallAuditRecord: Equatable, Sendable {
         fenAfter = json["fen_after"]?.stringValue
         error = json["error"]?.stringValue
         transaction = json["transaction"]?.stringValue
+        correction = json["correction"]?.stringValue.map { String($0.prefix(64)) }
     }
 }
 
@@ -144,7 +148,7 @@ public struct HallAuditAnswer: Equatable, Sendable {
     /// An answer read back from its journal line, or `nil`.
     public init?(json: JSONValue) {
         guard let answers = json["answers"]?.intValue, let outcome = json["outcome"]?.stringValue,
-            let time = HallModel.milliseconds(json["time"]?.stringValue)
+            let time = ISO8601Timestamp.milliseconds(json["time"]?.stringValue)
         else { return nil }
         self.init(
             answers: answers, time: time, outcome: outcome, fenAfter: json["fen_after"]?.stringValue,

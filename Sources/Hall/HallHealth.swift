@@ -29,7 +29,7 @@ public struct HallNodeHealth: Equatable, Sendable {
     init?(_ json: JSONValue?, received: Double) {
         guard let object = json?.objectValue else { return nil }
         self.received = received
-        reported = HallModel.milliseconds(object["timestamp"]?.stringValue)
+        reported = ISO8601Timestamp.milliseconds(object["timestamp"]?.stringValue)
         uptime = object["process"]?["uptime"]?.doubleValue
         cpuPercent = object["process"]?["cpu_percent"]?.doubleValue
         rssBytes = object["process"]?["rss_bytes"]?.doubleValue

@@ -71,7 +71,8 @@ public struct HallModel: Sendable {
         }
         let changes: [HallChange]?
         switch kind {
-        case .input, .bridgeResponse, .boardCommand: changes = []
+        // The corrections are the audit log's (`HallAudit`), and make no board.
+        case .input, .bridgeResponse, .boardCommand, .board(_, .corrections): changes = []
         case .bridgeState(let node):
             changes = updateNode(node) { $0.state = json?["state"]?.stringValue }.map { $0 + refreshUp(node, now: now) }
         case .bridgeInfo(let node): changes = applyInfo(node: node, json).map { $0 + refreshUp(node, now: now) }
@@ -121,7 +122,7 @@ public struct HallModel: Sendable {
         case .state:
             guard let object else { return nil }
             board.state = Self.bound(.object(object)).objectValue
-            board.clockReference = min(Self.milliseconds(object["updated"]?.stringValue) ?? now, now)
+            board.clockReference = min(ISO8601Timestamp.milliseconds(object["updated"]?.stringValue) ?? now, now)
         case .availability:
             board.availability = object?["state"]?.stringValue
         case .connection:
@@ -147,7 +148,8 @@ public struct HallModel: Sendable {
             var event = object
             event["event_type"] = "response"
             appendEvent(&board, .object(event), type: nil)
-        case .pgn:
+        case .pgn, .corrections:
+            // Both are taken care of in `apply(topic:payload:now:)`.
             return []
         }
         sequence += 1
@@ -168,7 +170,7 @@ public struct HallModel: Sendable {
             for side in ["white", "black"] where times[side]?.doubleValue != nil { clock[side] = times[side]! }
             if clock["running"]?.stringValue != nil, let turn = state["turn"] { clock["running"] = turn }
             state["clock"] = .object(clock)
-            board.clockReference = min(Self.milliseconds(move["timestamp"]?.stringValue) ?? now, now)
+            board.clockReference = min(ISO8601Timestamp.milliseconds(move["timestamp"]?.stringValue) ?? now, now)
         }
         board.state = state
     }
@@ -215,7 +217,7 @@ public struct HallModel: Sendable {
         if !paused { clock["running"] = Self.bound(action["color"] ?? .null) }
         state["clock"] = .object(clock)
         board.state = state
-        board.clockReference = min(Self.milliseconds(action["timestamp"]?.stringValue) ?? now, now)
+        board.clockReference = min(ISO8601Timestamp.milliseconds(action["timestamp"]?.stringValue) ?? now, now)
     }
 
     private mutating func applyInfo(node: String, _ json: JSONValue?) -> [HallChange]? {
@@ -297,43 +299,6 @@ public struct HallModel: Sendable {
                     }))
         default: return value
         }
-    }
-
-    /// `2026-05-01T14:03:11.204Z` as ms since 1970, or nil.
-    public static func milliseconds(_ text: String?) -> Double? {
-        guard let text, text.utf8.count >= 20, text.hasSuffix("Z") else { return nil }
-        let bytes = Array(text.utf8)
-        func number(_ from: Int, _ count: Int) -> Int? {
-            guard from + count <= bytes.count else { return nil }
-            var value = 0
-            for byte in bytes[from..<from + count] {
-                guard byte >= 48, byte <= 57 else { return nil }
-                value = value * 10 + Int(byte - 48)
-            }
-            return value
-        }
-        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
-            let minute = number(14, 2), let second = number(17, 2), (1...12).contains(month), (1...31).contains(day)
-        else { return nil }
-        var fraction = 0.0
-        if bytes.count > 21, bytes[19] == UInt8(ascii: "."), let digits = number(20, bytes.count - 21) {
-            fraction = Double(digits) / pow10(bytes.count - 21)
-        }
-        // Days from civil (Howard Hinnant's algorithm).
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146_097 + doe - 719_468
-        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + fraction
-        return seconds * 1000
-    }
-
-    private static func pow10(_ n: Int) -> Double {
-        var value = 1.0
-        for _ in 0..<n { value *= 10 }
-        return value
     }
 }
 

@@ -240,6 +240,7 @@ import Testing
         #expect(
             messages.map(\.topic) == [
                 "boardbridge/b1", "boardbridge/b1/availability", "boardbridge/b1/connection", "boardbridge/b1/pgn",
+                "boardbridge/b1/corrections",
             ])
         #expect(messages.allSatisfy { $0.payload.isEmpty && $0.retain && $0.qos == 1 })
     }

@@ -24,9 +24,11 @@ import Testing
         #expect(topics.set("board-07") == "boardbridge/board-07/set")
         #expect(topics.set("board-07", command: "leds") == "boardbridge/board-07/set/leds")
         #expect(topics.response("board-07") == "boardbridge/board-07/response")
+        #expect(topics.corrections("board-07") == "boardbridge/board-07/corrections")
         #expect(
             topics.retainedBoardTopics("b1") == [
                 "boardbridge/b1", "boardbridge/b1/availability", "boardbridge/b1/connection", "boardbridge/b1/pgn",
+                "boardbridge/b1/corrections",
             ])
     }
 

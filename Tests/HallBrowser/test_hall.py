@@ -508,6 +508,14 @@ def main():
         # The hall service restarts: the page reconnects and resynchronises.
         stack.stop("hall")
         wait_for(lambda: "reconnecting" in driver.find_element(By.ID, "live").text, 15, "the page noticing")
+        # A correction while no hall runs (an illegal bishop move on b2, in sync after 2... exd4,
+        # put back): the hall records it from the bridge's retained list when it is back (#30).
+        seen = stack.log("bridge-hall-a").count("illegal move")
+        stack.ctl("lift", NAME["b2"], "f1")
+        stack.ctl("place", NAME["b2"], "f3", "B")
+        wait_for(lambda: stack.log("bridge-hall-a").count("illegal move") > seen, 10, "hall-a seeing b2's illegal move")
+        stack.ctl("lift", NAME["b2"], "f3")
+        stack.ctl("place", NAME["b2"], "f1", "B")
         stack.start_hall()
         wait_for(lambda: driver.find_element(By.ID, "live").text == "live", 30, "the page live again")
         wait_for(lambda: fen(driver, "b1").startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w"), 15,
@@ -518,6 +526,13 @@ def main():
         for entry in [(ARBITER, "acknowledge", "done"), (ARBITER, "takeback", "ok"), (ARBITER, "resolve", "ok"),
                       ("hall-a", "missed_moves", "done")]:
             assert entry in kept, (entry, kept)
+        # Recorded once each: the retained lists came again and added only what was new.
+        def illegal(board):
+            return [e["detail"].get("uci") for e in audit(stack, "?board=" + board) if e["action"] == "illegal_move"]
+        wait_for(lambda: "f1f3" in illegal("b2"), 15, "b2's illegal move made while the hall was down, in the audit")
+        assert illegal("b2") == ["f1f3"] and illegal("b1") == ["d7d4"], (illegal("b1"), illegal("b2"))
+        missed = [e for e in audit(stack, "?board=b2") if e["action"] == "missed_moves"]
+        assert len(missed) == 1 and missed[0]["who"] == "hall-a", missed
         code, report = stack.api("/api/audit.txt?board=b2")
         assert code == 200 and "Jane Doe (arbiter)  resolve e2e4 e7e5 d2d4" in report.decode(), report.decode()
         assert driver.find_element(By.ID, "audit-jsonl").get_attribute("href").endswith("/api/audit.jsonl")
@@ -529,7 +544,7 @@ def main():
             downloaded = [json.loads(line) for line in f if line.strip()]
         assert any(e["action"] == "resolve" and e["who"] == ARBITER and e["outcome"] == "ok" for e in downloaded), downloaded
         passed.append(f"the audit log after a restart of the hall: {len(kept)} entries, signed, with the report;"
-                      " downloaded from the page")
+                      " downloaded from the page; a correction made while the hall was down recorded, none twice")
 
         broadcast_check(stack, driver, passed)
 

@@ -35,33 +35,63 @@ struct HallAuditTests {
         return audit.observe(kind, commandName: name, json: json, board: model.boards[id], now: Self.now + offset)
     }
 
-    @Test("the bridge's corrections: missed moves, an illegal move, a recovered move, a result claim")
+    /// A bridge's retained list of board `board` with `entries` (action, detail), numbered
+    /// from `first`, made at `time`.
+    static func corrections(
+        _ entries: [(String, JSONValue)], board: String = "b1", first: Int = 1,
+        time: String = "2026-05-01T14:03:11.204Z"
+    ) -> String {
+        var list = BoardCorrections(board: board)
+        for _ in 1..<first { list.append(.init(time: time, action: "result_claim", detail: [:])) }
+        for (action, detail) in entries {
+            list.append(
+                .init(
+                    time: time, action: action, detail: detail, ply: 7, round: "4", white: "Poe, A", black: "Moe, B",
+                    fenBefore: "before", fenAfter: "after"))
+        }
+        var json = list.json.objectValue!
+        json["corrections"] = .array(Array(list.json["corrections"]!.arrayValue!.suffix(entries.count)))
+        json["node"] = "hall-b"
+        return JSONValue.object(json).encodedString()
+    }
+
+    @Test("the bridge's corrections come from its retained list: each recorded once, as the bridge saw the game")
     func corrections() {
         let model = model()
         var audit = HallAudit()
-        let missed = #"""
-            {"event_type":"out_of_sync","squares":["d2","e2"],"reason":"missed_moves","candidates":[["e2e4","e7e5","d2d4"]]}
-            """#
-        #expect(observe(&audit, model, "b1/event", missed).count == 1)
+        let missed: (String, JSONValue) = (
+            "missed_moves", ["squares": ["d2", "e2"], "candidates": [["e2e4", "e7e5", "d2d4"]]]
+        )
+        let illegal: (String, JSONValue) = ("illegal_move", ["uci": "d7d4", "reason": "not_a_move"])
+        let recovered: (String, JSONValue) = ("recovered_move", ["uci": "e7e5", "san": "e5", "ply": 2])
+        let claim: (String, JSONValue) = ("result_claim", ["result": "1-0"])
+        #expect(observe(&audit, model, "b1/corrections", Self.corrections([missed, illegal])).count == 2)
+        // The list again, and with two more: only the new ones.
+        #expect(observe(&audit, model, "b1/corrections", Self.corrections([missed, illegal])).isEmpty)
         #expect(
-            observe(&audit, model, "b1/event", #"{"event_type":"out_of_sync","squares":["e2"],"reason":null}"#).isEmpty)
-        #expect(
-            observe(&audit, model, "b1/event", #"{"event_type":"illegal_move","uci":"d7d4","reason":"not_a_move"}"#)
-                .count == 1)
-        #expect(
-            observe(&audit, model, "b1/move", #"{"uci":"e7e5","san":"e5","ply":2,"fen":"x","recovered":true}"#).count
-                == 1)
-        #expect(observe(&audit, model, "b1/move", #"{"uci":"e7e5","san":"e5","ply":2,"fen":"x"}"#).isEmpty)
-        #expect(observe(&audit, model, "b1/event", #"{"event_type":"result_claim","result":"1-0"}"#).count == 1)
+            observe(&audit, model, "b1/corrections", Self.corrections([missed, illegal, recovered, claim])).count == 2)
         #expect(audit.records.map(\.action) == ["missed_moves", "illegal_move", "recovered_move", "result_claim"])
         let first = audit.records[0]
-        #expect(first.source == .bridge && first.who == "hall-a")
-        #expect(first.round == "3" && first.white == "Doe, J" && first.black == "Roe, R" && first.ply == 1)
-        #expect(first.fenBefore == Self.fen)
+        #expect(first.source == .bridge && first.who == "hall-b" && first.node == "hall-b")
+        // The game as the bridge saw it when it made the correction, not as the hall sees it now.
+        #expect(first.round == "4" && first.white == "Poe, A" && first.black == "Moe, B" && first.ply == 7)
+        #expect(first.fenBefore == "before" && first.fenAfter == "after")
+        #expect(first.time == ISO8601Timestamp.milliseconds("2026-05-01T14:03:11.204Z"))
         #expect(first.detail["candidates"] == [["e2e4", "e7e5", "d2d4"]])
-        #expect(audit.records[2].fenAfter == "x")
-        // A board the hall does not know is not recorded (the model bounds the boards).
-        #expect(observe(&audit, model, "zz/event", #"{"event_type":"result_claim","result":"1-0"}"#).isEmpty)
+        #expect(first.correction == "1@2026-05-01T14:03:11.204Z")
+        // The live events are not recorded a second time.
+        let event = #"{"event_type":"illegal_move","uci":"d7d4","reason":"not_a_move"}"#
+        #expect(observe(&audit, model, "b1/event", event).isEmpty)
+        #expect(observe(&audit, model, "b1/move", #"{"uci":"e7e5","san":"e5","ply":2,"recovered":true}"#).isEmpty)
+        // A bridge whose state directory was lost numbers from 1 again, at other times: recorded.
+        let later = Self.corrections([claim], time: "2026-05-02T09:00:00.000Z")
+        #expect(observe(&audit, model, "b1/corrections", later).count == 1)
+        // A board the hall does not show yet (its corrections come first) is recorded; a list
+        // that names another board than its topic, an empty (cleared) list, or not a list, not.
+        #expect(observe(&audit, model, "b9/corrections", Self.corrections([claim], board: "b9")).count == 1)
+        #expect(observe(&audit, model, "b2/corrections", Self.corrections([claim], board: "b3")).isEmpty)
+        #expect(observe(&audit, model, "b1/corrections", "").isEmpty)
+        #expect(observe(&audit, model, "b1/corrections", #"{"board":"b1","corrections":[{"seq":"x"}]}"#).isEmpty)
     }
 
     @Test("an arbiter's action waits for the bridge's answer: done, or refused with the reason")
@@ -112,11 +142,12 @@ struct HallAuditTests {
     func flood() {
         let model = model()
         var audit = HallAudit()
+        // A hostile publisher's lists, each of one invented entry, 10 a second for 500 s.
         for index in 0..<5_000 {
-            _ = observe(
-                &audit, model, "b1/event", #"{"event_type":"illegal_move","uci":"d7d4"}"#, at: Double(index) * 100)
+            let list = Self.corrections([("illegal_move", ["uci": "d7d4"])], first: index + 1)
+            _ = observe(&audit, model, "b1/corrections", list, at: Double(index) * 100)
         }
-        // 500 s of 10 a second: the burst, then one a second.
+        // The burst, then one a second.
         #expect(audit.records.count <= HallAudit.correctionBurst + 501)
         #expect(audit.suppressedCorrections == 5_000 - audit.records.count)
         #expect(audit.records.last?.detail["suppressed_before"] != nil)
@@ -143,14 +174,15 @@ struct HallAuditTests {
             audit.recordAction(
                 "resolve", detail: ["moves": ["e7e5"]], board: model.boards["b1"], id: "b1", by: "Jane Doe",
                 transaction: "hall-1", now: Self.now))
-        for line in observe(&audit, model, "b1/event", #"{"event_type":"result_claim","result":"1-0"}"#) {
-            first.append(line)
-        }
+        let claim = Self.corrections([("result_claim", ["result": "1-0"])])
+        for line in observe(&audit, model, "b1/corrections", claim) { first.append(line) }
         // A restart before the answer: the entry waits for it still.
         var restarted = HallAudit()
         let second = HallAuditJournal(path: path)
         for line in second.open() { restarted.replay(line) }
         #expect(restarted.records == audit.records)
+        // The retained list again after the restart: recorded already.
+        #expect(observe(&restarted, model, "b1/corrections", claim).isEmpty)
         for line in observe(
             &restarted, model, "b1/response", #"{"status":"ok","data":{"fen":"f"},"transaction":"hall-1"}"#)
         {

@@ -9,7 +9,7 @@ import Testing
 
 @Suite("HallHealth: every node's health report in the hall, /metrics, and boards of offline hosts")
 struct HallHealthTests {
-    static let t0 = HallModel.milliseconds("2026-05-01T14:00:00.000Z")!
+    static let t0 = ISO8601Timestamp.milliseconds("2026-05-01T14:00:00.000Z")!
 
     /// A report as the bridge makes it (``HealthPayload/json``), for `boards` at `time`.
     static func report(

@@ -17,7 +17,7 @@ struct HallModelTests {
         "result":"*","updated":"2026-05-01T14:03:11.204Z"}
         """
 
-    static let now = HallModel.milliseconds("2026-05-01T14:03:12.000Z")!
+    static let now = ISO8601Timestamp.milliseconds("2026-05-01T14:03:12.000Z")!
 
     func apply(_ model: inout HallModel, _ topic: String, _ payload: String) -> Result<[HallChange], HallRejection> {
         model.apply(topic: "boardbridge/" + topic, payload: Array(payload.utf8), now: Self.now)
@@ -44,14 +44,14 @@ struct HallModelTests {
     func clockReference() {
         var model = HallModel(base: "boardbridge")
         _ = apply(&model, "b1", Self.state)
-        #expect(model.boards["b1"]?.clockReference == HallModel.milliseconds("2026-05-01T14:03:11.204Z"))
+        #expect(model.boards["b1"]?.clockReference == ISO8601Timestamp.milliseconds("2026-05-01T14:03:11.204Z"))
         _ = apply(&model, "b1", Self.state.replacingOccurrences(of: "2026-05-01T14:03:11", with: "2030-01-01T00:00:00"))
         #expect(model.boards["b1"]?.clockReference == Self.now)
-        #expect(HallModel.milliseconds("1970-01-01T00:00:01.500Z") == 1500)
+        #expect(ISO8601Timestamp.milliseconds("1970-01-01T00:00:01.500Z") == 1500)
         let date = Date(timeIntervalSince1970: 1_777_644_191.204)
-        #expect(abs(HallModel.milliseconds(ISO8601Timestamp.string(from: date))! - 1_777_644_191_204) < 1)
-        #expect(HallModel.milliseconds("garbage") == nil)
-        #expect(HallModel.milliseconds("2026-13-01T00:00:00.000Z") == nil)
+        #expect(abs(ISO8601Timestamp.milliseconds(ISO8601Timestamp.string(from: date))! - 1_777_644_191_204) < 1)
+        #expect(ISO8601Timestamp.milliseconds("garbage") == nil)
+        #expect(ISO8601Timestamp.milliseconds("2026-13-01T00:00:00.000Z") == nil)
     }
 
     @Test("an illegal move stays until acknowledged, or until play goes on")
@@ -126,6 +126,15 @@ struct HallModelTests {
         }
         #expect(model.boards == before)
         #expect(model.rejectedCount == refused.count)
+        // A board's corrections (the audit log's), also cleared or of a board not shown: no board.
+        for (topic, payload) in [("b1/corrections", #"{"board":"b1","corrections":[]}"#), ("b7/corrections", "")] {
+            guard case .success(let changes) = apply(&model, topic, payload) else {
+                Issue.record("refused \(topic)")
+                continue
+            }
+            #expect(changes.isEmpty)
+        }
+        #expect(model.boards == before)
         // Long strings inside an accepted payload are cut.
         let long = Self.state.replacingOccurrences(of: "Doe, J", with: String(repeating: "<b>", count: 1000))
         _ = apply(&model, "b1", long)

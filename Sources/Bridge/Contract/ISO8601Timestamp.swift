@@ -27,6 +27,44 @@ public enum ISO8601Timestamp {
             + ":" + pad(second, 2) + "." + pad(millisecond, 3) + "Z"
     }
 
+    /// A timestamp as ``string(from:)`` writes it (`2026-05-01T14:03:11.204Z`, any number of
+    /// fraction digits or none) as milliseconds since 1970, or `nil` when the text is not one.
+    public static func milliseconds(_ text: String?) -> Double? {
+        guard let text, text.utf8.count >= 20, text.hasSuffix("Z") else { return nil }
+        let bytes = Array(text.utf8)
+        func number(_ from: Int, _ count: Int) -> Int? {
+            guard from + count <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[from..<from + count] {
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+            let minute = number(14, 2), let second = number(17, 2), (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        var fraction = 0.0
+        if bytes.count > 21, bytes[19] == UInt8(ascii: "."), let digits = number(20, bytes.count - 21) {
+            fraction = Double(digits) / pow10(bytes.count - 21)
+        }
+        // Days from civil (Howard Hinnant's algorithm).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + fraction
+        return seconds * 1000
+    }
+
+    private static func pow10(_ n: Int) -> Double {
+        var value = 1.0
+        for _ in 0..<n { value *= 10 }
+        return value
+    }
+
     /// Year, month, day of a day count from 1970-01-01 (the "days from civil" inverse,
     /// counting in 400-year eras of 146 097 days).
     private static func civilDate(daysSince1970 days: Int64) -> (Int64, Int64, Int64) {

@@ -107,6 +107,14 @@ public struct MessageBuilder: Equatable, Sendable {
         OutgoingMessage(topic: topics.pgn(board), payload: Array(text.utf8), retain: true)
     }
 
+    /// `<base>/<board>/corrections`, retained: the corrections the bridge made
+    /// (``BoardCorrections``), with this host's `node` (who made them).
+    public func corrections(_ corrections: BoardCorrections) -> OutgoingMessage {
+        var json = corrections.json.objectValue ?? [:]
+        json["node"] = .string(topics.node)
+        return OutgoingMessage(topic: topics.corrections(corrections.board), json: .object(json), retain: true)
+    }
+
     /// `<base>/<board>/response`, not retained (or the MQTT 5 response topic).
     public func boardResponse(
         board: String, _ response: ResponsePayload, target: ResponseTarget = ResponseTarget()
@@ -121,7 +129,7 @@ public struct MessageBuilder: Equatable, Sendable {
     }
 
     /// Empty retained payloads on every retained topic of a board that left the
-    /// configuration (state, availability, connection, PGN), so no ghost stays behind.
+    /// configuration (state, availability, connection, PGN, corrections), so no ghost stays behind.
     public func boardRemoval(board: String) -> [OutgoingMessage] {
         topics.retainedBoardTopics(board).map(OutgoingMessage.clearRetained)
     }

@@ -34,6 +34,8 @@ public enum BoardTopicKind: String, Equatable, Sendable, CaseIterable {
     case clock
     /// `…/pgn`.
     case pgn
+    /// `…/corrections` (``BoardCorrections``).
+    case corrections
     /// `…/response`.
     case response
 }

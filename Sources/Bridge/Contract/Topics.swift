@@ -4,7 +4,7 @@
 /// ```
 /// <base>/bridge/<node>/state | info | request/<op> | response/<op>
 /// <base>/<board>            (full state)
-/// <base>/<board>/availability | connection | move | event | clock | pgn | response
+/// <base>/<board>/availability | connection | move | event | clock | pgn | corrections | response
 /// <base>/<board>/set | set/<name>   (commands in)
 /// ```
 ///
@@ -68,6 +68,9 @@ public struct Topics: Equatable, Sendable {
     /// `<base>/<board>/pgn`: retained PGN of the game so far.
     public func pgn(_ board: String) -> String { boardState(board) + "/pgn" }
 
+    /// `<base>/<board>/corrections`: retained, the corrections the bridge made (``BoardCorrections``).
+    public func corrections(_ board: String) -> String { boardState(board) + "/corrections" }
+
     /// `<base>/<board>/set`: JSON commands in.
     public func set(_ board: String) -> String { boardState(board) + "/set" }
 
@@ -79,7 +82,7 @@ public struct Topics: Equatable, Sendable {
 
     /// Every retained topic of a board, to clear when the board leaves the configuration.
     public func retainedBoardTopics(_ board: String) -> [String] {
-        [boardState(board), availability(board), connection(board), pgn(board)]
+        [boardState(board), availability(board), connection(board), pgn(board), corrections(board)]
     }
 
     // MARK: Incoming

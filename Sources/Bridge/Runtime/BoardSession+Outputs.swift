@@ -14,6 +14,7 @@ extension BoardSession {
             payload.clockFromBoard = core.physicalClock.reading != nil
             publisher.publish(builder.move(board: board.id, payload))
             publishEvent(.move(payload))
+            if move.recovered { recordRecovered(move, payload: payload) }
             logger.info("move", [("ply", String(move.ply)), ("san", move.san), ("recovered", String(move.recovered))])
             return true
         case .syncChanged(let state):
@@ -22,12 +23,12 @@ extension BoardSession {
                 reportedOutOfSync = true
                 let missed = missedMoves
                 missedMoves = nil
-                publishEvent(
-                    .outOfSync(
-                        squares: squares,
-                        reason: missed.map { _ in BoardEventPayload.missedMovesReason }
-                            ?? core.tracker.setUpWait?.reason,
-                        candidates: missed?.candidates))
+                let event = BoardEventPayload.outOfSync(
+                    squares: squares,
+                    reason: missed.map { _ in BoardEventPayload.missedMovesReason } ?? core.tracker.setUpWait?.reason,
+                    candidates: missed?.candidates)
+                publishEvent(event)
+                if missed != nil { recordCorrection("missed_moves", from: event, keys: ["squares", "candidates"]) }
             case .inSync:
                 if reportedOutOfSync { publishEvent(.inSync) }
                 reportedOutOfSync = false
@@ -40,7 +41,9 @@ extension BoardSession {
             publishEvent(.takeback(plies: takeback.plies, fen: takeback.fen))
             return true
         case .illegalMove(let illegal):
-            publishEvent(.refused(illegal, on: core.position))
+            let event = BoardEventPayload.refused(illegal, on: core.position)
+            publishEvent(event)
+            recordCorrection("illegal_move", from: event, keys: ["uci", "lan", "reason", "squares", "piece", "color"])
             logger.warning("illegal move", [("uci", illegal.move.uci), ("reason", illegal.reason.rawValue)])
             return false
         case .gameEnded(let end):
@@ -56,6 +59,7 @@ extension BoardSession {
             return false
         case .resultClaim(let result):
             publishEvent(.resultClaim(result: result.rawValue))
+            recordCorrection("result_claim", from: .resultClaim(result: result.rawValue), keys: ["result"])
             logger.notice("result claimed with the kings", [("result", result.rawValue)])
             return false
         case .newGame(let fen):

@@ -75,6 +75,9 @@ public final class BoardSession {
     /// Alerts for the arbiter before anyone asks (a clock paused or a board out of sync too
     /// long, a result the position does not support).
     var arbiterWatch: ArbiterWatch
+    /// The corrections this session made, the newest (``BoardCorrections``).
+    var corrections: BoardCorrections
+    var correctionLimiter = RefusalLimiter(burst: BoardSession.correctionBurst, perSecond: BoardSession.correctionRate)
 
     /// A session for `board` over `transport`, restoring its game from `store` when one
     /// was persisted. `game` supplies the desync grace and promotion default.
@@ -97,6 +100,7 @@ public final class BoardSession {
             maxTakebackPlies: game.maxTakebackPlies, orientation: board.orientation)
         batteryInterval = game.batteryInterval
         arbiterWatch = ArbiterWatch(limits: game.arbiterLimits)
+        corrections = Self.restoreCorrections(board.id, from: store, logger: self.logger)
         let now = clock.now()
         let fresh = GameSession(
             game: Game(tags: GameCommand.Tags().pgnTags(over: board.tags)),
@@ -218,13 +222,14 @@ public final class BoardSession {
         apply(core.tick(at: clock.now()))
     }
 
-    /// Publishes everything retained about this board: availability, state, connection and
-    /// PGN. Called on start and after every (re)connection to the broker.
+    /// Publishes everything retained about this board: availability, state, connection, PGN
+    /// and corrections. Called on start and after every (re)connection to the broker.
     public func publishRetained() {
         publisher.publish(builder.availability(board: board.id, online: transport.state == .connected))
         publishConnection()
         publishState()
         publisher.publish(builder.pgn(board: board.id, text: core.game.pgn))
+        publisher.publish(builder.corrections(corrections))
     }
 
     /// The transport changed state (connecting, reconnecting, …): publish it.

@@ -290,6 +290,8 @@ final class Hall {
 
     // MARK: Configuration
 
+    /// The bridge's configuration; its log level is `info`, or `BOARDBRIDGE_E2E_LOG_LEVEL`
+    /// when set (`debug` to read a failure).
     static func configuration(
         boards: [HallBoard], adapters: [String], settings: HallSettings, brokerURL: String, stateDirectory: String
     ) -> String {
@@ -304,7 +306,7 @@ final class Hall {
             "node: \(node)",
             "state_directory: \(stateDirectory)",
             "logging:",
-            "  level: info",
+            "  level: \(ProcessInfo.processInfo.environment["BOARDBRIDGE_E2E_LOG_LEVEL"] ?? "info")",
             "bluetooth:",
             "  adapters: [\(adapters.joined(separator: ", "))]",
             "  connect_timeout: 10",

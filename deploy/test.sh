@@ -76,9 +76,4 @@ if [ "$runs_failed" -gt 0 ]; then
     echo "tests: failed in $runs_failed of $repeat runs"
     exit 1
 fi
-# The fault-injection suite's figures (issue #29, docs/faults.md), per class.
-if grep -qh '^fault-injection:' "$logs"/run-*-parallel.log; then
-    echo "== fault injection: plies published / reported to the arbiter / lost / wrong, per class" >&2
-    grep -h '^fault-injection:' "$logs"/run-*-parallel.log | sed 's/^fault-injection: /  /' >&2
-fi
 echo "tests: $total passed, 0 failed$([ "$repeat" -gt 1 ] && echo " (each of $repeat runs)")"

@@ -12,8 +12,11 @@ import Testing
 /// `move` message right), reported (after a `missed_moves` the bridge could not resolve: the
 /// arbiter's), lost (neither) or wrong (a move, ply or FEN that is not the game's). Lost and
 /// wrong must be 0; the figures are printed as `fault-injection:` lines, which
-/// `deploy/test.sh` collects into a table (docs/faults.md).
-@Suite(.serialized) @MainActor struct FaultInjectionTests {
+/// `deploy/test-faults.sh` collects into a table (docs/faults.md).
+///
+/// It runs when `BOARDBRIDGE_FAULT_SUITE` is set: `deploy/test-faults.sh` (a CI chain) runs it
+/// against the release binaries, in a network namespace of its own when it can.
+@Suite(.serialized, .enabled(if: FaultRun.isEnabled)) @MainActor struct FaultInjectionTests {
     /// The boards of every class: ids are per class, so the halls of two classes never meet.
     static func boards(_ prefix: String, _ number: Int) -> [HallBoard] {
         let address = { (index: Int) in String(format: "AA:BB:CC:29:%02X:%02X", number, index) }
@@ -125,6 +128,9 @@ import Testing
 /// One class of fault through a hall: the games, the fault, the count.
 @MainActor
 enum FaultRun {
+    /// Whether the suite runs (`BOARDBRIDGE_FAULT_SUITE` set).
+    nonisolated static let isEnabled = ProcessInfo.processInfo.environment["BOARDBRIDGE_FAULT_SUITE"] != nil
+
     typealias Step = @MainActor (Hall, [HallBoard]) async throws -> Void
     typealias Check = @MainActor (Hall, [HallBoard], [String: [String]]) async throws -> Void
 

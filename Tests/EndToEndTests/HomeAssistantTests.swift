@@ -95,9 +95,9 @@ struct HomeAssistantTests {
                 ($0.topic == hall.topic("ha-g") || $0.topic.hasPrefix(hall.topic("ha-g") + "/")) && cleared($0)
             }
         }
-        // Every one of ha-g's four retained topics cleared (the first clear alone raced the rest).
-        try await waitUntil("ha-g's four retained topics cleared", context: hall.report) {
-            clearsOfGone(Array(hall.recorder.messages.dropFirst(mark))).count >= 4
+        // Every one of ha-g's five retained topics cleared (the first clear alone raced the rest).
+        try await waitUntil("ha-g's five retained topics cleared", context: hall.report) {
+            clearsOfGone(Array(hall.recorder.messages.dropFirst(mark))).count >= 5
         }
         let since = Array(hall.recorder.messages.dropFirst(mark))
         let withdrawals = since.filter {
@@ -105,7 +105,7 @@ struct HomeAssistantTests {
         }
         let clears = clearsOfGone(since)
         #expect(withdrawals.count >= 30, "every discovery topic of ha-g")
-        #expect(clears.count == 4)
+        #expect(clears.count == 5)
         #expect((withdrawals.map(\.index).max() ?? .max) < (clears.map(\.index).min() ?? .min))
         #expect(!since.contains { $0.topic.hasPrefix("homeassistant/") && $0.topic.contains("ha-k") && cleared($0) })
         struct Record: Decodable { var boards: [String] }

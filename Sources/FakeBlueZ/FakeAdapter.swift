@@ -82,10 +82,12 @@ final class FakeAdapter {
     }
 
     /// The managers bluetoothd puts on every LE adapter (GattManager1, LEAdvertisingManager1;
-    /// the audio and network plugins' Media1 and NetworkServer1 as Debian builds them).
+    /// the audio and network plugins' Media1 and NetworkServer1 as Debian builds them;
+    /// BatteryProviderManager1 from 5.71, when the battery API left `--experimental`:
+    /// "battery: mark all battery DBus APIs non-experimental", October 2023).
     /// Registrations are kept per sender and answered, never used: boardsim is no
-    /// peripheral. AdvertisementMonitorManager1 and BatteryProviderManager1 need
-    /// `--experimental` and are absent, as on a default bluetoothd.
+    /// peripheral and has no battery provider of its own. AdvertisementMonitorManager1 needs
+    /// `--experimental` and is absent, as on a default bluetoothd.
     private func managerInterfaces() -> [DBusInterface] {
         let handler: @MainActor (DBusMethodInvocation) -> Void = { [weak self] invocation in
             self?.handleRegistration(invocation)
@@ -111,7 +113,17 @@ final class FakeAdapter {
             ]
         }
         let app = [DBusArgument("application", "o"), DBusArgument("options", "a{sv}")]
-        return [
+        var battery: [DBusInterface] = []
+        if sim.version.atLeast(71) {
+            battery.append(
+                DBusInterface(
+                    name: "org.bluez.BatteryProviderManager1",
+                    methods: [
+                        DBusMethodDescription("RegisterBatteryProvider", in: [DBusArgument("provider", "o")]),
+                        DBusMethodDescription("UnregisterBatteryProvider", in: [DBusArgument("provider", "o")]),
+                    ], properties: [], methodHandler: handler))
+        }
+        return battery + [
             DBusInterface(
                 name: "org.bluez.GattManager1",
                 methods: [

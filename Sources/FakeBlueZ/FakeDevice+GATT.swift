@@ -90,10 +90,17 @@ extension FakeDevice {
         }
     }
 
-    /// Removes every GATT object (children first: `InterfacesRemoved` per object).
+    /// Removes every GATT object, `InterfacesRemoved` per object, in bluetoothd's order
+    /// (gatt-client.c: `btd_gatt_client_destroy` and `gatt_db_clear` go through the services
+    /// in handle order; `unregister_service` removes each characteristic, after its
+    /// descriptors, before the service): lowest handle first, children before their parent.
     func removeGATT() {
         for characteristic in characteristics { characteristic.abandon() }
-        for servicePath in gattServices.reversed() {
+        for servicePath in gattServices {
+            for characteristic in characteristics where characteristic.servicePath == servicePath {
+                if let descriptor = characteristic.cccdPath { sim.tree.removeObject(at: descriptor) }
+                sim.tree.removeObject(at: characteristic.path)
+            }
             sim.tree.removeObject(at: servicePath, includingDescendants: true)
         }
         gattServices.removeAll()

@@ -314,9 +314,15 @@ struct ConnectionTests {
         let characteristic = try #require(removedPaths.firstIndex(of: Self.stateCharacteristic))
         let service = try #require(removedPaths.firstIndex(of: Self.stateService))
         #expect(cccd < characteristic && characteristic < service)
-        // bluetoothd tears the GATT database down from the highest handle.
-        let services = removedPaths.filter { $0.hasPrefix(path + "/service") && !$0.contains("/char") }
-        #expect(services.count > 3 && services == services.sorted(by: >), "\(services)")
+        // bluetoothd tears the GATT objects down in handle order (gatt-client.c: the services
+        // queue, each characteristic after its descriptors, each service after them; #29).
+        let gatt = removedPaths.filter { $0.hasPrefix(path + "/service") }
+        let services = gatt.filter { !$0.contains("/char") }
+        #expect(services.count > 3 && services == services.sorted(), "\(services)")
+        for (index, removed) in gatt.enumerated() {
+            // Everything removed before an object is of a lower handle or its own child.
+            #expect(gatt[..<index].allSatisfy { $0 < removed || $0.hasPrefix(removed + "/") }, "\(gatt)")
+        }
         #expect(try await fixture.managedObjects().keys.contains { $0.hasPrefix(path) } == false)
         let again = await capturedError {
             _ = try await fixture.call("/org/bluez/hci0", SimFixture.adapter, "RemoveDevice", [.objectPath(path)])

@@ -128,4 +128,30 @@ struct ObjectTreeTests {
         }
         #expect(gone == DBusError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist"))
     }
+
+    /// Issue #29 (6): from BlueZ 5.71 the battery provider API is no longer experimental, so
+    /// every adapter carries BatteryProviderManager1 (registered before the GATT and
+    /// advertising managers); a provider is kept per sender like the other registrations.
+    @Test(arguments: [("5.66", false), ("5.72", true), ("5.83", true)])
+    func batteryProviderManagerFrom571(version: String, present: Bool) async throws {
+        var behavior = SimFixture.fast
+        behavior.bluezVersion = version
+        let fixture = try await SimFixture(behavior: behavior)
+        defer { fixture.close() }
+        let manager = "org.bluez.BatteryProviderManager1"
+        let adapter = try await fixture.managedObjects()["/org/bluez/hci0"] ?? [:]
+        #expect((adapter[manager] != nil) == present, "\(version): \(adapter.keys.sorted())")
+        guard present else { return }
+        _ = try await fixture.call("/org/bluez/hci0", manager, "RegisterBatteryProvider", [.objectPath("/battery")])
+        let twice = await capturedError {
+            _ = try await fixture.call("/org/bluez/hci0", manager, "RegisterBatteryProvider", [.objectPath("/battery")])
+        }
+        #expect(twice == DBusError(name: "org.bluez.Error.AlreadyExists", message: "Already Exists"))
+        _ = try await fixture.call("/org/bluez/hci0", manager, "UnregisterBatteryProvider", [.objectPath("/battery")])
+        let gone = await capturedError {
+            _ = try await fixture.call(
+                "/org/bluez/hci0", manager, "UnregisterBatteryProvider", [.objectPath("/battery")])
+        }
+        #expect(gone == DBusError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist"))
+    }
 }

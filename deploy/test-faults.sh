@@ -19,13 +19,9 @@ swift build --build-tests -Xswiftc -warnings-as-errors >&2
 log="$(mktemp /tmp/boardbridge-faults.XXXXXX)"
 trap 'rm -f "$log"' EXIT
 run=(env BOARDBRIDGE_FAULT_SUITE=1 BOARDBRIDGE_PRODUCTS="$bin" swift test --skip-build --filter FaultInjectionTests)
+. deploy/own-loopback.sh
 status=0
-if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && command -v ip >/dev/null; then
-    unshare --net sh -c 'ip link set lo up && exec "$@"' sh "${run[@]}" >"$log" 2>&1 || status=$?
-else
-    echo "test-faults: not root: the suite shares this machine's loopback" >&2
-    "${run[@]}" >"$log" 2>&1 || status=$?
-fi
+in_own_loopback "${run[@]}" >"$log" 2>&1 || status=$?
 grep -E '^✘|Test run with' "$log" || true
 ran="$(grep -c '^fault-injection:' "$log" || true)"
 if [ "$status" -ne 0 ] || [ "$ran" -lt 6 ]; then

@@ -99,21 +99,25 @@ let package = Package(
         .target(
             name: "Bridge",
             dependencies: [
-                "JSON", "Logging", "SystemCalls", "BoardKit", "Chess", "Kernel", "Adapters", "BlueZ", "MQTT", "Config",
-                "SerialTransport",
+                "Contract", "JSON", "Logging", "SystemCalls", "BoardKit", "Chess", "Kernel", "Adapters", "BlueZ",
+                "MQTT",
+                "Config", "SerialTransport",
             ]
         ),
+        // The MQTT contract: topics, payloads (encoded and decoded), commands, health keys,
+        // time formats. `Bridge` publishes it, `Hall` reads it; neither needs the other.
+        .target(name: "Contract", dependencies: ["JSON", "Logging", "BoardKit", "Chess", "Kernel"]),
         .target(
             name: "Hall",
             dependencies: [
-                "Bridge", "HTTP", "MQTT", "Config", "MainLoop", "JSON", "Logging", "Broadcast", "BroadcastRelay",
+                "Contract", "HTTP", "MQTT", "Config", "MainLoop", "JSON", "Logging", "Broadcast", "BroadcastRelay",
                 "Chess", "SystemCalls",
             ],
             // The page: one HTML document with its CSS and JavaScript, compiled into the binary.
             resources: [.embedInCode("Resources/hall.html"), .embedInCode("Resources/hall-health.js")]),
         .target(
             name: "BridgeCLI",
-            dependencies: ["JSON", "Logging", "SystemCalls", "BoardKit", "Adapters", "Config", "Bridge"]),
+            dependencies: ["JSON", "Logging", "SystemCalls", "BoardKit", "Adapters", "Config", "Contract", "Bridge"]),
         // The daemon: every command but `hall`, which it execs (`HallExecutable`). It must not
         // depend on `Hall`, `HTTP`, `Curl` or `BroadcastRelay`: their libraries (libmicrohttpd
         // with GnuTLS, libcurl with Kerberos, LDAP, ssh2, …) are mapped and initialised at
@@ -179,7 +183,9 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(
             name: "HallTests",
-            dependencies: ["Hall", "Bridge", "JSON", "Logging", "TestSupport", "Config", "Broadcast", "HTTP", "Chess"]),
+            dependencies: [
+                "Hall", "Contract", "JSON", "Logging", "TestSupport", "Config", "Broadcast", "HTTP", "Chess",
+            ]),
         .testTarget(
             name: "ConfigTests",
             dependencies: ["Config", "JSON", "BoardKit", "Kernel", "TestSupport", "TestScheduling"],
@@ -187,15 +193,16 @@ let package = Package(
         .testTarget(
             name: "BridgeTests",
             dependencies: [
-                "Bridge", "JSON", "Logging", "Adapters", "Config", "Kernel", "Chess", "BoardKit", "Emulation",
+                "Bridge", "Contract", "JSON", "Logging", "Adapters", "Config", "Kernel", "Chess", "BoardKit",
+                "Emulation",
                 "TestSupport", "TestScheduling", "BlueZ", "SerialTransport",
             ],
             exclude: ["Corpus"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "Contract", "TestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["boardbridge-bench", "TestSupport"]),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["Bridge", "JSON", "MQTT", "Chess", "BoardKit", "TestSupport"]),
+            name: "EndToEndTests", dependencies: ["Contract", "JSON", "MQTT", "Chess", "BoardKit", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

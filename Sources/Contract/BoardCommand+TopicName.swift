@@ -3,7 +3,7 @@ import BoardKit
 extension BoardCommand {
     /// The command's name as the command topic spells it (`leds`, `move`, `raw`, `session`,
     /// `request`), for the answer that a board cannot do it.
-    var topicName: String {
+    package var topicName: String {
         switch self {
         case .indicate, .clearIndications: "leds"
         case .executeMove: "move"

@@ -51,7 +51,7 @@ public struct RefusalLimiter: Sendable {
 
     /// The keys with unreported suppressed refusals whose bucket has a token again, with
     /// their counts (oldest key first by name); each report takes a token.
-    mutating func takeReports(at now: Double) -> [(key: String, suppressed: Int)] {
+    package mutating func takeReports(at now: Double) -> [(key: String, suppressed: Int)] {
         var reports: [(key: String, suppressed: Int)] = []
         for key in buckets.keys.sorted() {
             var bucket = refilled(key, at: now)
@@ -66,7 +66,7 @@ public struct RefusalLimiter: Sendable {
     }
 
     /// Seconds from `now` until ``takeReports(at:)`` has something to report, or `nil`.
-    func nextReportDelay(at now: Double) -> Double? {
+    package func nextReportDelay(at now: Double) -> Double? {
         var earliest: Double?
         for bucket in buckets.values where bucket.suppressed > 0 {
             let tokens = min(Double(burst), bucket.tokens + max(0, now - bucket.updatedAt) * perSecond)

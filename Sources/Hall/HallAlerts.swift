@@ -1,5 +1,5 @@
-import Bridge
 import Broadcast
+import Contract
 import FoundationEssentials
 import JSON
 

@@ -1,4 +1,4 @@
-public import Bridge
+public import Contract
 public import JSON
 
 /// The arbiter's audit log (issue #30): every arbiter action and every correction a bridge

@@ -1,4 +1,4 @@
-import Bridge
+import Contract
 import HTTP
 import JSON
 import Logging

@@ -1,4 +1,4 @@
-import Bridge
+import Contract
 public import JSON
 
 /// One board as the hall sees it: the latest of each of its topics, bounded.

@@ -1,7 +1,7 @@
-import Bridge
 import Broadcast
 import BroadcastRelay
 import Config
+import Contract
 import Dispatch
 import FoundationEssentials
 import HTTP

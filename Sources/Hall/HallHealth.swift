@@ -1,4 +1,4 @@
-import Bridge
+import Contract
 import JSON
 
 /// A bridge host's last health report (``HealthPayload``, `<base>/bridge/<node>/health`), as

@@ -1,4 +1,4 @@
-import Bridge
+import Contract
 import JSON
 
 /// The JSON the hall serves: the grid view of a board, its detail, a node, the snapshot.

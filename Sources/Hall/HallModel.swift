@@ -1,4 +1,4 @@
-import Bridge
+import Contract
 public import JSON
 
 /// The live model of every board of every bridge node, fed with the messages of the whole

@@ -1,4 +1,4 @@
-public import Bridge
+public import Contract
 public import JSON
 
 extension HallModel {

@@ -1,4 +1,4 @@
-import Bridge
+import Contract
 import FoundationEssentials
 public import HTTP
 public import JSON

@@ -1,5 +1,5 @@
-import Bridge
 public import Config
+import Contract
 import Dispatch
 import FoundationEssentials
 public import HTTP
@@ -69,7 +69,10 @@ public final class HallService {
         offline =
             hall.broadcast.rounds.isEmpty
             ? nil : OutgoingMessage(topic: alertsTopic, json: HallAlerts.offline, retain: true)
-        var mqtt = configuration.mqtt.clientConfiguration(clientID: id, will: offline)
+        let will = offline.map {
+            MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .atLeastOnce, retain: $0.retain)
+        }
+        var mqtt = configuration.mqtt.clientConfiguration(clientID: id, will: will)
         mqtt.maximumIncomingPacketSize = HallModel.payloadLimit + 65_536
         client = try MQTTClient(
             configuration: mqtt,

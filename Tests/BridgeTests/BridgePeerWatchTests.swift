@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 @Suite struct BridgePeerWatchTests {
     let topics = try! Topics(node: "hall-a")

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// An error answer quotes what it refuses, but never more than ``CommandError/echoLimit``
 /// bytes of it (issue #16: 20,000 refused 60 KB commands answered with 60 KB each).

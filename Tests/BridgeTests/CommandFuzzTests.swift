@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// Bad input never traps: random bytes and mutated valid commands only ever produce a
 /// command or an error, and every topic parses to an input whose own topic it is, or to

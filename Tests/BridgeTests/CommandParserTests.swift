@@ -5,6 +5,7 @@ import Kernel
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 @Suite struct CommandParserTests {
     let parser = CommandParser()

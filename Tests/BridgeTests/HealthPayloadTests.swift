@@ -4,6 +4,7 @@ import JSON
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// Issue #20: the health report's bytes, the `stalled` event, and the diagnostic entities
 /// that read the report (board and bridge devices).

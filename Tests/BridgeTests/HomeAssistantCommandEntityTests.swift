@@ -5,6 +5,7 @@ import Kernel
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// Issue #18 item 8: the commands as Home Assistant buttons and selects, the game sensors,
 /// the diagnostics and the bridge device's sensors.

@@ -4,6 +4,7 @@ import JSON
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 @Suite struct HomeAssistantDiscoveryTests {
     let topics = try! Topics(node: "hall-a")

@@ -3,6 +3,7 @@ import JSON
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// What Home Assistant shows agrees with what the bridge publishes (issue #18 items 2, 7).
 @Suite(.serialized) @MainActor struct HomeAssistantStateTests {

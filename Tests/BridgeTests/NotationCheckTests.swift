@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// The checks delegate to the modules that own the notations (their own suites test
 /// every rule); these tests pin the delegation and the length guards.

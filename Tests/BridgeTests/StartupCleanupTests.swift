@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// The clean-up of an earlier run's announcements (issue #18 items 3 and 6).
 @Suite struct StartupCleanupTests {

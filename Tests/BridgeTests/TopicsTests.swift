@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 @Suite struct TopicsTests {
     let topics = try! Topics(node: "hall-a")

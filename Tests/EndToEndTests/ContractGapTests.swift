@@ -1,4 +1,4 @@
-import Bridge
+import Contract
 import Foundation
 import TestSupport
 import Testing

@@ -1,5 +1,5 @@
-import Bridge
 import Chess
+import Contract
 import Foundation
 import JSON
 import TestSupport

@@ -1,7 +1,7 @@
-import Bridge
 import Broadcast
 import Chess
 import Config
+import Contract
 import FoundationEssentials
 import JSON
 import Testing

@@ -1,4 +1,4 @@
-import Bridge
+import Contract
 import Foundation
 import JSON
 import TestSupport

@@ -1,5 +1,6 @@
 import BoardKit
 import Chess
+public import Contract
 public import JSON
 import Kernel
 

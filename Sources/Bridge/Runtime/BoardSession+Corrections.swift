@@ -1,3 +1,4 @@
+import Contract
 import FoundationEssentials
 import JSON
 import Kernel

@@ -1,5 +1,6 @@
 import BoardKit
 import Chess
+import Contract
 import Kernel
 
 /// The kernel's outputs as MQTT messages (moves, sync changes, clock, events) and as alerts

@@ -1,4 +1,5 @@
 import BoardKit
+public import Contract
 import Kernel
 
 /// The retained connection and state topics of one board.

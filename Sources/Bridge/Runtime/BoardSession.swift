@@ -2,6 +2,7 @@ import Adapters
 public import BoardKit
 import Chess
 public import Config
+public import Contract
 import Dispatch
 import FoundationEssentials
 import JSON

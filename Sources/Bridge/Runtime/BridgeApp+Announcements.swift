@@ -1,3 +1,4 @@
+import Contract
 import Dispatch
 import FoundationEssentials
 import JSON

@@ -2,6 +2,7 @@ import Adapters
 import BlueZ
 import BoardKit
 public import Config
+import Contract
 import Dispatch
 public import FoundationEssentials
 import JSON
@@ -91,9 +92,11 @@ public final class BridgeApp {
         notifier = SystemdNotifier(environment: environment)
         let clientID = configuration.mqtt.clientID ?? "boardbridge-\(node)"
         let mqttLogger = logger.labelled("mqtt")
+        let will = builder.bridgeState(online: false)
         client = try MQTTClient(
             configuration: configuration.mqtt.clientConfiguration(
-                clientID: clientID, will: builder.bridgeState(online: false)),
+                clientID: clientID,
+                will: MQTTMessage(topic: will.topic, payload: will.payload, qos: .atLeastOnce, retain: will.retain)),
             logHandler: { level, message in mqttLogger.log(level, message) })
         let commandLogger = logger.labelled("mqtt-commands")
         commandClient = try MQTTClient(

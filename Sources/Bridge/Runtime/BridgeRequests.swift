@@ -1,4 +1,5 @@
 import Config
+import Contract
 import JSON
 
 /// The answers to the bridge's requests (`<base>/bridge/<node>/request/<op>`): `info`,

@@ -1,6 +1,7 @@
 public import BlueZ
 public import BoardKit
 public import Config
+public import Contract
 import Dispatch
 import FoundationEssentials
 import Kernel

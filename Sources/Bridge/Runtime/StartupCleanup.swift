@@ -1,3 +1,4 @@
+import Contract
 import FoundationEssentials
 
 /// What an earlier run announced, kept in `<state_directory>/announced.json`: the board ids

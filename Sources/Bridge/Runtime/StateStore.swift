@@ -1,3 +1,4 @@
+import Contract
 public import FoundationEssentials
 import SystemCalls
 

@@ -8,6 +8,7 @@ import TestSupport
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// Issue #30 (2): the corrections a bridge makes are kept and retained
 /// (`<base>/<board>/corrections`), so that a hall which was not running records them too.

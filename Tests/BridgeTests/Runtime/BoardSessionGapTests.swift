@@ -7,6 +7,7 @@ import Kernel
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// Issue #15 (4, 9) through a whole ``BoardSession``: what an illegal move and a gap the
 /// board cannot tell publish.

@@ -8,6 +8,7 @@ import TestSupport
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// Issue #15 (8, 10) at the session: a board that keeps its own game (ChessUp) gets the
 /// kernel's new games and positions; batteries are asked for once the board is ready.

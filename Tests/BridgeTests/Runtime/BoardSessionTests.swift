@@ -12,6 +12,7 @@ import TestSupport
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 @MainActor
 final class RecordingPublisher: MessagePublishing {

@@ -7,6 +7,7 @@ import SerialTransport
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// Issue #23: each configured board gets the transport its configuration names, and what a
 /// DGT e-Board reports about itself reaches the info and its device card.

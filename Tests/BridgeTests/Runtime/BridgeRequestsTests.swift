@@ -3,6 +3,7 @@ import JSON
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// The bridge requests' answers (`<base>/bridge/<node>/request/<op>`) over fake boards.
 @Suite @MainActor struct BridgeRequestsTests {

@@ -9,6 +9,7 @@ import TestSupport
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// Issue #15 at the board session: what `new_game` and `position` publish, that `in_sync`
 /// follows only an `out_of_sync`, and that an untimed game publishes no clock action.

@@ -2,6 +2,7 @@ import TestSupport
 import Testing
 
 @testable import Bridge
+@testable import Contract
 
 /// Issue #16 (3): refused commands are answered and logged at a bounded rate per board,
 /// with a count of what was not.

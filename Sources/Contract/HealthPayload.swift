@@ -5,6 +5,73 @@ public import JSON
 /// spirit of zigbee2mqtt's `bridge/health`: the process, the broker link, the state
 /// directory, and every board's link.
 public struct HealthPayload: Equatable, Sendable {
+    /// The report's keys, spelled once for its writer (``json``) and its readers (the hall's
+    /// view and `/metrics`, the Home Assistant templates).
+    public enum Key {
+        /// `process`.
+        public static let process = "process"
+        /// `uptime`.
+        public static let uptime = "uptime"
+        /// `cpu_percent`.
+        public static let cpuPercent = "cpu_percent"
+        /// `rss_bytes`.
+        public static let rssBytes = "rss_bytes"
+        /// `mqtt`.
+        public static let mqtt = "mqtt"
+        /// `connected`.
+        public static let connected = "connected"
+        /// `queued`.
+        public static let queued = "queued"
+        /// `published`.
+        public static let published = "published"
+        /// `dropped`.
+        public static let dropped = "dropped"
+        /// `state_directory`.
+        public static let stateDirectory = "state_directory"
+        /// `path`.
+        public static let path = "path"
+        /// `writable`.
+        public static let writable = "writable"
+        /// `free_bytes`.
+        public static let freeBytes = "free_bytes"
+        /// `errors`.
+        public static let errors = "errors"
+        /// `last_error`.
+        public static let lastError = "last_error"
+        /// `last_error_at`.
+        public static let lastErrorAt = "last_error_at"
+        /// `problem`.
+        public static let problem = "problem"
+        /// `boards`.
+        public static let boards = "boards"
+        /// `timestamp`.
+        public static let timestamp = "timestamp"
+        /// `connection`.
+        public static let connection = "connection"
+        /// `rssi`.
+        public static let rssi = "rssi"
+        /// `notifications_per_second`.
+        public static let notificationsPerSecond = "notifications_per_second"
+        /// `seconds_since_last_frame`.
+        public static let secondsSinceLastFrame = "seconds_since_last_frame"
+        /// `stalled`.
+        public static let stalled = "stalled"
+        /// `stalls`.
+        public static let stalls = "stalls"
+        /// `reconnects`.
+        public static let reconnects = "reconnects"
+        /// `adapter_resets`.
+        public static let adapterResets = "adapter_resets"
+        /// `protocol_violations`.
+        public static let protocolViolations = "protocol_violations"
+        /// `missing_acks`.
+        public static let missingAcks = "missing_acks"
+        /// `malformed_frames`.
+        public static let malformedFrames = "malformed_frames"
+        /// `battery`.
+        public static let battery = "battery"
+    }
+
     /// The process (from `/proc/self`).
     public struct Process: Equatable, Sendable {
         /// Seconds since the bridge started.
@@ -126,18 +193,18 @@ public struct HealthPayload: Equatable, Sendable {
         /// The JSON object (without the id, which keys it in ``HealthPayload/json``).
         public var json: JSONValue {
             [
-                "connection": .string(connection),
-                "rssi": JSONValue(rssi),
-                "notifications_per_second": .number((notificationsPerSecond * 100).rounded() / 100),
-                "seconds_since_last_frame": .seconds(secondsSinceLastFrame),
-                "stalled": .bool(stalled),
-                "stalls": JSONValue(stalls),
-                "reconnects": JSONValue(reconnects),
-                "adapter_resets": JSONValue(adapterResets),
-                "protocol_violations": [
-                    "missing_acks": JSONValue(missingAcks), "malformed_frames": JSONValue(malformedFrames),
+                Key.connection: .string(connection),
+                Key.rssi: JSONValue(rssi),
+                Key.notificationsPerSecond: .number((notificationsPerSecond * 100).rounded() / 100),
+                Key.secondsSinceLastFrame: .seconds(secondsSinceLastFrame),
+                Key.stalled: .bool(stalled),
+                Key.stalls: JSONValue(stalls),
+                Key.reconnects: JSONValue(reconnects),
+                Key.adapterResets: JSONValue(adapterResets),
+                Key.protocolViolations: [
+                    Key.missingAcks: JSONValue(missingAcks), Key.malformedFrames: JSONValue(malformedFrames),
                 ],
-                "battery": JSONValue(batteryPercent),
+                Key.battery: JSONValue(batteryPercent),
             ]
         }
     }
@@ -167,24 +234,24 @@ public struct HealthPayload: Equatable, Sendable {
     public var json: JSONValue {
         let directory = stateDirectory
         return [
-            "process": [
-                "uptime": .number(process.uptime.rounded()),
-                "cpu_percent": JSONValue(process.cpuPercent.map { ($0 * 10).rounded() / 10 }),
-                "rss_bytes": JSONValue(process.rssBytes),
+            Key.process: [
+                Key.uptime: .number(process.uptime.rounded()),
+                Key.cpuPercent: JSONValue(process.cpuPercent.map { ($0 * 10).rounded() / 10 }),
+                Key.rssBytes: JSONValue(process.rssBytes),
             ],
-            "mqtt": [
-                "connected": .bool(broker.connected), "queued": JSONValue(broker.queued),
-                "published": JSONValue(broker.published), "dropped": JSONValue(broker.dropped),
+            Key.mqtt: [
+                Key.connected: .bool(broker.connected), Key.queued: JSONValue(broker.queued),
+                Key.published: JSONValue(broker.published), Key.dropped: JSONValue(broker.dropped),
             ],
-            "state_directory": [
-                "path": .string(directory.path), "writable": .bool(directory.writable),
-                "free_bytes": JSONValue(directory.freeBytes), "errors": JSONValue(directory.errors),
-                "last_error": JSONValue(directory.lastError),
-                "last_error_at": JSONValue(directory.lastErrorAt.map(ISO8601Timestamp.string(from:))),
-                "problem": .bool(directory.problem),
+            Key.stateDirectory: [
+                Key.path: .string(directory.path), Key.writable: .bool(directory.writable),
+                Key.freeBytes: JSONValue(directory.freeBytes), Key.errors: JSONValue(directory.errors),
+                Key.lastError: JSONValue(directory.lastError),
+                Key.lastErrorAt: JSONValue(directory.lastErrorAt.map(ISO8601Timestamp.string(from:))),
+                Key.problem: .bool(directory.problem),
             ],
-            "boards": .object(JSONObject(uniqueKeysWithValues: boards.map { ($0.id, $0.json) })),
-            "timestamp": .string(ISO8601Timestamp.string(from: timestamp)),
+            Key.boards: .object(JSONObject(uniqueKeysWithValues: boards.map { ($0.id, $0.json) })),
+            Key.timestamp: .string(ISO8601Timestamp.string(from: timestamp)),
         ]
     }
 

@@ -29,16 +29,16 @@ public struct HallNodeHealth: Equatable, Sendable {
     init?(_ json: JSONValue?, received: Double) {
         guard let object = json?.objectValue else { return nil }
         self.received = received
-        reported = ISO8601Timestamp.milliseconds(object["timestamp"]?.stringValue)
-        uptime = object["process"]?["uptime"]?.doubleValue
-        cpuPercent = object["process"]?["cpu_percent"]?.doubleValue
-        rssBytes = object["process"]?["rss_bytes"]?.doubleValue
-        mqttConnected = object["mqtt"]?["connected"]?.boolValue
-        mqttQueued = object["mqtt"]?["queued"]?.doubleValue
-        mqttDropped = object["mqtt"]?["dropped"]?.doubleValue
-        stateDirectoryProblem = object["state_directory"]?["problem"]?.boolValue
+        reported = ISO8601Timestamp.milliseconds(object[HealthPayload.Key.timestamp]?.stringValue)
+        uptime = object[HealthPayload.Key.process]?[HealthPayload.Key.uptime]?.doubleValue
+        cpuPercent = object[HealthPayload.Key.process]?[HealthPayload.Key.cpuPercent]?.doubleValue
+        rssBytes = object[HealthPayload.Key.process]?[HealthPayload.Key.rssBytes]?.doubleValue
+        mqttConnected = object[HealthPayload.Key.mqtt]?[HealthPayload.Key.connected]?.boolValue
+        mqttQueued = object[HealthPayload.Key.mqtt]?[HealthPayload.Key.queued]?.doubleValue
+        mqttDropped = object[HealthPayload.Key.mqtt]?[HealthPayload.Key.dropped]?.doubleValue
+        stateDirectoryProblem = object[HealthPayload.Key.stateDirectory]?[HealthPayload.Key.problem]?.boolValue
         var boards: [String: HallBoardHealth] = [:]
-        for member in object["boards"]?.objectValue ?? [:] where boards.count < HallModel.boardLimit {
+        for member in object[HealthPayload.Key.boards]?.objectValue ?? [:] where boards.count < HallModel.boardLimit {
             guard (try? Topics.validateBoardID(member.key)) != nil, let board = HallBoardHealth(member.value) else {
                 continue
             }
@@ -83,13 +83,13 @@ public struct HallBoardHealth: Equatable, Sendable {
 
     init?(_ json: JSONValue) {
         guard json.objectValue != nil else { return nil }
-        connection = json["connection"]?.stringValue.map { String($0.prefix(32)) }
-        rssi = json["rssi"]?.doubleValue
-        notificationsPerSecond = json["notifications_per_second"]?.doubleValue
-        secondsSinceLastFrame = json["seconds_since_last_frame"]?.doubleValue
-        stalled = json["stalled"]?.boolValue ?? false
-        reconnects = json["reconnects"]?.doubleValue
-        missingAcks = json["protocol_violations"]?["missing_acks"]?.doubleValue
+        connection = json[HealthPayload.Key.connection]?.stringValue.map { String($0.prefix(32)) }
+        rssi = json[HealthPayload.Key.rssi]?.doubleValue
+        notificationsPerSecond = json[HealthPayload.Key.notificationsPerSecond]?.doubleValue
+        secondsSinceLastFrame = json[HealthPayload.Key.secondsSinceLastFrame]?.doubleValue
+        stalled = json[HealthPayload.Key.stalled]?.boolValue ?? false
+        reconnects = json[HealthPayload.Key.reconnects]?.doubleValue
+        missingAcks = json[HealthPayload.Key.protocolViolations]?[HealthPayload.Key.missingAcks]?.doubleValue
     }
 
     /// The JSON the hall serves in the board's `health`.

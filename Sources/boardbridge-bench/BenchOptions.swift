@@ -28,6 +28,9 @@ struct BenchOptions: Equatable {
     var only: [String]?
     /// Where the JSON results go.
     var jsonPath = "bench-results/latest.json"
+    /// A Markdown file whose performance table (between ``BenchReadme`` markers) is replaced
+    /// by this run's, or `nil`.
+    var readmePath: String?
     /// Print the usage and exit.
     var help = false
 
@@ -45,12 +48,15 @@ struct BenchOptions: Equatable {
             case "--quick": quick = true
             case "--help", "-h": help = true
             case "--json": jsonPath = try value(for: argument)
+            case "--readme": readmePath = try value(for: argument)
             case "--only":
                 let names = try value(for: argument).split(separator: ",").map(String.init)
                 only = (only ?? []) + names
             default:
                 if argument.hasPrefix("--json=") {
                     jsonPath = String(argument.dropFirst("--json=".count))
+                } else if argument.hasPrefix("--readme=") {
+                    readmePath = String(argument.dropFirst("--readme=".count))
                 } else if argument.hasPrefix("--only=") {
                     only = (only ?? []) + argument.dropFirst("--only=".count).split(separator: ",").map(String.init)
                 } else {
@@ -75,6 +81,8 @@ struct BenchOptions: Equatable {
               --quick                 short runs (a smoke check; the numbers are rough)
               --only SECTION[,...]    run only these sections (by name or number)
               --json PATH             where to write the JSON (default bench-results/latest.json)
+              --readme PATH           replace the generated performance table in PATH (README.md)
+                                      with this run's: every result, the machine, commit and date
               -h, --help              this text
 
             sections:

@@ -59,6 +59,15 @@ enum BenchRunner {
             log("boardbridge-bench: cannot write \(options.jsonPath): \(error)")
             status = 1
         }
+        if let readme = options.readmePath {
+            do {
+                try BenchReadme.update(file: readme, with: report)
+                print("performance table written into \(readme)")
+            } catch {
+                log("boardbridge-bench: cannot update \(readme): \(error)")
+                status = 1
+            }
+        }
         return status
     }
 

@@ -58,7 +58,7 @@ enum BenchTable {
     }
 
     /// The cells of one result: label, value, spread / per-op, goal verdict.
-    private static func row(_ result: BenchResult) -> [String] {
+    static func row(_ result: BenchResult) -> [String] {
         var extra: [String] = []
         if result.unit.hasSuffix("/s"), let nanoseconds = result.details["ns_per_op_median"] {
             extra.append("\(figures(nanoseconds)) ns/op")

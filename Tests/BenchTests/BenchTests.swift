@@ -24,6 +24,37 @@ import Testing
         #expect(Percentiles([Duration.milliseconds(1500)]).median == 1.5)
     }
 
+    /// Issue #33 (4): the README's table comes from a run, with its machine, commit and
+    /// date, between the markers only; a file without them is refused, untouched.
+    @Test func theReadmeTableIsReplacedBetweenItsMarkers() throws {
+        var machine = MachineInfo.current()
+        machine.gitCommit = "abcdef123456"
+        let result = BenchResult(
+            key: "core.x", label: "frames | decoded", value: 2_500_000, unit: "frames/s",
+            goal: BenchGoal(direction: .atLeast, threshold: 1_000_000, text: "≥ 1 M/s"))
+        let report = BenchReport(
+            machine: machine, quick: true,
+            sections: [
+                SectionReport(number: 1, id: "core", title: "Core", seconds: 1, results: [result]),
+                SectionReport(number: 2, id: "e2e", title: "E2E", seconds: 1, results: [], error: "no broker"),
+            ], loadAverageAtEnd: [])
+        let directory = try TestTools.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("README.md").path
+        let before = "# Title\n\n" + BenchReadme.begin + "\nold table\n" + BenchReadme.end + "\n\nAfter.\n"
+        try before.write(toFile: path, atomically: true, encoding: .utf8)
+        try BenchReadme.update(file: path, with: report)
+        let after = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(after.hasPrefix("# Title\n\n" + BenchReadme.begin + "\nGenerated from commit `abcdef123456` on "))
+        #expect(after.hasSuffix(BenchReadme.end + "\n\nAfter.\n") && !after.contains("old table"))
+        #expect(after.contains("| 1 core | frames \\| decoded | 2.50 M frames/s |  | goal ≥ 1 M/s: met |"), "\(after)")
+        #expect(after.contains("| 2 e2e | **failed** | no broker | | |"))
+        #expect(after.contains("--quick --readme README.md` (short runs: rough numbers)"))
+        try "no markers".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: BenchReadme.MarkersMissing.self) { try BenchReadme.update(file: path, with: report) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "no markers")
+    }
+
     @Test func optionsAreParsedOrRefused() throws {
         let options = try BenchOptions(arguments: ["--quick", "--only", "core,e2e", "--json=out.json"])
         #expect(options.quick)

@@ -144,7 +144,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["BoardKit", "Adapters", "Emulation", "DBus"]),
+        .target(name: "TestSupport", dependencies: ["BoardKit", "Chess", "Adapters", "Emulation", "DBus"]),
         // Swift Testing traits (tests only: the benchmark links TestSupport, not Testing).
         .target(name: "TestScheduling"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),

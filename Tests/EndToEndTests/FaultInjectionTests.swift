@@ -170,7 +170,7 @@ enum FaultRun {
         var games: [String: [String]] = [:]
         var during: [String: Int] = [:]
         for board in boards {
-            games[board.id] = randomGame(plies: total, using: &generator)
+            games[board.id] = RandomGame.uci(plies: total, using: &generator)
             during[board.id] = Int.random(in: 1...FaultInjectionTests.during, using: &generator)
         }
         func slice(_ board: HallBoard, _ range: (Int) -> Range<Int>) -> [String] {
@@ -268,22 +268,5 @@ enum FaultRun {
         }
         if missed { tally.reported = uci.count - published.count } else { tally.lost = uci.count - published.count }
         return tally
-    }
-
-    /// A random legal game of `plies` plies that does not end before.
-    static func randomGame(plies: Int, using generator: inout SeededGenerator) -> [String] {
-        var game = Game()
-        var moves: [String] = []
-        while moves.count < plies {
-            let legal = game.position.legalMoves().filter { move in
-                var next = game
-                try? next.play(move)
-                return next.result == .ongoing
-            }
-            guard let move = legal.randomElement(using: &generator) else { break }
-            try? game.play(move)
-            moves.append(move.uci)
-        }
-        return moves
     }
 }

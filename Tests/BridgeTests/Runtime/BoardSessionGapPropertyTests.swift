@@ -31,7 +31,7 @@ import Testing
             harness.generator = SeededGenerator(seed: gameSeed)
             var random = SeededGenerator(seed: gameSeed &* 31)
             await harness.connect()
-            let moves = Self.randomGame(seed: gameSeed, plies: 80)
+            let moves = RandomGame.uci(seed: gameSeed, plies: 80)
             var played: [String] = []
             var nextGap = 2 + Int(random.next() % 8)
             while played.count < moves.count {
@@ -79,23 +79,5 @@ import Testing
         // With this seed: 22 gaps, 10 of them recovered; each game stops at its first
         // refused gap, as the bridge does until the arbiter sets the position.
         #expect(gaps >= 12 && recovered * 3 >= gaps, "\(recovered) of \(gaps) gaps recovered")
-    }
-
-    /// A random legal game of at most `plies` plies that does not end early.
-    static func randomGame(seed: UInt64, plies: Int) -> [String] {
-        var generator = SeededGenerator(seed: seed)
-        var game = Game()
-        var moves: [String] = []
-        while moves.count < plies {
-            let legal = game.position.legalMoves().filter { move in
-                var next = game
-                try? next.play(move)
-                return next.result == .ongoing
-            }
-            guard let move = legal.randomElement(using: &generator) else { break }
-            try? game.play(move)
-            moves.append(move.uci)
-        }
-        return moves
     }
 }

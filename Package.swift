@@ -80,10 +80,10 @@ let package = Package(
         .target(name: "Logging", dependencies: ["JSON", "SystemCalls"]),
         .target(name: "CMainQueue"),
         .target(name: "MainLoop", dependencies: ["CMainQueue"]),
-        .target(name: "Serial"),
+        .target(name: "Serial", dependencies: ["SystemCalls"]),
         .target(name: "SerialTransport", dependencies: ["Serial", "BoardKit", "MainLoop"]),
         .target(name: "DBus", dependencies: ["CDBus"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop", "Logging"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop", "Logging", "SystemCalls"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
         .target(name: "BroadcastRelay", dependencies: ["Broadcast", "Curl"]),
         .target(

@@ -1,6 +1,7 @@
 internal import CMosquitto
 import Dispatch
 import MainLoop
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -101,9 +102,8 @@ extension MQTTClient {
         guard socket >= 0 else { return nil }
         // libmosquitto does not mark its socket close-on-exec; a child process spawned
         // while we are connected would keep the connection open after we close it.
-        _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
-        let descriptor = fcntl(socket, F_DUPFD_CLOEXEC, 0)
-        guard descriptor >= 0 else { return nil }
+        try? FileDescriptor(rawValue: socket).setCloseOnExec()
+        guard let descriptor = try? FileDescriptor(rawValue: socket).duplicate().rawValue else { return nil }
         return ReadableWatch(descriptor: descriptor, closesDescriptor: true) { [weak self] in
             self?.socketReadable()
         }
@@ -150,8 +150,7 @@ extension MQTTClient {
     private func hasPendingInput(_ handle: MosquittoHandle) -> Bool {
         let socket = handle.socket
         guard socket >= 0 else { return false }
-        var byte: UInt8 = 0
-        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+        return ((try? FileDescriptor(rawValue: socket).peek()) ?? 0) > 0
     }
 
     /// During the handshake libmosquitto can keep a TLS socket that the peer closed (it
@@ -159,13 +158,12 @@ extension MQTTClient {
     private func peekForClosedSocket(_ handle: MosquittoHandle) -> MQTTDisconnectReason? {
         let socket = handle.socket
         guard socket >= 0 else { return nil }
-        var byte: UInt8 = 0
-        let count = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        if count == 0 { return .connectFailed("the broker closed the connection during the handshake") }
-        if count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
-            return .connectFailed(String(cString: strerror(errno)))
+        do {
+            guard try FileDescriptor(rawValue: socket).peek() == 0 else { return nil }
+            return .connectFailed("the broker closed the connection during the handshake")
+        } catch {
+            return error == .wouldBlock ? nil : .connectFailed(error.description)
         }
-        return nil
     }
 
     private func startTickTimer() {
@@ -207,8 +205,7 @@ extension MQTTClient {
             return
         }
         guard writeSource == nil else { return }
-        let descriptor = fcntl(handle.socket, F_DUPFD_CLOEXEC, 0)
-        guard descriptor >= 0 else { return }
+        guard let descriptor = try? FileDescriptor(rawValue: handle.socket).duplicate().rawValue else { return }
         let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: .main)
         source.setEventHandler { [weak self] in
             MainActor.assumeIsolated { self?.socketWritable() }

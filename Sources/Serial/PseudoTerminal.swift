@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -19,13 +21,19 @@ public final class PseudoTerminal {
     /// Opens a new pseudo-terminal, raw, its controlling side non-blocking.
     public init() throws(SerialError) {
         // The multiplexer of Linux pseudo-terminals: unlock the new one, ask its number.
-        let descriptor = Glibc.open("/dev/ptmx", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw SerialSystem.error("open", path: "/dev/ptmx") }
+        let descriptor: Int32
+        do {
+            descriptor = try FileDescriptor.open(
+                "/dev/ptmx", .readWrite, options: [.noControllingTerminal, .nonBlocking]
+            ).rawValue
+        } catch {
+            throw SerialSystem.error("open", path: "/dev/ptmx", error)
+        }
         var unlock: CInt = 0
         var number: CUnsignedInt = 0
         guard ioctl(descriptor, Self.setLock, &unlock) == 0, ioctl(descriptor, Self.getNumber, &number) == 0 else {
             let error = SerialSystem.error("ioctl", path: "/dev/ptmx")
-            Glibc.close(descriptor)
+            FileDescriptor(rawValue: descriptor).close()
             throw error
         }
         var settings = termios()
@@ -42,21 +50,25 @@ public final class PseudoTerminal {
     /// Up to `maximum` bytes the device side wrote; `[]` when none (or nobody has it open).
     public func read(maximum: Int = 4096) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: maximum)
-        let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, maximum) }
-        return count > 0 ? Array(buffer.prefix(count)) : []
+        let count =
+            (try? buffer.withUnsafeMutableBytes { (bytes) throws(Errno) in
+                try FileDescriptor(rawValue: descriptor).read(into: bytes)
+            }) ?? 0
+        return Array(buffer.prefix(count))
     }
 
     /// Writes `bytes` towards the device side; returns how many were taken.
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Int {
-        let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, bytes.count) }
-        return max(0, count)
+        (try? bytes.withUnsafeBytes { (buffer) throws(Errno) in
+            try FileDescriptor(rawValue: descriptor).write(buffer)
+        }) ?? 0
     }
 
     /// Closes the controlling side: the device side reads end of file or fails (an unplug).
     public func close() {
         guard descriptor >= 0 else { return }
-        Glibc.close(descriptor)
+        FileDescriptor(rawValue: descriptor).close()
         descriptor = -1
     }
 }

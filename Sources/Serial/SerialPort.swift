@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -54,12 +56,17 @@ public final class SerialPort {
     /// Opens `path` raw, non-blocking, 8N1 at `baudRate`.
     public static func open(path: String, baudRate: BaudRate = .b9600) throws(SerialError) -> SerialPort {
         let device = resolve(path) ?? path
-        let descriptor = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw SerialSystem.error("open", path: path) }
+        let descriptor: Int32
+        do {
+            descriptor = try FileDescriptor.open(path, .readWrite, options: [.noControllingTerminal, .nonBlocking])
+                .rawValue
+        } catch {
+            throw SerialSystem.error("open", path: path, error)
+        }
         var settings = termios()
         guard tcgetattr(descriptor, &settings) == 0 else {
             let error = SerialSystem.error("tcgetattr", path: path)
-            Glibc.close(descriptor)
+            FileDescriptor(rawValue: descriptor).close()
             throw error
         }
         cfmakeraw(&settings)
@@ -70,7 +77,7 @@ public final class SerialPort {
         cfsetospeed(&settings, baudRate.speed)
         guard tcsetattr(descriptor, TCSANOW, &settings) == 0 else {
             let error = SerialSystem.error("tcsetattr", path: path)
-            Glibc.close(descriptor)
+            FileDescriptor(rawValue: descriptor).close()
             throw error
         }
         tcflush(descriptor, TCIOFLUSH)
@@ -87,10 +94,14 @@ public final class SerialPort {
     /// Up to `maximum` bytes waiting on the line; `[]` when none are.
     public func read(maximum: Int = 4096) throws(SerialError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: maximum)
-        let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, maximum) }
-        if count < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return [] }
-            throw SerialSystem.error("read", path: path)
+        let outcome = buffer.withUnsafeMutableBytes { bytes in
+            Result { () throws(Errno) -> Int in try FileDescriptor(rawValue: descriptor).read(into: bytes) }
+        }
+        let count: Int
+        switch outcome {
+        case .success(let read): count = read
+        case .failure(let error) where error == .wouldBlock: return []
+        case .failure(let error): throw SerialSystem.error("read", path: path, error)
         }
         if count == 0 {
             // End of file: the other end (a pseudo-terminal's master, a vanished device) is gone.
@@ -101,18 +112,20 @@ public final class SerialPort {
 
     /// Writes what the line takes of `bytes` now; returns how many it took.
     public func write(_ bytes: [UInt8]) throws(SerialError) -> Int {
-        let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, bytes.count) }
-        if count < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return 0 }
-            throw SerialSystem.error("write", path: path)
+        let outcome = bytes.withUnsafeBytes { buffer in
+            Result { () throws(Errno) -> Int in try FileDescriptor(rawValue: descriptor).write(buffer) }
         }
-        return count
+        switch outcome {
+        case .success(let written): return written
+        case .failure(let error) where error == .wouldBlock: return 0
+        case .failure(let error): throw SerialSystem.error("write", path: path, error)
+        }
     }
 
     /// Closes the line (idempotent).
     public func close() {
         guard descriptor >= 0 else { return }
-        Glibc.close(descriptor)
+        FileDescriptor(rawValue: descriptor).close()
         descriptor = -1
     }
 }

@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -11,7 +13,11 @@ enum SerialSystem {
     static let ioError = EIO
 
     static func error(_ operation: String, path: String?) -> SerialError {
-        let code = errno
-        return SerialError(operation: operation, path: path, code: code, reason: String(cString: strerror(code)))
+        error(operation, path: path, Errno.current)
+    }
+
+    /// The error of a call that failed with `errno` (a ``SystemCalls/Errno``).
+    static func error(_ operation: String, path: String?, _ errno: Errno) -> SerialError {
+        SerialError(operation: operation, path: path, code: errno.rawValue, reason: errno.description)
     }
 }

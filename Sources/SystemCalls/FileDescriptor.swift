@@ -49,6 +49,10 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         public static let append = OpenOptions(rawValue: O_APPEND)
         /// `O_DIRECTORY`.
         public static let directory = OpenOptions(rawValue: O_DIRECTORY)
+        /// `O_NONBLOCK`.
+        public static let nonBlocking = OpenOptions(rawValue: O_NONBLOCK)
+        /// `O_NOCTTY`: a terminal opened does not become the controlling one.
+        public static let noControllingTerminal = OpenOptions(rawValue: O_NOCTTY)
     }
 
     /// Opens `path` (close-on-exec); `permissions` apply when `.create` makes the file.
@@ -169,6 +173,26 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         try SystemCall.retryingInterrupts {
             Glibc.send(rawValue, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
         }
+    }
+
+    /// One byte looked at without taking it or blocking (`recv(2)` with `MSG_PEEK |
+    /// MSG_DONTWAIT`): 1 when input waits, 0 at end of file (the peer closed); throws
+    /// ``Errno/wouldBlock`` when nothing waits.
+    public func peek() throws(Errno) -> Int {
+        var byte: UInt8 = 0
+        return try SystemCall.retryingInterrupts { recv(rawValue, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) }
+    }
+
+    /// A duplicate of the descriptor (`F_DUPFD_CLOEXEC`), the caller's to close: what an
+    /// event-loop watch holds while the descriptor's owner may close its own at any time.
+    public func duplicate() throws(Errno) -> FileDescriptor {
+        FileDescriptor(rawValue: try SystemCall.retryingInterrupts { fcntl(rawValue, F_DUPFD_CLOEXEC, 0) })
+    }
+
+    /// Marks the descriptor close-on-exec (a library's socket that is not).
+    public func setCloseOnExec() throws(Errno) {
+        let flags = try SystemCall.retryingInterrupts { fcntl(rawValue, F_GETFD) }
+        _ = try SystemCall.retryingInterrupts { fcntl(rawValue, F_SETFD, flags | FD_CLOEXEC) }
     }
 
     /// Closes the descriptor and reports what `close(2)` said (a file system may report a

@@ -263,3 +263,37 @@ private final class ReceivedBytes: @unchecked Sendable {
         #expect(throws: Errno.noSuchFileOrDirectory) { try FileSystem.freeBytes("/nonexistent/dir") }
     }
 }
+
+/// Issue #31 (6): what the MQTT socket and the serial line need of a descriptor, through
+/// this module: a peek that takes nothing, a duplicate for a watch, close-on-exec.
+@Suite struct DescriptorHandlingTests {
+    @Test func peekSeesInputAndEndOfFileWithoutTakingAnything() throws {
+        let (near, far) = try FileDescriptor.socketPair(type: Int32(SOCK_STREAM.rawValue))
+        defer { near.close() }
+        #expect(throws: Errno.wouldBlock) { try near.peek() }
+        _ = try [UInt8(7)].withUnsafeBytes { try far.send($0) }
+        #expect(try near.peek() == 1)
+        #expect(try near.peek() == 1)
+        var byte: [UInt8] = [0]
+        #expect(try byte.withUnsafeMutableBytes { try near.receive(into: $0) } == 1 && byte == [7])
+        far.close()
+        #expect(try near.peek() == 0)
+    }
+
+    @Test func aDuplicateIsCloseOnExecAndOutlivesTheOriginal() throws {
+        var pipeEnds: [Int32] = [-1, -1]
+        #expect(pipe(&pipeEnds) == 0)
+        let (reading, writing) = (FileDescriptor(rawValue: pipeEnds[0]), FileDescriptor(rawValue: pipeEnds[1]))
+        defer { writing.close() }
+        #expect(fcntl(reading.rawValue, F_GETFD) & FD_CLOEXEC == 0)
+        try reading.setCloseOnExec()
+        #expect(fcntl(reading.rawValue, F_GETFD) & FD_CLOEXEC != 0)
+        let duplicate = try reading.duplicate()
+        defer { duplicate.close() }
+        #expect(duplicate != reading && fcntl(duplicate.rawValue, F_GETFD) & FD_CLOEXEC != 0)
+        reading.close()
+        _ = try [UInt8(1)].withUnsafeBytes { try writing.write($0) }
+        var byte: [UInt8] = [0]
+        #expect(try byte.withUnsafeMutableBytes { try duplicate.read(into: $0) } == 1)
+    }
+}

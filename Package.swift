@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "MainLoop", dependencies: ["CMainQueue"]),
         .target(name: "Serial", dependencies: ["SystemCalls"]),
         .target(name: "SerialTransport", dependencies: ["Serial", "BoardKit", "MainLoop"]),
-        .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(name: "DBus", dependencies: ["CDBus", "MainLoop"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop", "Logging", "SystemCalls"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
         .target(name: "BroadcastRelay", dependencies: ["Broadcast", "Curl"]),

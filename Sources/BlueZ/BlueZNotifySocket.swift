@@ -7,11 +7,10 @@ import SystemCalls
 /// (reference/bluez-dbus.md §4.2), bypassing `dbus-daemon` and the `PropertiesChanged`
 /// signal.
 ///
-/// Watched through ``MainLoop/ReadableWatch`` (the daemon's own main-thread loop, or a
-/// Dispatch read source). End of file or a read error (BlueZ released the notifications, the link went down) is
-/// reported once through `onClose`, after which the socket is closed. ``close()`` closes it
-/// without a report. The descriptor is owned: it is closed exactly once, when the read source
-/// is cancelled.
+/// Watched through ``MainLoop/ReadableWatch``. End of file or a read error (BlueZ released
+/// the notifications, the link went down) is reported once through `onClose`, after which
+/// the socket is closed. ``close()`` closes it without a report. The descriptor is owned: it
+/// is closed exactly once, when the watch is cancelled.
 ///
 /// Each datagram is handed to `onDatagram` as a `Data` slice of one receive buffer shared by
 /// every socket (``BlueZDatagramBuffer``): valid as a value like any `Data`, but a receiver

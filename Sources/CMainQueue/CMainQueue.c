@@ -2,6 +2,7 @@
 // by libdispatch itself; the epoll helpers are here.
 #include "CMainQueue.h"
 
+#include <errno.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 
@@ -13,7 +14,14 @@ int cmq_epoll_watch(int epoll, int fd, uint64_t key, int modify) {
     struct epoll_event event = {0};
     event.events = EPOLLIN | EPOLLRDHUP;
     event.data.u64 = key;
-    return epoll_ctl(epoll, modify ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event);
+    int result = epoll_ctl(epoll, modify ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event);
+    // A descriptor closed without being removed left the set (the kernel drops it), and its
+    // number may come back as a new descriptor; one registered under a number the caller
+    // thought free is there already. Either way the other operation is the right one.
+    if (result != 0 && ((modify && errno == ENOENT) || (!modify && errno == EEXIST))) {
+        result = epoll_ctl(epoll, modify ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event);
+    }
+    return result;
 }
 
 int cmq_epoll_unwatch(int epoll, int fd) {

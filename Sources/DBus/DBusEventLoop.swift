@@ -1,5 +1,6 @@
 internal import CDBus
 import Dispatch
+import MainLoop
 
 #if canImport(Glibc)
     import Glibc
@@ -52,20 +53,23 @@ let releaseContext: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointe
 /// Drives one `DBusWatch` (a file descriptor libdbus wants to poll).
 ///
 /// libdbus gives each socket a read watch and a separate write watch. The read watch gets
-/// one Dispatch read source, created when the watch is enabled and cancelled only when it
-/// is disabled or removed: toggles that do not change the state leave it alone. The write
-/// watch gets no Dispatch source at all: while it is enabled, a pump on the main queue lets
-/// libdbus write (the socket is non-blocking) and tries again a millisecond later until the
-/// outgoing queue is empty. Cancelling and re-creating muxed read/write sources on the same
-/// descriptor at every outgoing message (libdbus toggles the write watch for each one) can
-/// lose an epoll registration in libdispatch on Linux, which left replies unsent until a
-/// call timed out; the pump avoids that churn entirely.
+/// one ``MainLoop/ReadableWatch`` (the loop that serves every descriptor), made when the
+/// watch is enabled and cancelled only when it is disabled or removed: toggles that do not
+/// change the state leave it alone. Registration and removal are synchronous epoll calls, so
+/// libdbus closing its socket right after removing the watch leaves nothing behind (with
+/// per-descriptor Dispatch sources it left a stale registration that deafened the next
+/// connection given the same number, #28). The write watch gets no watch at all: while it
+/// is enabled, a pump on the main queue lets libdbus write (the socket is non-blocking) and
+/// tries again a millisecond later until the outgoing queue is empty — libdbus toggles the
+/// write watch for every outgoing message, and registering and removing a descriptor at
+/// that rate would cost more than the pump.
 ///
 /// Stored in the watch itself (`dbus_watch_set_data`), released when libdbus frees the watch.
+/// Every libdbus callback of this module comes from the main thread.
 final class DBusWatchSource: @unchecked Sendable {
     private let watch: OpaquePointer
     private let context: DBusConnectionContext
-    private var readSource: (any DispatchSourceProtocol)?
+    private var readWatch: ReadableWatch?
     private var isPumpingWrites = false
 
     init(watch: OpaquePointer, context: DBusConnectionContext) {
@@ -77,29 +81,20 @@ final class DBusWatchSource: @unchecked Sendable {
         cancel()
     }
 
-    /// Matches the read source and the write pump to the watch's enabled state and flags.
+    /// Matches the read watch and the write pump to the watch's enabled state and flags.
     func update() {
         let enabled = dbus_watch_get_enabled(watch) != 0
         let descriptor = dbus_watch_get_unix_fd(watch)
         let flags = dbus_watch_get_flags(watch)
         let wantsRead = enabled && descriptor >= 0 && flags & DBUS_WATCH_READABLE.rawValue != 0
-        if wantsRead, readSource == nil {
-            // The source watches a duplicate that only its cancel handler closes. libdbus
-            // closes its own descriptor right after removing the watch, before libdispatch has
-            // unregistered the cancelled source; the next connection got the same number, its
-            // new source joined the stale registration and never fired: `Hello` timed out with
-            // the bus's `OK` (37 bytes) unread and nothing ever read (#28).
-            // Without a descriptor to spare (EMFILE), libdbus's own is watched.
-            let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-            let source = DispatchSource.makeReadSource(
-                fileDescriptor: duplicate >= 0 ? duplicate : descriptor, queue: .main)
-            source.setEventHandler { [weak self] in self?.handle(DBUS_WATCH_READABLE.rawValue) }
-            if duplicate >= 0 { source.setCancelHandler { _ = close(duplicate) } }
-            readSource = source
-            source.resume()
-        } else if !wantsRead, let source = readSource {
-            source.cancel()
-            readSource = nil
+        if wantsRead, readWatch == nil {
+            readWatch = MainActor.assumeIsolated {
+                ReadableWatch(descriptor: descriptor, closesDescriptor: false) { [weak self] in
+                    self?.handle(DBUS_WATCH_READABLE.rawValue)
+                }
+            }
+        } else if !wantsRead, readWatch != nil {
+            cancel()
         }
         if enabled, descriptor >= 0, flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
             scheduleWritePump(after: 0)
@@ -107,8 +102,9 @@ final class DBusWatchSource: @unchecked Sendable {
     }
 
     func cancel() {
-        readSource?.cancel()
-        readSource = nil
+        guard let readWatch else { return }
+        self.readWatch = nil
+        MainActor.assumeIsolated { readWatch.cancel() }
     }
 
     private func scheduleWritePump(after milliseconds: Int) {

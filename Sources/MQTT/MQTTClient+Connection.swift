@@ -96,7 +96,7 @@ extension MQTTClient {
     /// its descriptor inside any call, while a watched descriptor must stay open until the
     /// watch is cancelled, so the watch reads (and closes) its own. In the daemon the
     /// `MainLoop` serves it on the main thread (a PUBACK or a command costs one wake-up, not a
-    /// hand-off from libdispatch's manager thread); elsewhere a Dispatch read source.
+    /// hand-off from libdispatch's manager thread).
     private func watch(_ handle: MosquittoHandle) -> ReadableWatch? {
         let socket = handle.socket
         guard socket >= 0 else { return nil }

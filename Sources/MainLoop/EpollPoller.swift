@@ -24,7 +24,9 @@ public final class EpollPoller<Handler> {
         var handler: Handler
     }
 
-    private let descriptor: Int32
+    /// The epoll instance's own descriptor: readable while a registered descriptor is ready
+    /// (so another loop can wait on it; ``MainLoop`` does when it does not own the thread).
+    let descriptor: Int32
     // Read on every event. Single-threaded by contract, and no access to it spans a call
     // that could reach it again (``poll(timeoutMilliseconds:invoke:)`` copies a
     // registration out before invoking its handler, which may add or remove descriptors):
@@ -62,25 +64,40 @@ public final class EpollPoller<Handler> {
     /// again replaces its handler.
     @discardableResult
     public func add(_ fd: Int32, handler: Handler) -> Bool {
-        guard fd >= 0 else { return false }
+        register(fd, handler: handler) != nil
+    }
+
+    /// ``add(_:handler:)`` returning the registration's generation (for
+    /// ``remove(_:generation:)``), or `nil` when the kernel refuses the descriptor.
+    func register(_ fd: Int32, handler: Handler) -> UInt32? {
+        guard fd >= 0 else { return nil }
         let index = Int(fd)
         let isNew = index >= registrations.count || registrations[index] == nil
         let generation = nextGeneration
         nextGeneration = nextGeneration == UInt32.max ? 1 : nextGeneration + 1
         let key = UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
-        guard cmq_epoll_watch(descriptor, fd, key, isNew ? 0 : 1) == 0 else { return false }
+        guard cmq_epoll_watch(descriptor, fd, key, isNew ? 0 : 1) == 0 else { return nil }
         if index >= registrations.count {
             registrations.append(contentsOf: repeatElement(nil, count: index + 1 - registrations.count))
         }
         registrations[index] = Registration(generation: generation, handler: handler)
         if isNew { count += 1 }
-        return true
+        return generation
     }
 
     /// Stops watching `fd` (call before closing it). Unknown descriptors are ignored.
     public func remove(_ fd: Int32) {
+        remove(fd, generation: nil)
+    }
+
+    /// Stops watching `fd` if its registration is the one `generation` names (any, for `nil`):
+    /// an owner whose descriptor was closed behind its back, and its number given to a new
+    /// descriptor that was registered since, leaves the new registration alone.
+    func remove(_ fd: Int32, generation: UInt32?) {
         let index = Int(fd)
-        guard fd >= 0, index < registrations.count, registrations[index] != nil else { return }
+        guard fd >= 0, index < registrations.count, let registration = registrations[index],
+            generation == nil || registration.generation == generation
+        else { return }
         registrations[index] = nil
         count -= 1
         _ = cmq_epoll_unwatch(descriptor, fd)

@@ -7,37 +7,49 @@ import Dispatch
     import Musl
 #endif
 
-/// The daemon's own event loop on the main thread, in place of `dispatchMain()`.
+/// The one loop that serves every descriptor registered through ``ReadableWatch``: one
+/// level-triggered epoll instance (``EpollPoller``) and its handlers, on the main actor.
 ///
-/// With `dispatchMain()`, libdispatch watches every descriptor from its manager thread and
-/// hands each event to a worker thread that runs the main queue: two thread wake-ups per
-/// event. At 64 boards streaming ten notifications a second each that hand-off is most of
-/// the bridge's CPU. This loop instead waits in one `epoll_wait` on the main thread for the
-/// descriptors registered through ``ReadableWatch`` (the boards' notification sockets) and
-/// for libdispatch's main-queue wake-up descriptor; it runs the handlers of ready
-/// descriptors directly and drains the main queue (main-actor tasks, timers, signal
-/// sources, Dispatch sources of other descriptors) when libdispatch asks for it — the same
-/// hooks swift-corelibs-foundation's `RunLoop` uses.
+/// Two ways to drive it, one set of registrations:
+/// - **The daemon owns the main thread** (``activate()`` then ``run()``): the main thread
+///   waits in one `epoll_wait` for the registered descriptors and for libdispatch's main-queue
+///   wake-up descriptor; it runs the handlers of ready descriptors directly and drains the
+///   main queue (main-actor tasks, timers, signal sources) when libdispatch asks for it —
+///   the same hooks swift-corelibs-foundation's `RunLoop` uses. With `dispatchMain()`,
+///   libdispatch would watch every descriptor from its manager thread and hand each event to
+///   a worker thread that runs the main queue: two thread wake-ups per event, most of the
+///   bridge's CPU at 64 boards streaming ten notifications a second.
+/// - **Hosted** (tests, tools, `boardsim`: whoever drains the main queue is not this loop):
+///   the epoll instance's own descriptor is watched by one Dispatch read source on the main
+///   queue, made once and never cancelled; each time it fires, the ready handlers run.
 ///
-/// Only the executable calls ``activate()`` and ``run()``. Without them (tests, tools),
-/// ``ReadableWatch`` falls back to Dispatch read sources on the main queue.
+/// Either way no descriptor gets a Dispatch source of its own. libdispatch keys its
+/// registrations by descriptor number and unregisters a cancelled source later, on its
+/// queue: per-descriptor sources that came and went (sockets of links that drop and come
+/// back) now and then left a registration under a number that a new descriptor then took,
+/// and that descriptor's source never fired — an RFCOMM link's end of file, waiting unread
+/// while the transport believed the link was up (#28, and the RFCOMM flake of stop 40). An
+/// epoll registration is added and removed synchronously, under the caller's control.
 @MainActor
 public enum MainLoop {
     private static var poller: EpollPoller<@MainActor () -> Void>?
+    /// The hosted mode's read source on the poller's descriptor (`nil` once ``run()`` owns the thread).
+    private static var hostedSource: (any DispatchSourceRead)?
+    private static var ownsThread = false
 
-    /// Whether ``activate()`` succeeded: descriptors are watched by this loop.
-    public static var isActive: Bool { poller != nil }
+    /// Whether ``activate()`` succeeded: the main thread is this loop's (``run()``).
+    public static var isActive: Bool { ownsThread }
 
-    /// Makes this loop the one that watches descriptors registered from now on; call once,
-    /// on the main thread, before anything registers, then call ``run()``. Returns `false`
-    /// (and changes nothing) when no epoll instance can be had.
+    /// Makes the main thread this loop's: call once, on the main thread, then call ``run()``.
+    /// Descriptors registered before stay registered. Returns `false` (and changes nothing)
+    /// when no epoll instance can be had.
     @discardableResult
     public static func activate() -> Bool {
-        if poller != nil { return true }
-        guard let created = EpollPoller<@MainActor () -> Void>() else { return false }
+        if ownsThread { return true }
+        guard let poller = poller ?? EpollPoller<@MainActor () -> Void>() else { return false }
         let wakeUp = _dispatch_get_main_queue_handle_4CF()
         guard
-            created.add(
+            poller.add(
                 wakeUp,
                 handler: {
                     // Reset the eventfd first: work enqueued while draining wakes us again.
@@ -45,7 +57,11 @@ public enum MainLoop {
                     _dispatch_main_queue_callback_4CF(nil)
                 })
         else { return false }
-        poller = created
+        // The epoll descriptor is never closed: cancelling its source leaves nothing stale.
+        hostedSource?.cancel()
+        hostedSource = nil
+        self.poller = poller
+        ownsThread = true
         return true
     }
 
@@ -64,14 +80,30 @@ public enum MainLoop {
         }
     }
 
-    /// Registers `fd` with the loop (``ReadableWatch`` only).
-    static func add(_ fd: Int32, handler: @escaping @MainActor () -> Void) -> Bool {
-        guard let poller else { return false }
-        return poller.add(fd, handler: handler)
+    /// Registers `fd` with the loop (``ReadableWatch`` only), starting the hosted mode if
+    /// nothing drives the loop yet. Returns the registration's generation, `nil` when the
+    /// kernel refuses the descriptor.
+    static func add(_ fd: Int32, handler: @escaping @MainActor () -> Void) -> UInt32? {
+        guard let poller = poller ?? startHosted() else { return nil }
+        return poller.register(fd, handler: handler)
     }
 
-    /// Unregisters `fd` (``ReadableWatch`` only).
-    static func remove(_ fd: Int32) {
-        poller?.remove(fd)
+    /// Unregisters `fd` if it is still the registration `generation` (``ReadableWatch`` only).
+    static func remove(_ fd: Int32, generation: UInt32) {
+        poller?.remove(fd, generation: generation)
+    }
+
+    /// The hosted mode: the poller's descriptor watched by one Dispatch source on the main queue.
+    private static func startHosted() -> EpollPoller<@MainActor () -> Void>? {
+        guard let created = EpollPoller<@MainActor () -> Void>() else { return nil }
+        let source = DispatchSource.makeReadSource(fileDescriptor: created.descriptor, queue: .main)
+        source.setEventHandler {
+            // Level-triggered: while more is ready than one batch, the source fires again.
+            MainActor.assumeIsolated { _ = created.poll(timeoutMilliseconds: 0, invoke: { handler in handler() }) }
+        }
+        source.resume()
+        hostedSource = source
+        poller = created
+        return created
     }
 }

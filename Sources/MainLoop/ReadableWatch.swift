@@ -1,5 +1,3 @@
-import Dispatch
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -8,76 +6,40 @@ import Dispatch
 
 /// Calls a handler on the main actor whenever a descriptor is readable (or hung up).
 ///
-/// Served by ``MainLoop`` when it is active (one thread wake-up per event), else by a
-/// Dispatch read source on the main queue. Level-triggered either way: the handler is called
-/// again while data is waiting, so it may read one message per call.
+/// Served by ``MainLoop`` (whether it owns the main thread or is hosted on the main queue).
+/// Level-triggered: the handler is called again while data is waiting, so it may read one
+/// message per call. Registration and removal are synchronous: once ``cancel()`` returns, the
+/// handler is never called again and (with `closesDescriptor`) the descriptor is closed.
 @MainActor
 public final class ReadableWatch {
-    private enum Backend {
-        case loop
-        case dispatch(any DispatchSourceRead)
-    }
-
     /// The watched descriptor.
     public let descriptor: Int32
-    private let closesDescriptor: Bool
-    private var backend: Backend?
+    /// Whether ``cancel()`` still has to close the descriptor.
+    private var owesClose: Bool
+    /// The loop's registration, while there is one.
+    private var generation: UInt32?
 
     /// Starts watching `descriptor`. With `closesDescriptor`, ``cancel()`` (or the release
-    /// of the watch) closes it once nothing watches it any more.
+    /// of the watch) closes it. A descriptor the kernel cannot watch (a regular file, a
+    /// closed number) leaves the watch inactive from the start (and still closed by ``cancel()`` when owned).
     public init(descriptor: Int32, closesDescriptor: Bool, handler: @escaping @MainActor () -> Void) {
         self.descriptor = descriptor
-        self.closesDescriptor = closesDescriptor
-        if MainLoop.isActive, MainLoop.add(descriptor, handler: handler) {
-            backend = .loop
-        } else {
-            // The source watches a duplicate that only its cancel handler closes. libdispatch
-            // unregisters a cancelled source later, on its queue; an owner that closed the
-            // descriptor before that (the serial port, libmicrohttpd) left a stale registration
-            // under its number, and the next descriptor given that number (a D-Bus
-            // connection's) joined it and was never heard (#28). Without a descriptor to spare
-            // (EMFILE), the descriptor itself is watched.
-            let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-            let watched = duplicate >= 0 ? duplicate : descriptor
-            let source = DispatchSource.makeReadSource(fileDescriptor: watched, queue: .main)
-            source.setEventHandler {
-                MainActor.assumeIsolated { handler() }
-            }
-            source.setCancelHandler {
-                if duplicate >= 0 { Self.close(duplicate) }
-                if closesDescriptor { Self.close(descriptor) }
-            }
-            source.resume()
-            backend = .dispatch(source)
-        }
+        owesClose = closesDescriptor
+        generation = MainLoop.add(descriptor, handler: handler)
     }
 
     /// Whether the descriptor is still watched.
-    public var isActive: Bool { backend != nil }
+    public var isActive: Bool { generation != nil }
 
     /// Stops watching (and closes the descriptor if the watch owns it). Idempotent.
     public func cancel() {
-        switch backend {
-        case .loop:
-            MainLoop.remove(descriptor)
-            if closesDescriptor { Self.close(descriptor) }
-        case .dispatch(let source):
-            source.cancel()
-        case nil:
-            break
-        }
-        backend = nil
+        if let generation { MainLoop.remove(descriptor, generation: generation) }
+        generation = nil
+        if owesClose { _ = close(descriptor) }
+        owesClose = false
     }
 
     isolated deinit {
         cancel()
-    }
-
-    private nonisolated static func close(_ descriptor: Int32) {
-        #if canImport(Glibc)
-            _ = Glibc.close(descriptor)
-        #elseif canImport(Musl)
-            _ = Musl.close(descriptor)
-        #endif
     }
 }

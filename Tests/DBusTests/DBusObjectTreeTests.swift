@@ -155,6 +155,10 @@ struct DBusObjectTreeTests {
             invocation.reply()
         }
         try tree.addInterface(device, at: Self.device)
+        // Announced now: the server may read the call before the main queue's flush runs
+        // (one loop serves both connections' sockets), and `Connected` would then be part of
+        // a late InterfacesAdded rather than a PropertiesChanged.
+        tree.flush()
         _ = try await fixture.call(Self.device, "org.bluez.Device1", "Connect")
         // No waiting: the signal was dispatched before the reply resumed this task.
         let last = try #require(fixture.signals.items.last)

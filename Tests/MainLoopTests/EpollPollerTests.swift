@@ -106,6 +106,28 @@ final class SocketPair {
         #expect(ran.count == 1)
     }
 
+    /// A descriptor closed without being removed leaves the epoll set (the kernel drops it)
+    /// but not the poller's table; the next descriptor given its number must still be
+    /// watchable (the poller's `EPOLL_CTL_MOD` found nothing to change and failed).
+    @Test func aNumberClosedWithoutRemovalCanBeWatchedAgain() throws {
+        let poller = try #require(EpollPoller<() -> Void>())
+        let first = try SocketPair()
+        var calls: [String] = []
+        #expect(poller.add(first.left) { calls.append("first") })
+        let number = first.left
+        first.close(first.left)
+        first.close(first.right)
+        let second = try SocketPair()
+        // The lowest free numbers come back: the new pair's left end takes the old number.
+        #expect(second.left == number || second.right == number)
+        let reused = second.left == number ? second.left : second.right
+        let peer = reused == second.left ? second.right : second.left
+        #expect(poller.add(reused) { calls.append("second \(second.receive(reused))") })
+        second.send([5], from: peer)
+        #expect(poller.poll(timeoutMilliseconds: 1000) == 1)
+        #expect(calls == ["second [5]"])
+    }
+
     @Test func aClosedPeerIsReportedAsReadableWithEndOfFile() throws {
         let poller = try #require(EpollPoller<() -> Void>())
         let pair = try SocketPair()
@@ -136,34 +158,71 @@ final class SocketPair {
 
 @MainActor
 @Suite struct ReadableWatchTests {
-    /// Without ``MainLoop/activate()`` (as in every test process) the watch uses a Dispatch
-    /// read source on the main queue.
+    /// Without ``MainLoop/activate()`` (as in every test process) the loop is hosted on the
+    /// main queue: the watch is still served, on the main actor. Cancelling is synchronous:
+    /// an owned descriptor is closed when ``ReadableWatch/cancel()`` returns (a Dispatch
+    /// source closed it later, in its cancel handler, after libdispatch had unregistered it).
     @Test func callsItsHandlerOnTheMainActorAndClosesItsDescriptorWhenCancelled() async throws {
         #expect(!MainLoop.isActive)
         let pair = try SocketPair()
         var received: [[UInt8]] = []
         let watch = ReadableWatch(descriptor: pair.left, closesDescriptor: true) {
+            MainActor.preconditionIsolated()
             received.append(pair.receive(pair.left))
         }
         pair.forget(pair.left)
         pair.send([4, 2], from: pair.right)
         // Generous: under a full parallel test run the main queue can be busy for seconds.
-        var deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(60)
         while received.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(received == [[4, 2]])
         #expect(watch.isActive)
         watch.cancel()
         watch.cancel()
         #expect(!watch.isActive)
-        // The cancel handler closes the descriptor once the source is gone: the peer reads
-        // end of file. (Checking the number itself would race other tests reusing it.)
-        var closed = false
-        deadline = ContinuousClock.now + .seconds(60)
-        while !closed && ContinuousClock.now < deadline {
-            closed = peerSeesEndOfFile(pair.right)
-            if !closed { try await Task.sleep(for: .milliseconds(5)) }
-        }
-        #expect(closed)
+        #expect(peerSeesEndOfFile(pair.right))
+    }
+
+    /// A watch cancelled while its descriptor is readable is never called again.
+    @Test func aCancelledWatchIsNeverCalledAgain() async throws {
+        let pair = try SocketPair()
+        var calls = 0
+        let watch = ReadableWatch(descriptor: pair.left, closesDescriptor: false) { calls += 1 }
+        pair.send([1], from: pair.right)
+        watch.cancel()
+        // A watch of another descriptor, made after, is heard: the loop has turned since.
+        let other = try SocketPair()
+        var heard = false
+        let next = ReadableWatch(descriptor: other.left, closesDescriptor: false) { heard = true }
+        other.send([2], from: other.right)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !heard && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        next.cancel()
+        #expect(heard)
+        #expect(calls == 0)
+    }
+
+    /// A watch whose descriptor its owner closed without cancelling it first, and whose
+    /// number went to a new descriptor watched since, leaves the new watch alone when it is
+    /// cancelled at last.
+    @Test func aLateCancelLeavesTheNextOwnerOfTheNumberAlone() async throws {
+        let first = try SocketPair()
+        let stale = ReadableWatch(descriptor: first.left, closesDescriptor: false) {}
+        let number = first.left
+        first.close(first.left)
+        first.close(first.right)
+        let second = try SocketPair()
+        let reused = second.left == number ? second.left : second.right
+        let peer = reused == second.left ? second.right : second.left
+        #expect(reused == number)
+        var heard: [UInt8] = []
+        let next = ReadableWatch(descriptor: reused, closesDescriptor: false) { heard += second.receive(reused) }
+        stale.cancel()
+        second.send([3], from: peer)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while heard.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        next.cancel()
+        #expect(heard == [3])
     }
 
     @Test func aWatchThatDoesNotOwnItsDescriptorLeavesItOpen() async throws {
@@ -178,8 +237,8 @@ final class SocketPair {
     /// right after ``ReadableWatch/cancel()`` (the serial port, libmicrohttpd's) closed it
     /// before libdispatch had unregistered the cancelled source; the next descriptor given the
     /// same number (a D-Bus connection's, in another test) joined that stale registration and
-    /// its source never fired. A watch that does not own its descriptor now watches a
-    /// duplicate that only its cancel handler closes.
+    /// its source never fired. Watches are epoll registrations of ``MainLoop`` now, removed
+    /// before ``ReadableWatch/cancel()`` returns.
     @Test func aDescriptorClosedRightAfterItsWatchIsCancelledDoesNotDeafenTheNextOne() async throws {
         for round in 0..<300 {
             // Registered and served once, as a serial port's or an HTTP server's watch is.

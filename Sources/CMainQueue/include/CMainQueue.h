@@ -19,7 +19,8 @@ void _dispatch_main_queue_callback_4CF(void *message);
 /// `epoll_create1(EPOLL_CLOEXEC)`.
 int cmq_epoll_create(void);
 
-/// Adds (or, with `modify`, changes) `fd` for input, hang-up and errors, tagged with `key`.
+/// Adds (or, with `modify`, changes) `fd` for input, hang-up and errors, tagged with `key`;
+/// a `modify` of a descriptor the set no longer has adds it, an add of one it has changes it.
 int cmq_epoll_watch(int epoll, int fd, uint64_t key, int modify);
 
 /// Removes `fd`.

@@ -78,7 +78,7 @@ public struct BoardCorrections: Equatable, Sendable {
         public init?(json: JSONValue, stringLimit: Int = 512) {
             guard let sequence = json["seq"]?.intValue, sequence > 0,
                 let time = json["time"]?.stringValue, ISO8601Timestamp.milliseconds(time) != nil,
-                let action = json["action"]?.stringValue, Self.isAction(action)
+                let action = json["action"]?.stringValue, BoardCorrections.actions.contains(action)
             else { return nil }
             func text(_ key: String) -> String? { json[key]?.stringValue.map { String($0.prefix(stringLimit)) } }
             self.init(
@@ -87,8 +87,6 @@ public struct BoardCorrections: Equatable, Sendable {
                 fenAfter: text("fen_after"))
             self.sequence = sequence
         }
-
-        private static func isAction(_ action: String) -> Bool { BoardCorrections.actions.contains(action) }
     }
 
     /// The board.

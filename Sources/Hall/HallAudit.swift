@@ -250,8 +250,4 @@ public struct HallAudit: Sendable {
         guard keys.count == 1, let key = keys.first, let value = object[key] else { return nil }
         return (key, value, object[CommandParser.transactionKey].flatMap(text))
     }
-
-    private static func fields(_ json: JSONValue, _ keys: [String]) -> JSONValue {
-        .object(JSONObject(uniqueKeysWithValues: keys.compactMap { key in json[key].map { (key, $0) } }))
-    }
 }

@@ -53,6 +53,9 @@ public struct HallModel: Sendable {
         guard payload.count <= Self.payloadLimit else {
             return reject(topic, "payload of \(payload.count) bytes is over the limit of \(Self.payloadLimit)")
         }
+        // A board's corrections are the audit log's (`HallAudit`, which parses them), and
+        // make no board: not parsed here.
+        if case .board(_, .corrections) = kind { return .success([]) }
         if case .board(let id, .pgn) = kind {
             guard let text = String(validating: payload, as: UTF8.self) else {
                 return reject(topic, "PGN is not UTF-8")
@@ -71,8 +74,7 @@ public struct HallModel: Sendable {
         }
         let changes: [HallChange]?
         switch kind {
-        // The corrections are the audit log's (`HallAudit`), and make no board.
-        case .input, .bridgeResponse, .boardCommand, .board(_, .corrections): changes = []
+        case .input, .bridgeResponse, .boardCommand: changes = []
         case .bridgeState(let node):
             changes = updateNode(node) { $0.state = json?["state"]?.stringValue }.map { $0 + refreshUp(node, now: now) }
         case .bridgeInfo(let node): changes = applyInfo(node: node, json).map { $0 + refreshUp(node, now: now) }
@@ -149,7 +151,7 @@ public struct HallModel: Sendable {
             event["event_type"] = "response"
             appendEvent(&board, .object(event), type: nil)
         case .pgn, .corrections:
-            // Both are taken care of in `apply(topic:payload:now:)`.
+            // Both are taken care of before the payload is parsed (`apply(topic:payload:now:)`).
             return []
         }
         sequence += 1

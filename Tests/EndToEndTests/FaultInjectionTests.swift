@@ -30,9 +30,9 @@ import Testing
     }
 
     /// Plies before the fault, while it lasts (at most), and after.
-    static let before = 6
-    static let during = 3
-    static let after = 6
+    nonisolated static let before = 6
+    nonisolated static let during = 3
+    nonisolated static let after = 6
 
     @Test func brokerKilled() async throws {
         try await FaultRun.strike(
@@ -134,6 +134,18 @@ enum FaultRun {
     typealias Step = @MainActor (Hall, [HallBoard]) async throws -> Void
     typealias Check = @MainActor (Hall, [HallBoard], [String: [String]]) async throws -> Void
 
+    /// One board's game and how many of its plies are made while the fault lasts.
+    struct Plan {
+        var game: [String]
+        var gap: Int
+        /// The plies before the fault.
+        var before: [String] { Array(game.prefix(FaultInjectionTests.before)) }
+        /// The plies made while it lasts (the fault strikes during the first).
+        var during: [String] { Array(game.dropFirst(FaultInjectionTests.before).prefix(gap)) }
+        /// The rest of the game.
+        var after: [String] { Array(game.dropFirst(FaultInjectionTests.before + gap)) }
+    }
+
     /// Per board: plies published, reported, lost, wrong; moves recovered.
     struct Tally {
         var plies = 0
@@ -167,34 +179,28 @@ enum FaultRun {
         defer { hall.stop() }
         var generator = SeededGenerator(seed: seed)
         let total = FaultInjectionTests.before + FaultInjectionTests.during + FaultInjectionTests.after
-        var games: [String: [String]] = [:]
-        var during: [String: Int] = [:]
+        var plans: [String: Plan] = [:]
         for board in boards {
-            games[board.id] = RandomGame.uci(plies: total, using: &generator)
-            during[board.id] = Int.random(in: 1...FaultInjectionTests.during, using: &generator)
+            let game = RandomGame.uci(plies: total, using: &generator)
+            plans[board.id] = Plan(game: game, gap: Int.random(in: 1...FaultInjectionTests.during, using: &generator))
         }
-        func slice(_ board: HallBoard, _ range: (Int) -> Range<Int>) -> [String] {
-            let moves = games[board.id] ?? []
-            let wanted = range(during[board.id] ?? 0)
-            return Array(moves[min(wanted.lowerBound, moves.count)..<min(wanted.upperBound, moves.count)])
+        let played = plans.mapValues(\.game)
+        func phase(_ part: (Plan) -> [String]) -> [(board: String, uci: [String])] {
+            boards.map { ($0.id, plans[$0.id].map(part) ?? []) }
         }
-        let first = FaultInjectionTests.before
-        try await hall.playTogether(boards.map { ($0.id, slice($0) { _ in 0..<first }) })
-        for board in boards {
-            _ = try await hall.waitForPGN(board.id, plies: min(first, games[board.id]?.count ?? 0))
-        }
+        try await hall.playTogether(phase(\.before))
+        for board in boards { _ = try await hall.waitForPGN(board.id, plies: plans[board.id]?.before.count ?? 0) }
         // The fault strikes while the boards play, at a random moment of their first move.
-        let gap = boards.map { ($0.id, slice($0) { first..<first + $0 }) }
+        let gap = phase(\.during)
         let playing = Task { try await hall.playTogether(gap) }
         try await Task.sleep(for: .milliseconds(Int.random(in: 0..<400, using: &generator)))
         try await fault(hall, boards)
         try await playing.value
         try await recover(hall, boards)
-        try await hall.playTogether(boards.map { ($0.id, slice($0) { first + $0..<first + $0 + total }) })
-        if let finally { try await finally(hall, boards, games) }
+        try await hall.playTogether(phase(\.after))
+        if let finally { try await finally(hall, boards, played) }
 
         // Settled: every board's PGN holds its game, or its gap went to the arbiter.
-        let played = games
         try? await waitUntil("every game published or its gap reported", timeout: .seconds(30)) {
             boards.allSatisfy { board in
                 let tally = count(board, hall: hall, game: played[board.id] ?? [])
@@ -210,7 +216,7 @@ enum FaultRun {
                 print(dump(board, hall: hall, game: played[board.id] ?? []))
             }
             lines.append(
-                "\(board.family) (gap \(during[board.id] ?? 0)) \(tally.published)/\(tally.plies)"
+                "\(board.family) (gap \(plans[board.id]?.gap ?? 0)) \(tally.published)/\(tally.plies)"
                     + (tally.reported > 0 ? " (\(tally.reported) reported)" : ""))
         }
         let summary =

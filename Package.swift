@@ -81,7 +81,10 @@ let package = Package(
         .target(name: "CMainQueue"),
         .target(name: "MainLoop", dependencies: ["CMainQueue"]),
         .target(name: "Serial", dependencies: ["SystemCalls"]),
-        .target(name: "SerialTransport", dependencies: ["Serial", "BoardKit", "MainLoop"]),
+        // The one board-link runtime: link status, scheduler and timers, the paced writer, the
+        // reconnect runner; every transport (BlueZ LE and RFCOMM, serial) runs on it.
+        .target(name: "BoardLink", dependencies: ["BoardKit", "Logging", "MainLoop", "SystemCalls"]),
+        .target(name: "SerialTransport", dependencies: ["Serial", "BoardKit", "BoardLink", "MainLoop", "Logging"]),
         .target(name: "DBus", dependencies: ["CDBus", "MainLoop"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop", "Logging", "SystemCalls"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
@@ -92,7 +95,9 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "MainLoop"]),
 
         // MARK: Platform and product
-        .target(name: "BlueZ", dependencies: ["DBus", "BoardKit", "Adapters", "MainLoop", "Logging", "SystemCalls"]),
+        .target(
+            name: "BlueZ",
+            dependencies: ["DBus", "BoardKit", "BoardLink", "Adapters", "MainLoop", "Logging", "SystemCalls"]),
         .target(
             name: "FakeBlueZ",
             dependencies: ["DBus", "BoardKit", "Adapters", "Emulation", "Chess", "MainLoop", "Serial"]),
@@ -100,8 +105,7 @@ let package = Package(
             name: "Bridge",
             dependencies: [
                 "Contract", "JSON", "Logging", "SystemCalls", "BoardKit", "Chess", "Kernel", "Adapters", "BlueZ",
-                "MQTT",
-                "Config", "SerialTransport",
+                "BoardLink", "MQTT", "Config", "SerialTransport",
             ]
         ),
         // The MQTT contract: topics, payloads (encoded and decoded), commands, health keys,
@@ -144,13 +148,15 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["BoardKit", "Chess", "Adapters", "Emulation", "DBus"]),
+        .target(
+            name: "TestSupport", dependencies: ["BoardKit", "BoardLink", "Chess", "Adapters", "Emulation", "DBus"]),
         // Swift Testing traits (tests only: the benchmark links TestSupport, not Testing).
         .target(name: "TestScheduling"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "BoardKitTests", dependencies: ["BoardKit"]),
+        .testTarget(name: "BoardLinkTests", dependencies: ["BoardLink", "BoardKit", "Logging", "TestSupport"]),
         .testTarget(name: "ChessTests", dependencies: ["Chess", "TestSupport"]),
         .testTarget(name: "BroadcastTests", dependencies: ["Broadcast", "Chess"]),
         .testTarget(
@@ -173,7 +179,9 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
             name: "BlueZTests",
-            dependencies: ["BlueZ", "FakeBlueZ", "DBus", "Adapters", "BoardKit", "Chess", "Logging", "TestSupport"]
+            dependencies: [
+                "BlueZ", "BoardLink", "FakeBlueZ", "DBus", "Adapters", "BoardKit", "Chess", "Logging", "TestSupport",
+            ]
         ),
         .testTarget(
             name: "FakeBlueZTests",
@@ -195,7 +203,7 @@ let package = Package(
             dependencies: [
                 "Bridge", "Contract", "JSON", "Logging", "Adapters", "Config", "Kernel", "Chess", "BoardKit",
                 "Emulation",
-                "TestSupport", "TestScheduling", "BlueZ", "SerialTransport",
+                "TestSupport", "TestScheduling", "BlueZ", "BoardLink", "SerialTransport",
             ],
             exclude: ["Corpus"]
         ),

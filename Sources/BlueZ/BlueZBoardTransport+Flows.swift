@@ -1,34 +1,49 @@
 import BoardKit
+import BoardLink
 import FoundationEssentials
 
 /// Seeking, manual connects, and the reconnect loop.
 extension BlueZBoardTransport {
-    /// ``start()``: scan until the board appears, connect; retry a failed connect.
+    /// ``start()``: scan until the board appears, connect; a failed connect is retried after
+    /// ``BlueZTransportSettings/initialRetryDelay`` by the link runtime's
+    /// ``BoardLink/ReconnectRunner`` (in this transport's task), for as long as it takes.
     func runSeek(id: Int) async {
-        while isCurrent(id) {
-            activity = .scanning
-            updateState()
-            let path: String
-            do throws(BlueZLinkError) {
-                path = try await locateBoard(address: nil, requireSeen: true, timeout: nil)
-            } catch {
-                return
-            }
-            guard isCurrent(id) else { return }
-            activity = .connecting
-            updateState()
-            do throws(BlueZLinkError) {
-                try await establishLink(devicePath: path, isReconnect: hasBeenConnected || resumesBoardSession)
-                return
-            } catch .cancelled {
-                return
-            } catch {
-                guard isCurrent(id) else { return }
-                connectFailed(error, then: "scanning again in \(settings.initialRetryDelay) s")
-            }
-            activity = .scanning
-            updateState()
-            guard await manager.scheduler.sleep(settings.initialRetryDelay) else { return }
+        await runner.attempts(
+            .retrying(every: settings.initialRetryDelay),
+            ReconnectRunner.Steps(
+                waiting: { [weak self] _, _ in
+                    self?.activity = .scanning
+                    self?.updateState()
+                },
+                connect: { [weak self] _ in await self?.seekAttempt(id: id) ?? .cancelled },
+                failed: { [weak self] _, _ in
+                    self?.activity = .scanning
+                    self?.updateState()
+                },
+                gaveUp: { _ in }),
+            while: { [weak self] in self?.isCurrent(id) ?? false })
+    }
+
+    /// One seek: the board found (waiting as long as it takes), then connected.
+    private func seekAttempt(id: Int) async -> LinkAttemptOutcome {
+        let path: String
+        do throws(BlueZLinkError) {
+            path = try await locateBoard(address: nil, requireSeen: true, timeout: nil)
+        } catch {
+            return .cancelled
+        }
+        guard isCurrent(id) else { return .cancelled }
+        activity = .connecting
+        updateState()
+        do throws(BlueZLinkError) {
+            try await establishLink(devicePath: path, isReconnect: hasBeenConnected || resumesBoardSession)
+            return .connected
+        } catch .cancelled {
+            return .cancelled
+        } catch {
+            guard isCurrent(id) else { return .cancelled }
+            connectFailed(error, then: "scanning again in \(settings.initialRetryDelay) s")
+            return .failed(error.description)
         }
     }
 
@@ -53,50 +68,65 @@ extension BlueZBoardTransport {
         logger.warning("connect failed: \(error)" + (next.map { "; \($0)" } ?? ""))
     }
 
-    /// The reconnect policy after an unexpected drop.
+    /// The reconnect policy after an unexpected drop, run by the link runtime's
+    /// ``BoardLink/ReconnectRunner`` in this transport's task.
     func runReconnect(id: Int) async {
-        var attempt = 1
-        while isCurrent(id) {
-            guard let delay = policy.nextDelay(attempt: attempt) else {
-                reconnectAttempt = nil
-                reconnectDelay = nil
-                activity = .disconnected
-                manager.releaseClaims(by: self)
-                logger.error("giving up after \(attempt - 1) reconnect attempt(s); last error: \(lastError ?? "none")")
-                updateState()
-                return
-            }
-            reconnectAttempt = attempt
-            reconnectDelay = delay
-            activity = .reconnecting(attempt: attempt)
-            logger.info("reconnect attempt \(attempt)/\(policy.maxAttempts) in \(delay) s")
-            updateState()
-            guard await manager.waitUntilPowered(adapter: adapterName, using: waiter), isCurrent(id) else { return }
-            guard await manager.scheduler.sleep(delay), isCurrent(id) else { return }
-            // A Disconnect this transport sent (a recycled link) completes first: bluetoothd
-            // holds the link ~2 s after it (DISCONNECT_TIMER), and a Connect inside that
-            // window succeeds at once only for the link to drop when the hold ends.
-            if let pending = pendingDisconnect {
-                await pending.value
-                pendingDisconnect = nil
-                guard isCurrent(id) else { return }
-            }
-            reconnectDelay = nil
-            publishStatus()
-            do throws(BlueZLinkError) {
-                try await waitForManager()
-                let path = try await locateBoard(
-                    address: lastDeviceAddress, requireSeen: false, timeout: settings.rediscoveryTimeout)
-                try await establishLink(devicePath: path, isReconnect: true)
-                return
-            } catch .cancelled {
-                return
-            } catch {
-                guard isCurrent(id) else { return }
-                lastError = error.description
-                logger.warning("reconnect attempt \(attempt) failed: \(error)")
-            }
-            attempt += 1
+        await runner.attempts(
+            policy,
+            ReconnectRunner.Steps(
+                waiting: { [weak self] attempt, delay in
+                    guard let self else { return }
+                    self.reconnectAttempt = attempt
+                    self.reconnectDelay = delay
+                    self.activity = .reconnecting(attempt: attempt)
+                    self.logger.info("reconnect attempt \(attempt)/\(self.policy.maxAttempts) in \(delay) s")
+                    self.updateState()
+                },
+                prepare: { [weak self] in
+                    guard let self else { return false }
+                    return await self.manager.waitUntilPowered(adapter: self.adapterName, using: self.waiter)
+                },
+                connect: { [weak self] _ in await self?.reconnectAttempt(id: id) ?? .cancelled },
+                failed: { [weak self] attempt, reason in
+                    guard let self else { return }
+                    self.lastError = reason
+                    self.logger.warning("reconnect attempt \(attempt) failed: \(reason)")
+                },
+                gaveUp: { [weak self] attempts in
+                    guard let self else { return }
+                    self.reconnectAttempt = nil
+                    self.reconnectDelay = nil
+                    self.activity = .disconnected
+                    self.manager.releaseClaims(by: self)
+                    self.logger.error(
+                        "giving up after \(attempts) reconnect attempt(s); last error: \(self.lastError ?? "none")")
+                    self.updateState()
+                }),
+            while: { [weak self] in self?.isCurrent(id) ?? false })
+    }
+
+    /// One reconnect attempt, after its wait.
+    private func reconnectAttempt(id: Int) async -> LinkAttemptOutcome {
+        // A Disconnect this transport sent (a recycled link) completes first: bluetoothd
+        // holds the link ~2 s after it (DISCONNECT_TIMER), and a Connect inside that
+        // window succeeds at once only for the link to drop when the hold ends.
+        if let pending = pendingDisconnect {
+            await pending.value
+            pendingDisconnect = nil
+            guard isCurrent(id) else { return .cancelled }
+        }
+        reconnectDelay = nil
+        publishStatus()
+        do throws(BlueZLinkError) {
+            try await waitForManager()
+            let path = try await locateBoard(
+                address: lastDeviceAddress, requireSeen: false, timeout: settings.rediscoveryTimeout)
+            try await establishLink(devicePath: path, isReconnect: true)
+            return .connected
+        } catch .cancelled {
+            return .cancelled
+        } catch {
+            return .failed(error.description)
         }
     }
 

@@ -1,5 +1,6 @@
 import Adapters
 import BoardKit
+import BoardLink
 import DBus
 import FoundationEssentials
 
@@ -93,8 +94,10 @@ extension BlueZBoardTransport {
                 return
             }
             let kind = BlueZErrorKind(failure)
-            if kind.isTransientConnectFailure && retries < settings.transientRetryDelays.count {
-                let delay = settings.transientRetryDelays[retries]
+            // The one backoff type: the transient retries are a short policy of their own.
+            let transient = BoardReconnectPolicy(
+                maxAttempts: settings.transientRetryDelays.count, delays: settings.transientRetryDelays)
+            if kind.isTransientConnectFailure, let delay = transient.nextDelay(attempt: retries + 1) {
                 retries += 1
                 logger.warning(
                     "Connect to \(link.address) failed (\(failure)); retry \(retries)/\(settings.transientRetryDelays.count) in \(delay) s"
@@ -263,12 +266,12 @@ extension BlueZBoardTransport {
         return true
     }
 
-    private func makeWriter(for link: BlueZLink, adapter: any BoardAdapter) -> BlueZPacedWriter {
+    private func makeWriter(for link: BlueZLink, adapter: any BoardAdapter) -> PacedWriter {
         let chunk = settings.maximumWriteLength ?? max(20, (link.mtu ?? 23) - 3)
         let writePath = link.writePath ?? ""
         let type = link.profile.writeType.rawValue
         let timeout = settings.writeTimeout
-        let writer = BlueZPacedWriter(
+        let writer = PacedWriter(
             minimumInterval: adapter.minimumWriteInterval, maximumChunkLength: chunk, scheduler: manager.scheduler,
             logger: logger
         ) { [weak self] data, completion in
@@ -276,14 +279,14 @@ extension BlueZBoardTransport {
                 completion(.failed("transport released"))
                 return
             }
-            Task { @MainActor in
-                do throws(DBusError) {
-                    _ = try await self.manager.call(
-                        path: writePath, interface: BlueZNames.characteristicInterface, member: "WriteValue",
-                        body: [.bytes(data), .propertyDictionary(["type": .string(type)])], timeout: timeout)
-                    completion(.success)
-                } catch {
-                    completion(Self.writeResult(for: error))
+            // No task per write: the reply completes the write from the dispatch that reads it.
+            self.manager.call(
+                path: writePath, interface: BlueZNames.characteristicInterface, member: "WriteValue",
+                body: [.bytes(data), .propertyDictionary(["type": .string(type)])], timeout: timeout
+            ) { result in
+                switch result {
+                case .success: completion(.success)
+                case .failure(let error): completion(Self.writeResult(for: error))
                 }
             }
         }
@@ -294,7 +297,7 @@ extension BlueZBoardTransport {
         return writer
     }
 
-    static func writeResult(for error: DBusError) -> BlueZWriteResult {
+    static func writeResult(for error: DBusError) -> LinkWriteResult {
         switch BlueZErrorKind(error) {
         case .inProgress: .retry(error.description)
         case .notConnected, .objectGone, .serviceGone: .linkLost("write failed: \(error)")

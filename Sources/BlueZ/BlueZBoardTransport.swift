@@ -1,5 +1,6 @@
 public import Adapters
 public import BoardKit
+public import BoardLink
 import Dispatch
 import FoundationEssentials
 public import Logging
@@ -67,14 +68,14 @@ public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecki
     /// nobody reads).
     public let events: AsyncStream<BoardEvent>
     /// The state plus reconnect details, for the bridge's `connection` topic.
-    public internal(set) var status: BlueZLinkStatus
+    public internal(set) var status: BoardLinkStatus
     /// Whether the first link of ``start()`` continues a session the board already has — the
     /// owner ran before and kept the game (a restarted bridge): that link then runs
     /// `handshakeCommands(isReconnect: true)` like a reconnect, not the fresh handshake that
     /// would start the board's own game afresh (ChessUp `B9`). Set before ``start()``.
     public var resumesBoardSession = false
     /// Called whenever ``status`` changes.
-    public var onStatusChange: (@MainActor (BlueZLinkStatus) -> Void)?
+    public var onStatusChange: (@MainActor (BoardLinkStatus) -> Void)?
 
     let continuation: AsyncStream<BoardEvent>.Continuation
     let waiter: BlueZConditionWaiter
@@ -92,6 +93,8 @@ public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecki
     var seekScan: BlueZDiscoverySession?
     var reconnectAttempt: Int?
     var reconnectDelay: TimeInterval?
+    /// The link runtime's reconnect loop (run in ``task`` by ``runReconnect(id:)``).
+    lazy var runner = ReconnectRunner(scheduler: manager.scheduler)
     var pendingDisconnect: Task<Void, Never>?
     var eventHandler: (@MainActor (BoardEvent) -> Void)?
     var pendingEvents: [BoardEvent] = []
@@ -124,7 +127,7 @@ public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecki
         self.templateAdapter = try AdapterFactory.makeAdapter(for: family, options: options)
         (events, continuation) = AsyncStream.makeStream(of: BoardEvent.self, bufferingPolicy: .bufferingNewest(4096))
         waiter = BlueZConditionWaiter(scheduler: manager.scheduler)
-        status = BlueZLinkStatus(state: .idle, maxAttempts: policy.maxAttempts)
+        status = BoardLinkStatus(state: .idle, maxAttempts: policy.maxAttempts)
         manager.register(self)
     }
 
@@ -282,7 +285,7 @@ public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecki
     }
 
     func publishStatus() {
-        let current = BlueZLinkStatus(
+        let current = BoardLinkStatus(
             state: state, reconnectAttempt: reconnectAttempt, maxAttempts: policy.maxAttempts,
             nextDelay: reconnectDelay, lastError: lastError, deviceName: connectedDeviceName ?? lastDeviceName,
             deviceAddress: link?.address ?? lastDeviceAddress,

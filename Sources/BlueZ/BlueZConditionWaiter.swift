@@ -1,3 +1,4 @@
+import BoardLink
 import FoundationEssentials
 
 /// Lets async code wait for a condition on the BlueZ model ("ServicesResolved is true",
@@ -6,11 +7,11 @@ import FoundationEssentials
 /// a timeout, or cancellation.
 @MainActor
 final class BlueZConditionWaiter {
-    private let scheduler: any BlueZScheduler
+    private let scheduler: any LinkScheduler
     private var entries: [UInt64: any BlueZWaitEntryProtocol] = [:]
     private var nextID: UInt64 = 0
 
-    init(scheduler: any BlueZScheduler) {
+    init(scheduler: any LinkScheduler) {
         self.scheduler = scheduler
     }
 
@@ -66,7 +67,7 @@ private protocol BlueZWaitEntryProtocol: AnyObject {
 @MainActor
 private final class BlueZWaitEntry<T: Sendable>: BlueZWaitEntryProtocol {
     var continuation: CheckedContinuation<Result<T, BlueZLinkError>, Never>?
-    var timer: BlueZTimer?
+    var timer: LinkTimer?
     private var finished = false
     private let check: @MainActor () -> Result<T, BlueZLinkError>?
 

@@ -1,5 +1,6 @@
 import Adapters
 import BoardKit
+import BoardLink
 import FoundationEssentials
 
 /// One link to one board: from the first `Connect` of an attempt to its end. A new one is
@@ -38,7 +39,7 @@ final class BlueZLink {
     /// The adapter of this link (made after the GATT objects are found).
     @exclusivity(unchecked) var adapter: (any BoardAdapter)?
     /// The paced writer of this link.
-    @exclusivity(unchecked) var writer: BlueZPacedWriter?
+    @exclusivity(unchecked) var writer: PacedWriter?
     /// `Connect` was called (a failed attempt then sends `Disconnect` to clean up).
     var connectIssued = false
     /// BlueZ said the link is up (a later `Connected=false` ends it).
@@ -54,7 +55,7 @@ final class BlueZLink {
     /// The adapter said `.ready` or `.handshakeFailed` (the handshake is answered either way).
     @exclusivity(unchecked) var handshakeAnswered = false
     /// Fires when the handshake stays unanswered too long.
-    var handshakeTimer: BlueZTimer?
+    var handshakeTimer: LinkTimer?
 
     init(device: BlueZDeviceInfo, profile: BoardProfile, options: AdapterOptions) {
         devicePath = device.path

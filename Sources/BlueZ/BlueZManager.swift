@@ -1,5 +1,6 @@
 import Adapters
 public import BoardKit
+public import BoardLink
 public import DBus
 public import FoundationEssentials
 public import Logging
@@ -77,7 +78,7 @@ public final class BlueZManager {
     /// Where log lines go.
     public let logger: Logger
     /// Timers and the clock.
-    public let scheduler: any BlueZScheduler
+    public let scheduler: any LinkScheduler
     /// Where the manager stands.
     public internal(set) var state: BlueZManagerState = .stopped {
         didSet {
@@ -102,7 +103,7 @@ public final class BlueZManager {
     var discoveryRequests: [String: Int] = [:]
     var discoveryActive: Set<String> = []
     var discoveryPending: Set<String> = []
-    var discoveryRetry: BlueZTimer?
+    var discoveryRetry: LinkTimer?
     var seenDevices: Set<String> = []
     var connectSlots: [String: BlueZConnectSlot] = [:]
     var linkLoad: [String: Int] = [:]
@@ -113,13 +114,13 @@ public final class BlueZManager {
     /// `DBUS_SYSTEM_BUS_ADDRESS`). Nothing happens until ``start()``.
     public init(
         busAddress: String? = nil, settings: BlueZManagerSettings = BlueZManagerSettings(),
-        logger: Logger = .silent, scheduler: (any BlueZScheduler)? = nil
+        logger: Logger = .silent, scheduler: (any LinkScheduler)? = nil
     ) {
         self.busAddress = busAddress
         self.settings = settings
         model = BlueZObjectModel(onlyAdapters: settings.adapters.map(Set.init))
         self.logger = logger
-        self.scheduler = scheduler ?? BlueZDispatchScheduler()
+        self.scheduler = scheduler ?? DispatchLinkScheduler()
     }
 
     /// Adapters by short name order.
@@ -270,6 +271,26 @@ public final class BlueZManager {
         return try await connection.call(
             destination: BlueZNames.service, path: path, interface: interface, member: member, body: body,
             timeout: .milliseconds(Int64(seconds * 1000)))
+    }
+
+    /// ``call(path:interface:member:body:timeout:)`` without a task: `completion` gets the
+    /// reply body or the error on the main actor (exactly once; at once when not connected).
+    public func call(
+        path: String, interface: String, member: String, body: [DBusValue] = [], timeout: TimeInterval? = nil,
+        completion: @escaping @MainActor (Result<[DBusValue], DBusError>) -> Void
+    ) {
+        guard let connection, connection.isConnected else {
+            return completion(
+                .failure(DBusError(name: DBusError.Name.disconnected, message: "Not connected to the D-Bus bus")))
+        }
+        let seconds = max(0.001, timeout ?? settings.callTimeout)
+        do throws(DBusError) {
+            try connection.call(
+                destination: BlueZNames.service, path: path, interface: interface, member: member, body: body,
+                timeout: .milliseconds(Int64(seconds * 1000)), completion: completion)
+        } catch {
+            completion(.failure(error))
+        }
     }
 
     // MARK: Connect slots

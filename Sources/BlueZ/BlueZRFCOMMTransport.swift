@@ -1,4 +1,5 @@
 public import BoardKit
+import BoardLink
 import DBus
 import Dispatch
 public import FoundationEssentials
@@ -11,17 +12,19 @@ import SystemCalls
 ///
 /// Link set-up: the shared ``BlueZSerialProfile`` registered (`ProfileManager1`) → the paired
 /// device with ``address`` in BlueZ's objects → `Device1.ConnectProfile(SPP)` → BlueZ calls
-/// `Profile1.NewConnection(device, fd, …)` → the fd is read on the main loop and written
-/// through one paced writer (``BlueZSerialLink``) → ``BoardTransportState/connected`` and
-/// ``BoardEvent/connected`` → `handshakeCommands(isReconnect:)` through the writer.
+/// `Profile1.NewConnection(device, fd, …)` → the socket becomes the board's
+/// ``BoardLink/StreamLink`` (read on the main loop, written through its paced writer) →
+/// ``BoardTransportState/connected`` and ``BoardEvent/connected`` →
+/// `handshakeCommands(isReconnect:)` through the writer.
 ///
 /// Data: each read → `adapter.feed(bytes:)` → events → `takePendingResponses()` onto the same
-/// writer. The link drops at end of file or a socket error (the board went away),
-/// `RequestDisconnection` or `Release` from BlueZ: ``BoardEvent/disconnected(error:)``, then
-/// the ``BoardReconnectPolicy`` (each attempt `ConnectProfile` again, with
+/// writer (the stream link does both). The link drops at end of file or a socket error (the
+/// board went away), `RequestDisconnection` or `Release` from BlueZ:
+/// ``BoardEvent/disconnected(error:)``, then the ``BoardReconnectPolicy`` through the link
+/// runtime's ``BoardLink/ReconnectRunner`` (each attempt `ConnectProfile` again, with
 /// `handshakeCommands(isReconnect: true)`); when it gives up the state is
 /// ``BoardTransportState/disconnected`` until ``start()``. A failed first connect is retried
-/// every ``initialRetryDelay`` seconds. ``disconnect()`` never reconnects.
+/// every ``initialRetryDelay`` seconds by the same runner. ``disconnect()`` never reconnects.
 @MainActor
 public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandChecking, BoardInputTaking {
     /// The manager whose connection and objects this transport uses.
@@ -54,15 +57,19 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     /// Completed links so far (the first and every reconnect).
     public private(set) var linkCount = 0
     /// While a reconnect waits: how long that wait is (seconds); else `nil`.
-    public private(set) var nextDelay: TimeInterval?
+    public var nextDelay: TimeInterval? { reconnecting ? runner.nextDelay : nil }
     /// Called whenever ``state`` changes (after ``lastError`` and ``nextDelay`` are set).
     public var onStateChange: (@MainActor (BoardTransportState) -> Void)?
 
     private let makeAdapter: @MainActor () -> any BoardAdapter
     private let continuation: AsyncStream<BoardEvent>.Continuation
     private var eventHandler: (@MainActor (BoardEvent) -> Void)?
-    private var link: BlueZSerialLink?
-    private var task: Task<Void, Never>?
+    private var link: StreamLink?
+    /// The BlueZ device of the link that is up.
+    private var linkDevicePath: String?
+    private lazy var runner = ReconnectRunner(scheduler: manager.scheduler)
+    /// Whether the runner's run is the reconnect policy's (not the first connect's retries).
+    private var reconnecting = false
     private var autoConnect = false
     private var arrivedDescriptor: Int32?
     private var expecting: String?
@@ -88,7 +95,6 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     }
 
     isolated deinit {
-        task?.cancel()
         link?.close()
         continuation.finish()
     }
@@ -127,20 +133,32 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     /// keeps the link up per ``policy``. Does nothing while a link is up or being set up.
     public func start() {
         autoConnect = true
-        guard task == nil, link == nil else { return }
+        guard !runner.isRunning, link == nil else { return }
         setState(.connecting)
-        task = Task { [weak self] in
-            await self?.runFirstConnect()
-        }
+        reconnecting = false
+        runner.run(
+            .retrying(every: initialRetryDelay),
+            ReconnectRunner.Steps(
+                waiting: { _, _ in },
+                connect: { [weak self] _ in
+                    // After an earlier link the board keeps its session: the reconnect handshake.
+                    guard let self else { return .cancelled }
+                    return await self.attempt(isReconnect: self.linkCount > 0)
+                },
+                failed: { [weak self] _, reason in
+                    guard let self else { return }
+                    self.lastError = reason
+                    self.logger.warning("connect failed: \(reason)")
+                    self.setState(.disconnected)
+                },
+                gaveUp: { _ in }))
     }
 
     /// Closes the link (`DisconnectProfile`, best effort) or stops connecting; no reconnect.
     public func disconnect() {
         autoConnect = false
-        task?.cancel()
-        task = nil
-        if let link {
-            let devicePath = link.devicePath
+        runner.cancel()
+        if link != nil, let devicePath = linkDevicePath {
             teardown()
             continuationYield(.disconnected(error: nil))
             pendingDisconnect = Task { [manager] in
@@ -168,7 +186,7 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
 
     /// Encodes `command` and queues it on the paced writer; dropped without a link.
     public func send(_ command: BoardCommand) {
-        guard link?.writer != nil else {
+        guard link?.isOpen == true else {
             logger.debug("not connected; \(command) dropped")
             return
         }
@@ -178,29 +196,19 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     /// Encodes `command` once and queues it; `false` (nothing sent) without a link or when
     /// the adapter encodes nothing for it.
     public func sendIfSupported(_ command: BoardCommand) -> Bool {
-        guard let link, let writer = link.writer, let bytes = link.adapter.encode(command) else { return false }
-        writer.enqueue(bytes)
-        return true
+        link?.send(command) ?? false
     }
 
     // MARK: Connecting
 
-    /// The first connect (or one after ``start()`` following a give-up): retried every
-    /// ``initialRetryDelay`` seconds until it works or ``disconnect()``.
-    private func runFirstConnect() async {
-        while !Task.isCancelled {
-            do throws(BlueZLinkError) {
-                // After an earlier link the board keeps its session: the reconnect handshake.
-                try await establish(isReconnect: linkCount > 0)
-                task = nil
-                return
-            } catch {
-                if error == .cancelled || Task.isCancelled { return }
-                lastError = error.description
-                logger.warning("connect failed: \(error)")
-            }
-            setState(.disconnected)
-            guard await manager.scheduler.sleep(initialRetryDelay) else { return }
+    /// One attempt to set the link up, as the runner sees it.
+    private func attempt(isReconnect: Bool) async -> LinkAttemptOutcome {
+        do throws(BlueZLinkError) {
+            try await establish(isReconnect: isReconnect)
+            return .connected
+        } catch {
+            if error == .cancelled || Task.isCancelled { return .cancelled }
+            return .failed(error.description)
         }
     }
 
@@ -265,29 +273,20 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     }
 
     private func goUp(descriptor: Int32, device: BlueZDeviceInfo, isReconnect: Bool) {
-        let adapter = makeAdapter()
-        let link = BlueZSerialLink(
-            devicePath: device.path, descriptor: descriptor, adapter: adapter, scheduler: manager.scheduler,
-            logger: logger, onBytes: { [weak self] bytes in self?.received(bytes) },
+        let link = StreamLink(
+            stream: SocketByteStream(descriptor: descriptor, endOfFile: "the board closed the RFCOMM link"),
+            adapter: makeAdapter(), scheduler: manager.scheduler, logger: logger,
+            onEvents: { [weak self] events in for event in events { self?.continuationYield(event) } },
             onClose: { [weak self] reason in self?.linkDown(reason) })
         self.link = link
+        linkDevicePath = device.path
         linkCount += 1
         lastError = nil
         connectedDeviceName = device.name ?? device.address
         setState(.connected)
         logger.info("RFCOMM link up (\(isReconnect ? "reconnect" : "first connect"))")
         continuationYield(.connected)
-        for step in adapter.handshakeCommands(isReconnect: isReconnect) {
-            guard let bytes = adapter.encode(step.command) else { continue }
-            link.writer?.enqueue(bytes, delayBefore: step.delayBefore)
-        }
-    }
-
-    private func received(_ bytes: Data) {
-        guard let link else { return }
-        let decoded = link.adapter.feed(bytes: bytes)
-        for response in link.adapter.takePendingResponses() { link.writer?.enqueueResponse(response) }
-        for event in decoded { continuationYield(event) }
+        link.runHandshake(isReconnect: isReconnect)
     }
 
     /// The link went down unexpectedly: report, then reconnect per policy.
@@ -298,52 +297,30 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
         logger.warning("RFCOMM link down: \(reason)")
         continuationYield(.disconnected(error: reason))
         guard autoConnect else { return setState(.disconnected) }
-        task?.cancel()
-        guard let first = policy.nextDelay(attempt: 1) else { return setState(.disconnected) }
-        nextDelay = first
-        setState(.reconnecting(attempt: 1))
-        task = Task { [weak self] in
-            guard let self, await self.manager.scheduler.sleep(first) else { return }
-            await self.runReconnect()
-        }
-    }
-
-    private func runReconnect() async {
-        var attempt = 1
-        while !Task.isCancelled {
-            do throws(BlueZLinkError) {
-                try await establish(isReconnect: true)
-                task = nil
-                return
-            } catch {
-                if error == .cancelled || Task.isCancelled { return }
-                lastError = error.description
-                logger.warning("reconnect \(attempt)/\(policy.maxAttempts) failed: \(error)")
-            }
-            attempt += 1
-            guard let delay = policy.nextDelay(attempt: attempt) else {
-                task = nil
-                setState(.disconnected)
-                return
-            }
-            nextDelay = delay
-            setState(.reconnecting(attempt: attempt))
-            guard await manager.scheduler.sleep(delay) else { return }
-        }
+        reconnecting = true
+        runner.run(
+            policy,
+            ReconnectRunner.Steps(
+                waiting: { [weak self] attempt, _ in self?.setState(.reconnecting(attempt: attempt)) },
+                connect: { [weak self] _ in await self?.attempt(isReconnect: true) ?? .cancelled },
+                failed: { [weak self] attempt, reason in
+                    guard let self else { return }
+                    self.lastError = reason
+                    self.logger.warning("reconnect \(attempt)/\(self.policy.maxAttempts) failed: \(reason)")
+                },
+                gaveUp: { [weak self] _ in self?.setState(.disconnected) }))
     }
 
     private func teardown() {
-        if let link { profile.detach(devicePath: link.devicePath) }
+        if let linkDevicePath { profile.detach(devicePath: linkDevicePath) }
         link?.close()
         link = nil
+        linkDevicePath = nil
         connectedDeviceName = nil
     }
 
     private func setState(_ new: BoardTransportState) {
-        switch new {
-        case .reconnecting: break
-        default: nextDelay = nil
-        }
+        if case .reconnecting = new {} else { reconnecting = false }
         guard state != new else { return }
         state = new
         onStateChange?(new)

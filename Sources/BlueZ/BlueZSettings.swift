@@ -1,4 +1,4 @@
-public import BoardKit
+import BoardKit
 public import FoundationEssentials
 
 /// Settings of the ``BlueZManager``.
@@ -92,41 +92,5 @@ public struct BlueZTransportSettings: Hashable, Sendable {
         self.initialRetryDelay = initialRetryDelay
         self.writeTimeout = writeTimeout
         self.maximumWriteLength = maximumWriteLength
-    }
-}
-
-/// What the bridge publishes about a link (`<base>/<board>/connection`): the state plus the
-/// reconnect details.
-public struct BlueZLinkStatus: Equatable, Sendable {
-    /// The transport state.
-    public var state: BoardTransportState
-    /// The current reconnect attempt (1-indexed) while reconnecting, else `nil`.
-    public var reconnectAttempt: Int?
-    /// The policy's `maxAttempts`.
-    public var maxAttempts: Int
-    /// While waiting before a reconnect attempt: how long that wait is (seconds).
-    public var nextDelay: TimeInterval?
-    /// The last error, readable.
-    public var lastError: String?
-    /// The connected (or last connected) board's name.
-    public var deviceName: String?
-    /// The connected (or last connected) board's address.
-    public var deviceAddress: String?
-    /// The adapter of the current (or last) link (`hci0`).
-    public var adapter: String?
-
-    /// A status record.
-    public init(
-        state: BoardTransportState, reconnectAttempt: Int? = nil, maxAttempts: Int, nextDelay: TimeInterval? = nil,
-        lastError: String? = nil, deviceName: String? = nil, deviceAddress: String? = nil, adapter: String? = nil
-    ) {
-        self.state = state
-        self.reconnectAttempt = reconnectAttempt
-        self.maxAttempts = maxAttempts
-        self.nextDelay = nextDelay
-        self.lastError = lastError
-        self.deviceName = deviceName
-        self.deviceAddress = deviceAddress
-        self.adapter = adapter
     }
 }

@@ -97,15 +97,20 @@ extension DBusConnection {
         for call in calls { call.fail(error) }
     }
 
-    /// Calls a method; `completion` gets the reply body in wire order (see above).
-    func call(
+    /// Calls a method without a task: `completion` gets the reply body (or the error) on the
+    /// main actor, in wire order with the signals around it — a hot path's call (a board
+    /// write) costs no `Task` and no continuation.
+    ///
+    /// - Throws: what ``call(destination:path:interface:member:body:timeout:)`` throws before
+    ///   sending (then `completion` is not called).
+    public func call(
         destination: String?, path: String, interface: String?, member: String, body: [DBusValue] = [],
-        completion: @escaping @MainActor (Result<[DBusValue], DBusError>) -> Void
+        timeout: Duration? = nil, completion: @escaping @MainActor (Result<[DBusValue], DBusError>) -> Void
     ) throws(DBusError) {
         let message = try DBusMessageHandle.methodCall(
             destination: destination, path: path, interface: interface, member: member)
         try message.append(body)
-        try sendWithReply(message, timeout: nil) { result in
+        try sendWithReply(message, timeout: timeout) { result in
             completion(result.map { $0.readBody() })
         }
     }

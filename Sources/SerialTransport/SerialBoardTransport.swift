@@ -1,19 +1,20 @@
 public import BoardKit
+public import BoardLink
 public import FoundationEssentials
-import MainLoop
+public import Logging
 public import Serial
 
 /// A board on a serial line (USB or RS232: a DGT e-Board), behind the ``BoardTransport``
-/// seam: the line opened raw at the family's speed, its readability watched on the main
-/// queue (the ``MainLoop`` when active), every chunk fed to the adapter, and one paced
-/// writer for the handshake, commands and mandatory responses.
+/// seam, on the link runtime: the line opened raw at the family's speed becomes the board's
+/// ``BoardLink/StreamLink`` (read on the main loop, every chunk fed to the adapter, one paced
+/// writer for the handshake, commands and mandatory responses).
 ///
 /// The device is named by path, best a stable `/dev/serial/by-id/…` link. When it goes
 /// away (unplugged: a read fails or reports the end), the link is dropped with
-/// ``BoardEvent/disconnected(error:)`` and reopened per the ``BoardReconnectPolicy``; a
-/// restored link runs the handshake again (`isReconnect`), with a fresh adapter, so the
-/// board's dump restarts the sensor stream. A first open that fails is retried the same
-/// way.
+/// ``BoardEvent/disconnected(error:)`` and reopened per the ``BoardReconnectPolicy`` by the
+/// runtime's ``BoardLink/ReconnectRunner``; a restored link runs the handshake again
+/// (`isReconnect`), with a fresh adapter, so the board's dump restarts the sensor stream. A
+/// first open that fails is retried the same way.
 @MainActor
 public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     /// The device path as configured.
@@ -28,7 +29,7 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
         didSet { if state != oldValue { onStateChange?(state) } }
     }
     /// While a reopen waits: how long that wait is (seconds); else `nil`.
-    public private(set) var nextDelay: TimeInterval?
+    public var nextDelay: TimeInterval? { runner.nextDelay }
     /// Called whenever ``state`` changes (after ``lastError`` and ``nextDelay`` are set).
     public var onStateChange: (@MainActor (BoardTransportState) -> Void)?
     /// The device, once a scan found its path.
@@ -39,26 +40,25 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     public let events: AsyncStream<BoardEvent>
 
     private let makeAdapter: @Sendable () -> any BoardAdapter
-    private var adapter: any BoardAdapter
     private let continuation: AsyncStream<BoardEvent>.Continuation
-    private var port: SerialPort?
-    private var watch: ReadableWatch?
-    private var queue: [(bytes: [UInt8], delayBefore: TimeInterval)] = []
-    private var writer: Task<Void, Never>?
-    private var retry: Task<Void, Never>?
-    private var lastWrite: ContinuousClock.Instant?
-    private var link = 0
+    private let scheduler: any LinkScheduler
+    private let logger: Logger
+    private let runner: ReconnectRunner
+    private var link: StreamLink?
 
     /// A transport for the device at `path`; `makeAdapter` gives a fresh adapter per link.
     public init(
         path: String, baudRate: SerialPort.BaudRate = .b9600, policy: BoardReconnectPolicy = BoardReconnectPolicy(),
+        scheduler: any LinkScheduler = DispatchLinkScheduler(), logger: Logger = .silent,
         makeAdapter: @escaping @Sendable () -> any BoardAdapter
     ) {
         self.path = path
         self.baudRate = baudRate
         self.policy = policy
         self.makeAdapter = makeAdapter
-        adapter = makeAdapter()
+        self.scheduler = scheduler
+        self.logger = logger
+        runner = ReconnectRunner(scheduler: scheduler)
         (events, continuation) = AsyncStream.makeStream(of: BoardEvent.self, bufferingPolicy: .bufferingNewest(4096))
     }
 
@@ -85,13 +85,16 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     public func connect(_ device: DiscoveredBoardDevice) {
         closeLink()
         state = .connecting
-        open(isReconnect: false, attempt: 0)
+        if let reason = open(isReconnect: false) {
+            lastError = reason
+            reopen(isReconnect: false)
+        }
     }
 
     /// Opens the line and keeps it open per the policy; does nothing while the line is open
     /// or a reopen waits. Call again after the policy gave up, or after ``disconnect()``.
     public func start() {
-        guard port == nil, retry == nil else { return }
+        guard link == nil, !runner.isRunning else { return }
         connect(device)
     }
 
@@ -102,7 +105,7 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
 
     /// Closes the line on the user's request; no reconnect follows.
     public func disconnect() {
-        let wasLinked = port != nil
+        let wasLinked = link != nil
         closeLink()
         state = .disconnected
         if wasLinked { continuation.yield(.disconnected(error: nil)) }
@@ -111,7 +114,7 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     /// Ends the open line as an unplug does (``BoardEvent/disconnected(error:)`` with
     /// `reason`), then reopens it per the policy: for a board that stopped answering.
     public func recycleLink(reason: String) {
-        guard port != nil else { return }
+        guard link != nil else { return }
         lost(reason)
     }
 
@@ -123,129 +126,55 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     /// Encodes `command` once and queues it; `false` (nothing sent) when the line is down
     /// or the adapter encodes nothing for it.
     public func sendIfSupported(_ command: BoardCommand) -> Bool {
-        guard state == .connected, let bytes = adapter.encode(command) else { return false }
-        enqueue(Array(bytes), delayBefore: 0)
-        return true
+        guard state == .connected else { return false }
+        return link?.send(command) ?? false
     }
 
     // MARK: The line
 
-    private func open(isReconnect: Bool, attempt: Int) {
-        let opened: SerialPort
+    /// Opens the line and brings the link up; the reason when it cannot be opened.
+    private func open(isReconnect: Bool) -> String? {
+        let port: SerialPort
         do {
-            opened = try SerialPort.open(path: path, baudRate: baudRate)
+            port = try SerialPort.open(path: path, baudRate: baudRate)
         } catch {
-            lastError = error.description
-            scheduleReconnect(attempt: attempt + 1, isReconnect: isReconnect)
-            return
+            return error.description
         }
-        link += 1
-        let current = link
-        port = opened
-        retry = nil
-        nextDelay = nil
-        adapter = makeAdapter()
-        lastWrite = nil
-        watch = ReadableWatch(descriptor: opened.descriptor, closesDescriptor: false) { [weak self] in
-            self?.readable(link: current)
-        }
+        link = StreamLink(
+            stream: SerialLineStream(port: port), adapter: makeAdapter(), scheduler: scheduler, logger: logger,
+            onEvents: { [weak self] events in for event in events { self?.continuation.yield(event) } },
+            onClose: { [weak self] reason in self?.lost(reason) })
         state = .connected
         continuation.yield(.connected)
-        for step in adapter.handshakeCommands(isReconnect: isReconnect) {
-            if let bytes = adapter.encode(step.command) { enqueue(Array(bytes), delayBefore: step.delayBefore) }
-        }
-    }
-
-    private func readable(link current: Int) {
-        guard current == link, let port else { return }
-        let bytes: [UInt8]
-        do {
-            bytes = try port.read()
-        } catch {
-            lost(error.description)
-            return
-        }
-        guard !bytes.isEmpty else { return }
-        for event in adapter.feed(bytes: Data(bytes)) { continuation.yield(event) }
-        for response in adapter.takePendingResponses() { enqueue(Array(response), delayBefore: 0) }
+        link?.runHandshake(isReconnect: isReconnect)
+        return nil
     }
 
     private func lost(_ reason: String) {
         lastError = reason
         closeLink()
         continuation.yield(.disconnected(error: reason))
-        scheduleReconnect(attempt: 1, isReconnect: true)
+        reopen(isReconnect: true)
     }
 
-    private func scheduleReconnect(attempt: Int, isReconnect: Bool) {
-        guard let delay = policy.nextDelay(attempt: attempt) else {
-            retry = nil
-            nextDelay = nil
-            state = .disconnected
-            return
-        }
-        nextDelay = delay
-        state = .reconnecting(attempt: attempt)
-        retry = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(delay))
-            guard !Task.isCancelled else { return }
-            self?.open(isReconnect: isReconnect, attempt: attempt)
-        }
+    /// Reopens the line per the policy.
+    private func reopen(isReconnect: Bool) {
+        runner.run(
+            policy,
+            ReconnectRunner.Steps(
+                waiting: { [weak self] attempt, _ in self?.state = .reconnecting(attempt: attempt) },
+                connect: { [weak self] _ in
+                    guard let self else { return .cancelled }
+                    return self.open(isReconnect: isReconnect).map { .failed($0) } ?? .connected
+                },
+                failed: { [weak self] _, reason in self?.lastError = reason },
+                gaveUp: { [weak self] _ in self?.state = .disconnected }))
     }
 
     private func closeLink() {
-        retry?.cancel()
-        retry = nil
-        nextDelay = nil
-        writer?.cancel()
-        writer = nil
-        queue = []
-        watch?.cancel()
-        watch = nil
-        port?.close()
-        port = nil
-        link += 1
-    }
-
-    // MARK: The paced writer
-
-    private func enqueue(_ bytes: [UInt8], delayBefore: TimeInterval) {
-        queue.append((bytes, delayBefore))
-        guard writer == nil else { return }
-        let current = link
-        writer = Task { [weak self] in await self?.drain(link: current) }
-    }
-
-    /// Writes the queue in order: each write after its delay and no sooner than the
-    /// adapter's write floor after the previous one; a write the line takes in part is
-    /// finished before the next.
-    private func drain(link current: Int) async {
-        while current == link, !queue.isEmpty {
-            let (bytes, delayBefore) = queue.removeFirst()
-            var wait = delayBefore
-            if let lastWrite {
-                let since = ContinuousClock.now - lastWrite
-                let floor =
-                    adapter.minimumWriteInterval - Double(since.components.seconds)
-                    - Double(since.components.attoseconds) / 1e18
-                wait = max(wait, floor)
-            }
-            if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
-            var rest = bytes[...]
-            while !rest.isEmpty {
-                guard current == link, !Task.isCancelled, let port else { return }
-                do {
-                    let taken = try port.write(Array(rest))
-                    rest = rest.dropFirst(taken)
-                    if taken == 0 { try? await Task.sleep(for: .milliseconds(5)) }
-                } catch {
-                    lost(error.description)
-                    return
-                }
-            }
-            lastWrite = ContinuousClock.now
-        }
-        if current == link { writer = nil }
+        runner.cancel()
+        link?.close()
+        link = nil
     }
 
     private static func identifier(_ path: String) -> UUID {
@@ -262,5 +191,41 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
                 bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
                 bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
             ))
+    }
+}
+
+/// A serial line as the byte stream of a ``BoardLink/StreamLink``.
+@MainActor
+final class SerialLineStream: LinkByteStream {
+    private let port: SerialPort
+
+    init(port: SerialPort) {
+        self.port = port
+    }
+
+    var descriptor: Int32 { port.descriptor }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> LinkRead {
+        do {
+            let bytes = try port.read(maximum: buffer.count)
+            guard !bytes.isEmpty else { return .nothingWaiting }
+            buffer.copyBytes(from: bytes)
+            return .bytes(bytes.count)
+        } catch {
+            return .ended(error.description)
+        }
+    }
+
+    func write(_ buffer: UnsafeRawBufferPointer) -> LinkWrite {
+        do {
+            let taken = try port.write(Array(buffer))
+            return taken > 0 || buffer.isEmpty ? .wrote(taken) : .full
+        } catch {
+            return .ended(error.description)
+        }
+    }
+
+    func close() {
+        port.close()
     }
 }

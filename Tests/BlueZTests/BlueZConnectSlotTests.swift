@@ -1,3 +1,5 @@
+import BoardLink
+import TestSupport
 import Testing
 
 @testable import BlueZ

@@ -1,6 +1,7 @@
 import Adapters
 import BlueZ
 import BoardKit
+import BoardLink
 import Foundation
 import TestSupport
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// Records a transport's status changes.
 @MainActor
 final class StatusRecorder {
-    private(set) var statuses: [BlueZLinkStatus] = []
+    private(set) var statuses: [BoardLinkStatus] = []
 
     init(_ transport: BlueZBoardTransport) {
         transport.onStatusChange = { [weak self] in self?.statuses.append($0) }

@@ -1,6 +1,7 @@
 import Adapters
 public import BlueZ
 import BoardKit
+import BoardLink
 import Config
 import FoundationEssentials
 public import SerialTransport
@@ -17,7 +18,7 @@ protocol BridgedBoardTransport: BoardTransport {
     /// Closes the link and waits until it is closed (bounded by the transport).
     func close() async
     /// Reports every later change of state, with the reconnect details, to `handler`.
-    func observeStatus(_ handler: @escaping @MainActor (BlueZLinkStatus) -> Void)
+    func observeStatus(_ handler: @escaping @MainActor (BoardLinkStatus) -> Void)
     /// Whether the first link continues a game the board keeps itself (a restarted bridge);
     /// transports whose boards keep no game of their own (DGT: the same handshake either
     /// way) ignore it.
@@ -25,7 +26,7 @@ protocol BridgedBoardTransport: BoardTransport {
 }
 
 extension BlueZBoardTransport: BridgedBoardTransport {
-    func observeStatus(_ handler: @escaping @MainActor (BlueZLinkStatus) -> Void) {
+    func observeStatus(_ handler: @escaping @MainActor (BoardLinkStatus) -> Void) {
         onStatusChange = handler
     }
 
@@ -35,13 +36,13 @@ extension BlueZBoardTransport: BridgedBoardTransport {
 }
 
 extension SerialBoardTransport: BridgedBoardTransport {
-    func observeStatus(_ handler: @escaping @MainActor (BlueZLinkStatus) -> Void) {
+    func observeStatus(_ handler: @escaping @MainActor (BoardLinkStatus) -> Void) {
         onStateChange = { [weak self] state in
             guard let self else { return }
             var attempt: Int?
             if case .reconnecting(let value) = state { attempt = value }
             handler(
-                BlueZLinkStatus(
+                BoardLinkStatus(
                     state: state, reconnectAttempt: attempt, maxAttempts: policy.maxAttempts, nextDelay: nextDelay,
                     lastError: lastError, deviceName: path))
         }
@@ -51,13 +52,13 @@ extension SerialBoardTransport: BridgedBoardTransport {
 }
 
 extension BlueZRFCOMMTransport: BridgedBoardTransport {
-    func observeStatus(_ handler: @escaping @MainActor (BlueZLinkStatus) -> Void) {
+    func observeStatus(_ handler: @escaping @MainActor (BoardLinkStatus) -> Void) {
         onStateChange = { [weak self] state in
             guard let self else { return }
             var attempt: Int?
             if case .reconnecting(let value) = state { attempt = value }
             handler(
-                BlueZLinkStatus(
+                BoardLinkStatus(
                     state: state, reconnectAttempt: attempt, maxAttempts: policy.maxAttempts, nextDelay: nextDelay,
                     lastError: lastError, deviceName: connectedDeviceName, deviceAddress: address,
                     adapter: adapterName))
@@ -106,7 +107,10 @@ final class BoardTransportFactory {
         if let path = board.serial {
             // Only DGT e-Boards are configured with `serial:` (the configuration checks it).
             let model = Self.dgtModel(board, bluetooth: false)
-            return SerialBoardTransport(path: path, policy: board.reconnect) { DGTAdapter(model: model) }
+            return SerialBoardTransport(
+                path: path, policy: board.reconnect, scheduler: manager.scheduler,
+                logger: manager.logger.prefixed("[\(board.id)] ")
+            ) { DGTAdapter(model: model) }
         }
         if board.family == .dgt, case .address(let address) = board.match {
             let profile = serialProfile ?? BlueZSerialProfile(manager: manager)

@@ -1,5 +1,6 @@
 import BlueZ
 import BoardKit
+import BoardLink
 import Config
 import Foundation
 import JSON
@@ -45,7 +46,7 @@ import Testing
                 """)
         let factory = BoardTransportFactory(manager: BlueZManager(), bluetooth: config.bluetooth)
         let transport = try factory.makeTransport(for: config.boards[0])
-        var statuses: [BlueZLinkStatus] = []
+        var statuses: [BoardLinkStatus] = []
         transport.observeStatus { statuses.append($0) }
         // The open fails at once; the first reopen waits (long: nothing else happens here).
         transport.start()

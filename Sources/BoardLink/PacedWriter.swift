@@ -2,7 +2,7 @@ public import FoundationEssentials
 public import Logging
 
 /// How one physical write ended.
-public enum BlueZWriteResult: Hashable, Sendable {
+public enum LinkWriteResult: Hashable, Sendable {
     /// Written.
     case success
     /// Busy (`InProgress`): the same chunk is tried again shortly.
@@ -35,10 +35,10 @@ public enum BlueZWriteResult: Hashable, Sendable {
 /// reports faster than one write's round trip then still gets every ack before it gives up
 /// retransmitting; one write per ack fell behind and the board dropped the link.
 @MainActor
-public final class BlueZPacedWriter {
+public final class PacedWriter {
     /// Performs one physical write and reports how it ended (exactly once, later or at once).
     public typealias Sink =
-        @MainActor (_ chunk: Data, _ completion: @escaping @MainActor (BlueZWriteResult) -> Void) ->
+        @MainActor (_ chunk: Data, _ completion: @escaping @MainActor (LinkWriteResult) -> Void) ->
         Void
 
     /// The least time between the completion of one message's write and the next message's.
@@ -51,7 +51,7 @@ public final class BlueZPacedWriter {
     public let retryDelay: TimeInterval
     /// Retries of one chunk before it is dropped.
     public let maximumRetries: Int
-    /// Called once when a write reports ``BlueZWriteResult/linkLost(_:)`` (the queue is already empty).
+    /// Called once when a write reports ``LinkWriteResult/linkLost(_:)`` (the queue is already empty).
     public var onLinkLost: (@MainActor (String) -> Void)?
 
     private struct Message {
@@ -60,7 +60,7 @@ public final class BlueZPacedWriter {
         var enqueuedAt: TimeInterval
     }
 
-    private let scheduler: any BlueZScheduler
+    private let scheduler: any LinkScheduler
     private let sink: Sink
     private let logger: Logger
     private var queue: [Message] = []
@@ -72,7 +72,7 @@ public final class BlueZPacedWriter {
     private var chunkIndex = 0
     private var retries = 0
     private var inFlight = false
-    private var timer: BlueZTimer?
+    private var timer: LinkTimer?
     private var lastCompletion: TimeInterval?
     /// When the last queued message (not a response) completed: what `delayBefore` counts from.
     private var lastMessageCompletion: TimeInterval?
@@ -87,7 +87,7 @@ public final class BlueZPacedWriter {
     /// A writer that writes through `sink`.
     public init(
         minimumInterval: TimeInterval, maximumChunkLength: Int? = nil, capacity: Int = 256,
-        retryDelay: TimeInterval = 0.05, maximumRetries: Int = 40, scheduler: any BlueZScheduler,
+        retryDelay: TimeInterval = 0.05, maximumRetries: Int = 40, scheduler: any LinkScheduler,
         logger: Logger = .silent, sink: @escaping Sink
     ) {
         self.minimumInterval = max(0, minimumInterval)
@@ -247,7 +247,7 @@ public final class BlueZPacedWriter {
         }
     }
 
-    private func finish(_ result: BlueZWriteResult) {
+    private func finish(_ result: LinkWriteResult) {
         switch result {
         case .success:
             advance()

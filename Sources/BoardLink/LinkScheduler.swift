@@ -1,9 +1,9 @@
 import Dispatch
 public import FoundationEssentials
 
-/// A cancellable one-shot timer handed out by a ``BlueZScheduler``.
+/// A cancellable one-shot timer handed out by a ``LinkScheduler``.
 @MainActor
-public final class BlueZTimer {
+public final class LinkTimer {
     private var onCancel: (@MainActor () -> Void)?
 
     /// A timer whose cancellation runs `onCancel` (once).
@@ -19,22 +19,22 @@ public final class BlueZTimer {
     }
 }
 
-/// The time source and timers of the BlueZ transport: the event loop in production, a
-/// manual clock in tests. Never blocks.
+/// The time source and timers of a board link (its writer, its reconnect runner, its
+/// transport): the event loop in production, a manual clock in tests. Never blocks.
 @MainActor
-public protocol BlueZScheduler: AnyObject {
+public protocol LinkScheduler: AnyObject {
     /// Monotonic seconds (any origin).
     var now: TimeInterval { get }
     /// Runs `action` on the main actor after `delay` seconds (0 or less: on the next turn).
-    func schedule(after delay: TimeInterval, _ action: @escaping @MainActor () -> Void) -> BlueZTimer
+    func schedule(after delay: TimeInterval, _ action: @escaping @MainActor () -> Void) -> LinkTimer
 }
 
-extension BlueZScheduler {
+extension LinkScheduler {
     /// Waits `delay` seconds without blocking; returns `false` when the calling task was
     /// cancelled (early).
     public func sleep(_ delay: TimeInterval) async -> Bool {
         if Task.isCancelled { return false }
-        let box = BlueZSleepBox()
+        let box = LinkSleepBox()
         let finished: Bool = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 box.continuation = continuation
@@ -50,9 +50,9 @@ extension BlueZScheduler {
 
 /// One sleeping task: resumed exactly once, by the timer or by cancellation.
 @MainActor
-private final class BlueZSleepBox {
+private final class LinkSleepBox {
     var continuation: CheckedContinuation<Bool, Never>?
-    var timer: BlueZTimer?
+    var timer: LinkTimer?
 
     func finish(_ value: Bool) {
         timer?.cancel()
@@ -65,7 +65,7 @@ private final class BlueZSleepBox {
 
 /// The production scheduler: `DispatchSource` timers on the main queue, a monotonic clock.
 @MainActor
-public final class BlueZDispatchScheduler: BlueZScheduler {
+public final class DispatchLinkScheduler: LinkScheduler {
     private let origin = ContinuousClock.now
 
     /// A scheduler on the main queue.
@@ -79,7 +79,7 @@ public final class BlueZDispatchScheduler: BlueZScheduler {
     }
 
     /// Schedules `action` with a one-shot `DispatchSource` timer on the main queue.
-    public func schedule(after delay: TimeInterval, _ action: @escaping @MainActor () -> Void) -> BlueZTimer {
+    public func schedule(after delay: TimeInterval, _ action: @escaping @MainActor () -> Void) -> LinkTimer {
         let source = DispatchSource.makeTimerSource(queue: .main)
         let nanoseconds = Int(min(max(0, delay), 86_400) * 1e9)
         source.schedule(deadline: .now() + .nanoseconds(nanoseconds))
@@ -90,6 +90,6 @@ public final class BlueZDispatchScheduler: BlueZScheduler {
             }
         }
         source.resume()
-        return BlueZTimer { source.cancel() }
+        return LinkTimer { source.cancel() }
     }
 }

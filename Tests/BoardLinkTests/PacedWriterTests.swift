@@ -1,21 +1,22 @@
+import BoardLink
 import Foundation
+import Logging
+import TestSupport
 import Testing
-
-@testable import BlueZ
 
 /// A sink that records writes and lets the test complete them.
 @MainActor
 final class RecordingSink {
     var writes: [(time: Double, data: Data)] = []
-    var completions: [@MainActor (BlueZWriteResult) -> Void] = []
-    var autoComplete: BlueZWriteResult? = .success
+    var completions: [@MainActor (LinkWriteResult) -> Void] = []
+    var autoComplete: LinkWriteResult? = .success
     let scheduler: ManualScheduler
 
     init(scheduler: ManualScheduler) {
         self.scheduler = scheduler
     }
 
-    func write(_ data: Data, _ completion: @escaping @MainActor (BlueZWriteResult) -> Void) {
+    func write(_ data: Data, _ completion: @escaping @MainActor (LinkWriteResult) -> Void) {
         writes.append((scheduler.now, data))
         if let autoComplete {
             completion(autoComplete)
@@ -24,7 +25,7 @@ final class RecordingSink {
         }
     }
 
-    func completeNext(_ result: BlueZWriteResult = .success) {
+    func completeNext(_ result: LinkWriteResult = .success) {
         guard !completions.isEmpty else { return }
         completions.removeFirst()(result)
     }
@@ -36,8 +37,8 @@ final class RecordingSink {
 
     func makeWriter(
         interval: Double, chunk: Int? = nil, capacity: Int = 256, sink: RecordingSink
-    ) -> BlueZPacedWriter {
-        BlueZPacedWriter(
+    ) -> PacedWriter {
+        PacedWriter(
             minimumInterval: interval, maximumChunkLength: chunk, capacity: capacity, retryDelay: 0.05,
             maximumRetries: 3, scheduler: scheduler, sink: { data, done in sink.write(data, done) })
     }

@@ -120,7 +120,7 @@ public final class BlueZManager {
         self.settings = settings
         model = BlueZObjectModel(onlyAdapters: settings.adapters.map(Set.init))
         self.logger = logger
-        self.scheduler = scheduler ?? DispatchLinkScheduler()
+        self.scheduler = scheduler ?? MainLoopScheduler()
     }
 
     /// Adapters by short name order.

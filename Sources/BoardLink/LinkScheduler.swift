@@ -1,5 +1,5 @@
-import Dispatch
 public import FoundationEssentials
+import MainLoop
 
 /// A cancellable one-shot timer handed out by a ``LinkScheduler``.
 @MainActor
@@ -63,12 +63,13 @@ private final class LinkSleepBox {
     }
 }
 
-/// The production scheduler: `DispatchSource` timers on the main queue, a monotonic clock.
+/// The production scheduler: ``MainLoop`` timers (one `timerfd` for all of them), a
+/// monotonic clock.
 @MainActor
-public final class DispatchLinkScheduler: LinkScheduler {
+public final class MainLoopScheduler: LinkScheduler {
     private let origin = ContinuousClock.now
 
-    /// A scheduler on the main queue.
+    /// A scheduler on the main loop.
     public init() {}
 
     /// Seconds since this scheduler was created (monotonic).
@@ -78,18 +79,9 @@ public final class DispatchLinkScheduler: LinkScheduler {
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
-    /// Schedules `action` with a one-shot `DispatchSource` timer on the main queue.
+    /// Schedules `action` as a one-shot ``MainLoop`` timer.
     public func schedule(after delay: TimeInterval, _ action: @escaping @MainActor () -> Void) -> LinkTimer {
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        let nanoseconds = Int(min(max(0, delay), 86_400) * 1e9)
-        source.schedule(deadline: .now() + .nanoseconds(nanoseconds))
-        source.setEventHandler {
-            MainActor.assumeIsolated {
-                source.cancel()
-                action()
-            }
-        }
-        source.resume()
-        return LinkTimer { source.cancel() }
+        let timer = MainLoop.after(delay, action)
+        return LinkTimer { timer.cancel() }
     }
 }

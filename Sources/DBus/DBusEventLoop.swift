@@ -110,13 +110,15 @@ final class DBusWatchSource: @unchecked Sendable {
     private func scheduleWritePump(after milliseconds: Int) {
         guard !isPumpingWrites else { return }
         isPumpingWrites = true
-        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [weak self] in
-            guard let self else { return }
-            self.isPumpingWrites = false
-            guard dbus_watch_get_enabled(self.watch) != 0 else { return }
-            self.handle(DBUS_WATCH_WRITABLE.rawValue)
-            // Still enabled: the socket was full; try again shortly.
-            if dbus_watch_get_enabled(self.watch) != 0 { self.scheduleWritePump(after: 1) }
+        MainActor.assumeIsolated {
+            _ = MainLoop.after(Double(milliseconds) / 1000) { [weak self] in
+                guard let self else { return }
+                self.isPumpingWrites = false
+                guard dbus_watch_get_enabled(self.watch) != 0 else { return }
+                self.handle(DBUS_WATCH_WRITABLE.rawValue)
+                // Still enabled: the socket was full; try again shortly.
+                if dbus_watch_get_enabled(self.watch) != 0 { self.scheduleWritePump(after: 1) }
+            }
         }
     }
 
@@ -134,12 +136,12 @@ final class DBusWatchSource: @unchecked Sendable {
     }
 }
 
-/// The Dispatch timer of one `DBusTimeout` (a pending call's deadline, the authentication
-/// timeout…). Stored in the timeout (`dbus_timeout_set_data`).
+/// The ``MainLoop`` timer of one `DBusTimeout` (a pending call's deadline, the
+/// authentication timeout…). Stored in the timeout (`dbus_timeout_set_data`).
 final class DBusTimeoutSource: @unchecked Sendable {
     private let timeout: OpaquePointer
     private let context: DBusConnectionContext
-    private var timer: (any DispatchSourceTimer)?
+    private var timer: LoopTimer?
 
     init(timeout: OpaquePointer, context: DBusConnectionContext) {
         self.timeout = timeout
@@ -155,17 +157,16 @@ final class DBusTimeoutSource: @unchecked Sendable {
     func update() {
         cancel()
         guard dbus_timeout_get_enabled(timeout) != 0 else { return }
-        let interval = DispatchTimeInterval.milliseconds(Int(max(0, dbus_timeout_get_interval(timeout))))
-        let timer = DispatchSource.makeTimerSource(queue: .main)
-        timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [weak self] in self?.fire() }
-        self.timer = timer
-        timer.resume()
+        let interval = Double(max(0, dbus_timeout_get_interval(timeout))) / 1000
+        timer = MainActor.assumeIsolated {
+            MainLoop.every(interval, startingAfter: interval) { [weak self] in self?.fire() }
+        }
     }
 
     func cancel() {
-        timer?.cancel()
-        timer = nil
+        guard let timer else { return }
+        self.timer = nil
+        MainActor.assumeIsolated { timer.cancel() }
     }
 
     private func fire() {
@@ -183,7 +184,7 @@ final class DBusTimeoutSource: @unchecked Sendable {
 /// Installs the watch, timeout and dispatch-status callbacks of `connection`.
 ///
 /// The add/remove/toggle callbacks run with the connection lock held: they only create or
-/// cancel Dispatch sources and never call back into libdbus's connection functions.
+/// cancel loop watches and timers and never call back into libdbus's connection functions.
 func installEventLoop(on connection: OpaquePointer, context: DBusConnectionContext) -> Bool {
     let addWatch: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> dbus_bool_t = { watch, data in
         guard let watch, let context = DBusConnectionContext.from(data) else { return 0 }

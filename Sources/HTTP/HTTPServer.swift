@@ -10,7 +10,7 @@ import MainLoop
 ///
 /// No thread of its own and none per request: libmicrohttpd runs in its external-polling
 /// mode with epoll (`MHD_USE_EPOLL`); its epoll descriptor is watched by a
-/// ``ReadableWatch`` and its timeouts by one main-queue timer (`MHD_get_timeout`), and
+/// ``ReadableWatch`` and its timeouts by one loop timer (`MHD_get_timeout`), and
 /// every callback runs on the main actor inside `MHD_run`.
 ///
 /// Bounded: connections in total and per client address, request line and headers
@@ -30,7 +30,7 @@ public final class HTTPServer {
     private let handler: @MainActor (HTTPRequest) -> HTTPReply
     private var daemon: OpaquePointer?
     private var watch: ReadableWatch?
-    private var timer: (any DispatchSourceTimer)?
+    private var timer: LoopTimer?
     private var runScheduled = false
     private var tlsStrings: [UnsafeMutablePointer<CChar>] = []
     /// Open connections per client address, and in all.
@@ -86,10 +86,6 @@ public final class HTTPServer {
             throw .noEventDescriptor
         }
         watch = ReadableWatch(descriptor: descriptor, closesDescriptor: false) { [weak self] in self?.run() }
-        let timer = DispatchSource.makeTimerSource(queue: .main)
-        timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.run() } }
-        timer.resume()
-        self.timer = timer
         run()
     }
 
@@ -151,7 +147,11 @@ public final class HTTPServer {
             scheduleRun()
         } else {
             let milliseconds = timeout < 0 ? 1000 : min(Int(timeout), 1000)
-            timer?.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .never)
+            timer?.cancel()
+            timer = MainLoop.after(Double(milliseconds) / 1000) { [weak self] in
+                self?.timer = nil
+                self?.run()
+            }
         }
     }
 

@@ -2,11 +2,11 @@ import Broadcast
 import BroadcastRelay
 import Config
 import Contract
-import Dispatch
 import FoundationEssentials
 import HTTP
 import JSON
 import Logging
+import MainLoop
 import SystemCalls
 
 /// The broadcast side of `boardbridge hall` (docs/hall.md, Broadcasting a round): serves
@@ -37,8 +37,8 @@ final class HallBroadcastService {
     private var publishedOrphans: [String: [String]] = [:]
     /// The alerts summary last published (``HallAlerts``).
     private var alerts = HallAlerts()
-    private var ticker: (any DispatchSourceTimer)?
-    private var pairingsWatcher: (any DispatchSourceTimer)?
+    private var ticker: LoopTimer?
+    private var pairingsWatcher: LoopTimer?
     /// Each round's pairings file as last read (round → bytes), and why the last change
     /// was refused (round → message), for the hall view.
     private var pairingsBytes: [String: [UInt8]] = [:]
@@ -85,21 +85,12 @@ final class HallBroadcastService {
             pusher.onReport = { [weak self] report in self?.pushed(round: name, report) }
             pushers[name] = pusher
         }
-        let timer = DispatchSource.makeTimerSource(queue: .main)
-        timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
-        timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.tick() } }
-        timer.resume()
-        ticker = timer
+        ticker = MainLoop.every(1) { [weak self] in self?.tick() }
         for round in configuration.rounds {
             guard let file = round.pairingsFile, case .success(let bytes) = file.read() else { continue }
             pairingsBytes[round.round.round] = bytes
         }
-        let watcher = DispatchSource.makeTimerSource(queue: .main)
-        let interval = DispatchTimeInterval.seconds(Self.pairingsPollInterval)
-        watcher.schedule(deadline: .now() + interval, repeating: interval)
-        watcher.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.reloadPairings() } }
-        watcher.resume()
-        pairingsWatcher = watcher
+        pairingsWatcher = MainLoop.every(Double(Self.pairingsPollInterval)) { [weak self] in self?.reloadPairings() }
         tick()
         logger.info("broadcasting", [("rounds", broadcast.order.joined(separator: ","))])
     }

@@ -1,11 +1,11 @@
 public import Config
 import Contract
-import Dispatch
 import FoundationEssentials
 public import HTTP
 import JSON
 public import Logging
 import MQTT
+import MainLoop
 
 /// `boardbridge hall`: subscribes to the whole base topic, keeps the ``HallModel`` and serves
 /// the page, `/api/boards`, `/api/boards/<id>` and the `/api/events` stream (docs/hall.md).
@@ -18,7 +18,7 @@ public final class HallService {
     private let topics: Topics
     private var model: HallModel
     private var streams: [ObjectIdentifier: HTTPEventStream] = [:]
-    private var heartbeat: (any DispatchSourceTimer)?
+    private var heartbeat: LoopTimer?
     private var brokerState = "connecting"
     private let router: HallRouter
     private var transactions = 0
@@ -127,11 +127,7 @@ public final class HallService {
             logger.error("cannot subscribe", [("error", "\(error)")])
         }
         client.start()
-        let timer = DispatchSource.makeTimerSource(queue: .main)
-        timer.schedule(deadline: .now() + .seconds(15), repeating: .seconds(15))
-        timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.beat() } }
-        timer.resume()
-        heartbeat = timer
+        heartbeat = MainLoop.every(15) { [weak self] in self?.beat() }
         broadcastService?.start()
         logger.info("hall listening", [("address", server.settings.address), ("port", "\(server.port)")])
     }

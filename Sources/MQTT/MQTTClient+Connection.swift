@@ -168,13 +168,7 @@ extension MQTTClient {
 
     private func startTickTimer() {
         tickTimer?.cancel()
-        let timer = DispatchSource.makeTimerSource(queue: .main)
-        timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
-        timer.setEventHandler { [weak self] in
-            MainActor.assumeIsolated { self?.tick() }
-        }
-        timer.resume()
-        tickTimer = timer
+        tickTimer = MainLoop.every(1) { [weak self] in self?.tick() }
     }
 
     /// Keep-alive (`mosquitto_loop_misc`), the connect timeout, and pending handshake writes.
@@ -303,18 +297,11 @@ extension MQTTClient {
 
     private func scheduleRetry(after delay: Duration) {
         retryTimer?.cancel()
-        let timer = DispatchSource.makeTimerSource(queue: .main)
-        timer.schedule(deadline: .now() + delay.dispatchInterval, leeway: .milliseconds(10))
-        timer.setEventHandler { [weak self] in
-            MainActor.assumeIsolated {
-                guard let self else { return }
-                self.retryTimer?.cancel()
-                self.retryTimer = nil
-                self.beginAttempt()
-            }
+        retryTimer = MainLoop.after(delay.seconds) { [weak self] in
+            guard let self else { return }
+            self.retryTimer = nil
+            self.beginAttempt()
         }
-        timer.resume()
-        retryTimer = timer
     }
 }
 

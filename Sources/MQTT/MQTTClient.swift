@@ -110,8 +110,8 @@ public final class MQTTClient {
     var pendingSubscriptions: [Int32: [String]] = [:]
     var readSource: ReadableWatch?
     var writeSource: (any DispatchSourceWrite)?
-    var tickTimer: (any DispatchSourceTimer)?
-    var retryTimer: (any DispatchSourceTimer)?
+    var tickTimer: LoopTimer?
+    var retryTimer: LoopTimer?
     var isServicing = false
     var sendBudget = 256
     var sendContinuationScheduled = false
@@ -278,9 +278,7 @@ public final class MQTTClient {
         nextObserverID += 1
         return await withCheckedContinuation { continuation in
             flushWaiters[id] = continuation
-            DispatchQueue.main.asyncAfter(deadline: .now() + timeout.dispatchInterval) { [weak self] in
-                MainActor.assumeIsolated { self?.resumeFlushWaiter(id, result: false) }
-            }
+            MainLoop.after(timeout.seconds) { [weak self] in self?.resumeFlushWaiter(id, result: false) }
         }
     }
 
@@ -360,10 +358,9 @@ enum MQTTClientPhase: Equatable {
 }
 
 extension Duration {
-    var dispatchInterval: DispatchTimeInterval {
+    /// The duration in seconds, for a ``MainLoop`` timer.
+    var seconds: Double {
         let (seconds, attoseconds) = components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !nanoseconds.overflow, nanoseconds.partialValue < Int64(Int.max / 2) else { return .never }
-        return .nanoseconds(max(0, Int(nanoseconds.partialValue + attoseconds / 1_000_000_000)))
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -49,7 +49,7 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     /// A transport for the device at `path`; `makeAdapter` gives a fresh adapter per link.
     public init(
         path: String, baudRate: SerialPort.BaudRate = .b9600, policy: BoardReconnectPolicy = BoardReconnectPolicy(),
-        scheduler: any LinkScheduler = DispatchLinkScheduler(), logger: Logger = .silent,
+        scheduler: any LinkScheduler = MainLoopScheduler(), logger: Logger = .silent,
         makeAdapter: @escaping @Sendable () -> any BoardAdapter
     ) {
         self.path = path

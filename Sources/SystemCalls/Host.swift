@@ -29,11 +29,6 @@ public enum ProcessControl {
     /// `SIGINT`.
     public static let interruptSignal = SIGINT
 
-    /// Sets `signal`'s disposition to ignore (before a dispatch source takes it over).
-    public static func ignore(signal number: Int32) {
-        _ = signal(number, SIG_IGN)
-    }
-
     /// Ends the process with `status` (`exit(3)`: buffers flushed, `atexit` handlers run).
     public static func exit(_ status: Int32) -> Never {
         Glibc.exit(status)

@@ -68,7 +68,7 @@ private final class Pair {
         var text = ""
         let link = StreamLink(
             stream: SocketByteStream(descriptor: pair.link, endOfFile: "the board closed the link"),
-            adapter: EchoAdapter(), scheduler: DispatchLinkScheduler(), logger: .silent,
+            adapter: EchoAdapter(), scheduler: MainLoopScheduler(), logger: .silent,
             onEvents: { events in
                 for case .raw(let bytes) in events { text += String(decoding: bytes, as: UTF8.self) }
             },

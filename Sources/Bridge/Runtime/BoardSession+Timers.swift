@@ -1,6 +1,6 @@
-import Dispatch
 import FoundationEssentials
 import Kernel
+import MainLoop
 
 /// The session's timers (the kernel's next deadline, battery requests) and its persistence.
 extension BoardSession {
@@ -15,21 +15,15 @@ extension BoardSession {
 
     func startBatteryTimer() {
         guard batteryTimer == nil, capabilities.contains(.batteryReporting), batteryInterval > 0 else { return }
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        source.schedule(deadline: .now() + batteryInterval, repeating: batteryInterval)
-        source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated { self?.requestBattery() }
-        }
-        source.resume()
-        batteryTimer = source
+        batteryTimer = MainLoop.every(batteryInterval) { [weak self] in self?.requestBattery() }
     }
 
     // MARK: Time and persistence
 
     /// Arms the timer for the kernel's next deadline. Called after every event, so it does
-    /// nothing while the deadline stays the same: cancelling and creating a Dispatch timer
-    /// costs two round trips through libdispatch's manager thread, which showed in the
-    /// profile of every piece lifted.
+    /// nothing while the deadline stays the same (a Dispatch timer cost two round trips
+    /// through libdispatch's manager thread per change, which showed in the profile of every
+    /// piece lifted; a loop timer costs a heap entry and at most one `timerfd_settime`).
     func scheduleTick() {
         let deadline = [core.nextDeadline, arbiterWatch.nextDeadline].compactMap { $0 }.min()
         guard deadline != armedDeadline else { return }
@@ -40,22 +34,14 @@ extension BoardSession {
             return
         }
         let delay = max(0, deadline - clock.now())
-        if let timer {
-            timer.schedule(deadline: .now() + delay)
-            return
+        timer?.cancel()
+        timer = MainLoop.after(delay) { [weak self] in
+            guard let self else { return }
+            // Fired: whatever the kernel's deadline is now, it needs arming again.
+            self.armedDeadline = nil
+            self.timer = nil
+            self.tick()
         }
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        source.schedule(deadline: .now() + delay)
-        source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated {
-                guard let self else { return }
-                // Fired: whatever the kernel's deadline is now, it needs arming again.
-                self.armedDeadline = nil
-                self.tick()
-            }
-        }
-        source.resume()
-        timer = source
     }
 
     /// Saves the session through the state writer (a journal line, or the whole snapshot

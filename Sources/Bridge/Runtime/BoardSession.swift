@@ -3,11 +3,11 @@ public import BoardKit
 import Chess
 public import Config
 public import Contract
-import Dispatch
 import FoundationEssentials
 import JSON
 public import Kernel
 public import Logging
+import MainLoop
 
 /// One board, end to end: its transport's events go through the game kernel
 /// (``GameSession``: tracker, sync gate, clock) and come out as MQTT messages; commands
@@ -51,7 +51,7 @@ public final class BoardSession {
     let store: StateWriter?
     let clock: SessionClock
     let logger: Logger
-    var timer: (any DispatchSourceTimer)?
+    var timer: LoopTimer?
     /// The deadline `timer` is armed for.
     var armedDeadline: Double?
     var eventTask: Task<Void, Never>?
@@ -72,7 +72,7 @@ public final class BoardSession {
     /// while the board was not ready).
     var boardGamePending = false
     let batteryInterval: Double
-    var batteryTimer: (any DispatchSourceTimer)?
+    var batteryTimer: LoopTimer?
     /// Alerts for the arbiter before anyone asks (a clock paused or a board out of sync too
     /// long, a result the position does not support).
     var arbiterWatch: ArbiterWatch

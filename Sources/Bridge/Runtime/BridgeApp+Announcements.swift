@@ -1,7 +1,7 @@
 import Contract
-import Dispatch
 import FoundationEssentials
 import JSON
+import MainLoop
 
 /// What this bridge announces on the broker besides its boards' state: Home Assistant discovery
 /// (again when Home Assistant comes back online) and the clean-up of what an earlier run left.
@@ -50,9 +50,7 @@ extension BridgeApp {
             }
         }
         guard !cleanup.clears.isEmpty else { return finish() }
-        DispatchQueue.main.asyncAfter(deadline: .now() + StartupCleanup.delay) {
-            MainActor.assumeIsolated { finish() }
-        }
+        MainLoop.after(StartupCleanup.delay) { finish() }
     }
 
     /// Sends discovery and every board's retained state again after a random delay; further
@@ -63,18 +61,11 @@ extension BridgeApp {
         logger.info(
             "Home Assistant is online: announcing the boards again",
             [("in_seconds", String((delay * 10).rounded() / 10))])
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        source.schedule(deadline: .now() + delay)
-        source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated {
-                guard let self else { return }
-                self.reannounceTimer?.cancel()
-                self.reannounceTimer = nil
-                self.publishDiscovery()
-                for session in self.sessions.values { session.publishRetained() }
-            }
+        reannounceTimer = MainLoop.after(delay) { [weak self] in
+            guard let self else { return }
+            self.reannounceTimer = nil
+            self.publishDiscovery()
+            for session in self.sessions.values { session.publishRetained() }
         }
-        source.resume()
-        reannounceTimer = source
     }
 }

@@ -1,6 +1,6 @@
 import BlueZ
 import Config
-import Dispatch
+import MainLoop
 
 /// `bluetooth.discovery`: boards of a known family that no configured board claims are bridged
 /// as they are found.
@@ -10,13 +10,7 @@ extension BridgeApp {
     /// (`chessnut-aabbcc000001`).
     func startDiscoveryMode() {
         discoveryScan = manager.startDiscovery()
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        source.schedule(deadline: .now() + 2, repeating: 5)
-        source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated { self?.adoptDiscoveredBoards() }
-        }
-        source.resume()
-        discoveryTimer = source
+        discoveryTimer = MainLoop.every(5, startingAfter: 2) { [weak self] in self?.adoptDiscoveredBoards() }
     }
 
     func adoptDiscoveredBoards() {

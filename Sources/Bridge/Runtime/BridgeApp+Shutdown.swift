@@ -1,18 +1,12 @@
-import Dispatch
+import MainLoop
 import SystemCalls
 
 /// The end of a `boardbridge run` process: SIGTERM/SIGINT start a graceful shutdown (a
 /// second signal exits at once), the systemd watchdog is fed while it runs.
 extension BridgeApp {
     func installSignalHandlers() {
-        for signalNumber in [ProcessControl.terminateSignal, ProcessControl.interruptSignal] {
-            ProcessControl.ignore(signal: signalNumber)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
-            source.setEventHandler { [weak self] in
-                MainActor.assumeIsolated { self?.signalled(signalNumber) }
-            }
-            source.resume()
-            signalSources.append(source)
+        MainLoop.onSignals([ProcessControl.terminateSignal, ProcessControl.interruptSignal]) { [weak self] number in
+            self?.signalled(number)
         }
     }
 
@@ -27,13 +21,7 @@ extension BridgeApp {
 
     func startWatchdog() {
         guard let interval = notifier.watchdogInterval else { return }
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        source.schedule(deadline: .now() + interval / 2, repeating: interval / 2)
-        source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated { _ = self?.notifier.notify("WATCHDOG=1") }
-        }
-        source.resume()
-        watchdog = source
+        watchdog = MainLoop.every(interval / 2) { [weak self] in _ = self?.notifier.notify("WATCHDOG=1") }
     }
 
     /// The exit status when a restart was asked for and the process could not start itself
@@ -51,14 +39,11 @@ extension BridgeApp {
         if !restarting { notifier.notify("STOPPING=1") }
         // No command is taken from here on.
         commandClient.stop()
-        let deadline = DispatchSource.makeTimerSource(queue: .main)
-        deadline.schedule(deadline: .now() + Self.shutdownDeadline)
         let logger = logger
-        deadline.setEventHandler {
+        MainLoop.after(Self.shutdownDeadline) {
             logger.error("shutdown deadline passed, exiting")
             ProcessControl.exit(1)
         }
-        deadline.resume()
         for (id, session) in sessions {
             session.stop()
             publisher.publish(builder.availability(board: id, online: false))

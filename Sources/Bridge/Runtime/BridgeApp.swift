@@ -3,11 +3,11 @@ import BlueZ
 import BoardKit
 public import Config
 import Contract
-import Dispatch
 public import FoundationEssentials
 import JSON
 import Logging
 import MQTT
+import MainLoop
 import SystemCalls
 
 /// The `boardbridge run` process: one ``BoardSession`` per configured board over a
@@ -43,13 +43,12 @@ public final class BridgeApp {
     var sessions: [String: BoardSession] = [:]
     var boards: [ConfiguredBoard] = []
     var discoveryScan: BlueZDiscoverySession?
-    var discoveryTimer: (any DispatchSourceTimer)?
+    var discoveryTimer: LoopTimer?
     /// Armed while a re-announcement to Home Assistant waits for its random delay.
-    var reannounceTimer: (any DispatchSourceTimer)?
+    var reannounceTimer: LoopTimer?
     var transports: [String: any BridgedBoardTransport] = [:]
     private let transportFactory: BoardTransportFactory
-    var signalSources: [any DispatchSourceSignal] = []
-    var watchdog: (any DispatchSourceTimer)?
+    var watchdog: LoopTimer?
     let store: StateStore
     let stateWriter: StateWriter
     /// The health report and stall detection (`<base>/bridge/<node>/health`).

@@ -2,11 +2,11 @@ public import BlueZ
 public import BoardKit
 public import Config
 public import Contract
-import Dispatch
 import FoundationEssentials
 import Kernel
 public import Logging
 import MQTT
+import MainLoop
 
 /// What a transport tells the health report about its link, and how a stalled link is
 /// recycled (``BlueZ/BlueZBoardTransport`` has all three).
@@ -53,8 +53,8 @@ public final class HealthMonitor {
     private var saveErrorsSinceReport = 0
     private var lastSaveError: (reason: String, at: Double)?
     private var cpuMark: (time: Double, ticks: Int)?
-    private var reportTimer: (any DispatchSourceTimer)?
-    private var stallTimer: (any DispatchSourceTimer)?
+    private var reportTimer: LoopTimer?
+    private var stallTimer: LoopTimer?
     private var reportSoon = false
 
     /// A monitor; nothing is published before ``start()`` or ``publishReport()``.
@@ -90,12 +90,10 @@ public final class HealthMonitor {
         entries[id] = entry
         guard !reportSoon else { return }
         reportSoon = true
-        DispatchQueue.main.asyncAfter(deadline: .now() + 0.25) { [weak self] in
-            MainActor.assumeIsolated {
-                guard let self, self.reportSoon else { return }
-                self.reportSoon = false
-                self.publishReport()
-            }
+        MainLoop.after(0.25) { [weak self] in
+            guard let self, self.reportSoon else { return }
+            self.reportSoon = false
+            self.publishReport()
         }
     }
 
@@ -126,9 +124,9 @@ public final class HealthMonitor {
     /// Starts the report and stall timers (the first report goes out when the broker
     /// accepts the connection, with the other retained topics).
     public func start() {
-        reportTimer = Self.timer(every: settings.interval) { [weak self] in self?.publishReport() }
+        reportTimer = MainLoop.every(settings.interval) { [weak self] in self?.publishReport() }
         if settings.stallAfter > 0 {
-            stallTimer = Self.timer(every: min(1, settings.stallAfter / 4)) { [weak self] in self?.checkStalls() }
+            stallTimer = MainLoop.every(min(1, settings.stallAfter / 4)) { [weak self] in self?.checkStalls() }
         }
     }
 
@@ -249,15 +247,6 @@ public final class HealthMonitor {
         }
     }
 
-    private static func timer(
-        every seconds: Double, _ action: @escaping @MainActor () -> Void
-    ) -> any DispatchSourceTimer {
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        source.schedule(deadline: .now() + seconds, repeating: seconds)
-        source.setEventHandler { MainActor.assumeIsolated { action() } }
-        source.resume()
-        return source
-    }
 }
 
 extension MQTTClient {

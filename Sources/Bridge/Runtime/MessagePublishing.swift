@@ -1,4 +1,5 @@
 public import Contract
+
 /// Where board sessions and the bridge hand their messages: the MQTT side (a queueing
 /// client that delivers in order after a broker outage), or a recorder in tests.
 @MainActor

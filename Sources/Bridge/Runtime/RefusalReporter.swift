@@ -1,6 +1,6 @@
 import Contract
-import Dispatch
 import Logging
+import MainLoop
 
 /// Decides which refused commands and requests are answered and logged (a
 /// ``RefusalLimiter`` per board), and reports those it held back once the board's budget
@@ -8,7 +8,7 @@ import Logging
 @MainActor
 final class RefusalReporter {
     private var limiter = RefusalLimiter()
-    private var timer: (any DispatchSourceTimer)?
+    private var timer: LoopTimer?
     private let logger: Logger
     private let publisher: any MessagePublishing
     private let builder: MessageBuilder
@@ -50,18 +50,11 @@ final class RefusalReporter {
         guard timer == nil, let delay = limiter.nextReportDelay(at: Self.monotonicSeconds()) else {
             return
         }
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        source.schedule(deadline: .now() + max(delay, 0.05))
-        source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated {
-                guard let self else { return }
-                self.timer?.cancel()
-                self.timer = nil
-                self.reportSuppressed()
-            }
+        timer = MainLoop.after(max(delay, 0.05)) { [weak self] in
+            guard let self else { return }
+            self.timer = nil
+            self.reportSuppressed()
         }
-        source.resume()
-        timer = source
     }
 
     private func reportSuppressed() {

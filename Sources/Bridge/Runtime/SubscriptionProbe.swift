@@ -1,6 +1,6 @@
 import Contract
-import Dispatch
 import JSON
+import MainLoop
 
 /// Proves, after every connection to the broker, that the broker delivers what the bridge
 /// subscribed to: one message on a topic of each command filter (`<base>/bridge/set`,
@@ -40,7 +40,7 @@ final class SubscriptionProbe {
     private var round = 0
     private var outstanding: [Probe] = []
     private var overdue: [Probe] = []
-    private var timer: (any DispatchSourceTimer)?
+    private var timer: LoopTimer?
 
     /// The probes of `topics`' command subscriptions.
     init(topics: Topics, timeout: Double = 10) {
@@ -70,11 +70,7 @@ final class SubscriptionProbe {
         let payload = Array((["probe": .string(token)] as JSONValue).encodedString().utf8)
         for probe in probes { publish(probe.topic, payload) }
         timer?.cancel()
-        let source = DispatchSource.makeTimerSource(queue: .main)
-        source.schedule(deadline: .now() + timeout)
-        source.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.expired() } }
-        source.resume()
-        timer = source
+        timer = MainLoop.after(timeout) { [weak self] in self?.expired() }
     }
 
     /// Stops waiting (the bridge stops).

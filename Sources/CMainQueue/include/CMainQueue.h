@@ -32,4 +32,21 @@ int cmq_epoll_wait(int epoll, uint64_t *keys, int capacity, int timeout);
 /// Reads (and so resets) an eventfd; non-blocking descriptors give -1/EAGAIN when unset.
 int cmq_eventfd_reset(int fd);
 
+/// `timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)`.
+int cmq_timerfd_create(void);
+
+/// Arms `fd` to expire once at the absolute `CLOCK_MONOTONIC` time `deadline` (ns); 0 disarms.
+int cmq_timerfd_arm(int fd, uint64_t deadline);
+
+/// `CLOCK_MONOTONIC` now, in nanoseconds.
+uint64_t cmq_monotonic_ns(void);
+
+/// Makes the process's one signal pipe (`O_CLOEXEC | O_NONBLOCK`) and returns its read end;
+/// -1 when it exists already or cannot be made.
+int cmq_signal_pipe(void);
+
+/// Routes `number` to the signal pipe: its handler writes the number (one byte) to it. Any
+/// thread may take the signal; only the pipe's reader acts on it. -1 before `cmq_signal_pipe`.
+int cmq_signal_route(int number);
+
 #endif

@@ -18,8 +18,12 @@ int cmq_epoll_create(void) {
 }
 
 int cmq_epoll_watch(int epoll, int fd, uint64_t key, int modify) {
+    return cmq_epoll_watch_for(epoll, fd, key, modify, 0);
+}
+
+int cmq_epoll_watch_for(int epoll, int fd, uint64_t key, int modify, int writable) {
     struct epoll_event event = {0};
-    event.events = EPOLLIN | EPOLLRDHUP;
+    event.events = writable ? EPOLLOUT : (EPOLLIN | EPOLLRDHUP);
     event.data.u64 = key;
     int result = epoll_ctl(epoll, modify ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event);
     // A descriptor closed without being removed left the set (the kernel drops it), and its

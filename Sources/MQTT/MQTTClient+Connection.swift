@@ -199,14 +199,12 @@ extension MQTTClient {
             return
         }
         guard writeSource == nil else { return }
+        // A duplicate: the read watch has the socket's other duplicate, and libmosquitto may
+        // close its own at any call.
         guard let descriptor = try? FileDescriptor(rawValue: handle.socket).duplicate().rawValue else { return }
-        let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: .main)
-        source.setEventHandler { [weak self] in
-            MainActor.assumeIsolated { self?.socketWritable() }
+        writeSource = WritableWatch(descriptor: descriptor, closesDescriptor: true) { [weak self] in
+            self?.socketWritable()
         }
-        source.setCancelHandler { close(descriptor) }
-        source.resume()
-        writeSource = source
     }
 
     // MARK: - Servicing

@@ -6,8 +6,8 @@ import MainLoop
 /// An MQTT client over libmosquitto that keeps itself connected and loses nothing.
 ///
 /// **Threading.** Everything happens on the main actor. libmosquitto is *driven from the
-/// main queue by its socket* (`mosquitto_loop_read`/`_write`/`_misc` from Dispatch read and
-/// write sources and a 1 s timer), not by `mosquitto_loop_start`'s own thread, because:
+/// ``MainLoop`` by its socket* (`mosquitto_loop_read`/`_write`/`_misc` from a read and a
+/// write watch and a 1 s loop timer), not by `mosquitto_loop_start`'s own thread, because:
 /// - callbacks then run on the main thread inside our own calls, so they need no hop and
 ///   no lock, and their order relative to the rest of the daemon is deterministic;
 /// - we own reconnection: exponential backoff *with jitter* (libmosquitto's thread has
@@ -109,7 +109,7 @@ public final class MQTTClient {
     var recentErrors: [String] = []
     var pendingSubscriptions: [Int32: [String]] = [:]
     var readSource: ReadableWatch?
-    var writeSource: (any DispatchSourceWrite)?
+    var writeSource: WritableWatch?
     var tickTimer: LoopTimer?
     var retryTimer: LoopTimer?
     var isServicing = false

@@ -68,15 +68,16 @@ public final class EpollPoller<Handler> {
     }
 
     /// ``add(_:handler:)`` returning the registration's generation (for
-    /// ``remove(_:generation:)``), or `nil` when the kernel refuses the descriptor.
-    func register(_ fd: Int32, handler: Handler) -> UInt32? {
+    /// ``remove(_:generation:)``), or `nil` when the kernel refuses the descriptor. With
+    /// `writable`, the handler is passed while `fd` can be written to (or hung up) instead.
+    func register(_ fd: Int32, writable: Bool = false, handler: Handler) -> UInt32? {
         guard fd >= 0 else { return nil }
         let index = Int(fd)
         let isNew = index >= registrations.count || registrations[index] == nil
         let generation = nextGeneration
         nextGeneration = nextGeneration == UInt32.max ? 1 : nextGeneration + 1
         let key = UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
-        guard cmq_epoll_watch(descriptor, fd, key, isNew ? 0 : 1) == 0 else { return nil }
+        guard cmq_epoll_watch_for(descriptor, fd, key, isNew ? 0 : 1, writable ? 1 : 0) == 0 else { return nil }
         if index >= registrations.count {
             registrations.append(contentsOf: repeatElement(nil, count: index + 1 - registrations.count))
         }

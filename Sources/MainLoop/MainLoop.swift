@@ -83,9 +83,9 @@ public enum MainLoop {
     /// Registers `fd` with the loop (``ReadableWatch`` only), starting the hosted mode if
     /// nothing drives the loop yet. Returns the registration's generation, `nil` when the
     /// kernel refuses the descriptor.
-    static func add(_ fd: Int32, handler: @escaping @MainActor () -> Void) -> UInt32? {
+    static func add(_ fd: Int32, writable: Bool = false, handler: @escaping @MainActor () -> Void) -> UInt32? {
         guard let poller = poller ?? startHosted() else { return nil }
-        return poller.register(fd, handler: handler)
+        return poller.register(fd, writable: writable, handler: handler)
     }
 
     /// Unregisters `fd` if it is still the registration `generation` (``ReadableWatch`` only).

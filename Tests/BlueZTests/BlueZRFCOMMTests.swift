@@ -5,24 +5,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A byte adapter for the RFCOMM tests: every chunk read becomes `.raw`, `.requestState`
-/// encodes `"S"`, the handshake is `"H"` (first connect) or `"R"` (reconnect).
-struct RawSerialAdapter: BoardAdapter {
-    var capabilities: BoardCapabilities { [] }
-    mutating func feed(bytes: Data) -> [BoardEvent] { bytes.isEmpty ? [] : [.raw(bytes)] }
-    func encode(_ command: BoardCommand) -> Data? {
-        switch command {
-        case .startSession: Data("H".utf8)
-        case .requestState: Data("S".utf8)
-        case .requestBattery: Data("R".utf8)
-        default: nil
-        }
-    }
-    func handshakeCommands(isReconnect: Bool) -> [(command: BoardCommand, delayBefore: TimeInterval)] {
-        [(isReconnect ? .requestBattery : .startSession, 0)]
-    }
-}
-
 /// The Classic side of the fake, through its control object.
 @MainActor
 struct ClassicControl {
@@ -73,7 +55,7 @@ struct BlueZRFCOMMTests {
         BlueZRFCOMMTransport(
             manager: fixture.manager, profile: profile, address: address, policy: policy, connectTimeout: 8,
             initialRetryDelay: 0.3
-        ) { RawSerialAdapter() }
+        ) { RawBytesAdapter() }
     }
 
     @Test func bytesFlowBothWaysThenADropReconnectsAndBytesFlowAgain() async throws {
@@ -242,7 +224,7 @@ struct BlueZRFCOMMSharedProfileTests {
         let profile = BlueZSerialProfile(manager: fixture.manager)
         let transports = ["CC:00:00:00:00:01", "CC:00:00:00:00:02"].map { address in
             BlueZRFCOMMTransport(manager: fixture.manager, profile: profile, address: address, connectTimeout: 8) {
-                RawSerialAdapter()
+                RawBytesAdapter()
             }
         }
         let recorders = transports.map { EventRecorder($0.events) }

@@ -5,32 +5,6 @@ import Logging
 import TestSupport
 import Testing
 
-/// Every chunk read becomes `.raw`; `.requestState` encodes `"S"`; each chunk starting with
-/// `"A"` asks for the response `"a"`; the handshake is `"H"`, or `"R"` on a reconnect.
-private struct EchoAdapter: BoardAdapter {
-    var capabilities: BoardCapabilities { [] }
-    var pending: [Data] = []
-    mutating func feed(bytes: Data) -> [BoardEvent] {
-        if bytes.first == UInt8(ascii: "A") { pending.append(Data("a".utf8)) }
-        return bytes.isEmpty ? [] : [.raw(bytes)]
-    }
-    mutating func takePendingResponses() -> [Data] {
-        defer { pending = [] }
-        return pending
-    }
-    func encode(_ command: BoardCommand) -> Data? {
-        switch command {
-        case .requestState: Data("S".utf8)
-        case .startSession: Data("H".utf8)
-        case .requestBattery: Data("R".utf8)
-        default: nil
-        }
-    }
-    func handshakeCommands(isReconnect: Bool) -> [(command: BoardCommand, delayBefore: TimeInterval)] {
-        [(isReconnect ? .requestBattery : .startSession, 0)]
-    }
-}
-
 /// A connected stream socket pair: the link's end and the board's.
 @MainActor
 private final class Pair {
@@ -68,7 +42,7 @@ private final class Pair {
         var text = ""
         let link = StreamLink(
             stream: SocketByteStream(descriptor: pair.link, endOfFile: "the board closed the link"),
-            adapter: EchoAdapter(), scheduler: MainLoopScheduler(), logger: .silent,
+            adapter: RawBytesAdapter(), scheduler: MainLoopScheduler(), logger: .silent,
             onEvents: { events in
                 for case .raw(let bytes) in events { text += String(decoding: bytes, as: UTF8.self) }
             },

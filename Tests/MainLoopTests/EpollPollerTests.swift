@@ -282,3 +282,36 @@ final class SocketPair {
         return recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT) | Int32(MSG_PEEK)) == 0
     }
 }
+
+@MainActor
+@Suite struct WritableWatchTests {
+    /// A full socket is not writable; once the peer reads, the watch is called.
+    @Test func callsItsHandlerOnceTheSocketTakesBytesAgain() async throws {
+        let pair = try SocketPair()
+        _ = fcntl(pair.left, F_SETFL, fcntl(pair.left, F_GETFL) | O_NONBLOCK)
+        var filled = 0
+        let chunk = [UInt8](repeating: 7, count: 1024)
+        while chunk.withUnsafeBytes({ Foundation.send(pair.left, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {
+            filled += 1
+        }
+        #expect(filled > 0)
+        var calls = 0
+        let watch = WritableWatch(descriptor: pair.left, closesDescriptor: false) { calls += 1 }
+        // Still full: a turn of the loop (a timer) passes without a call.
+        var turned = false
+        MainLoop.after(0.02) { turned = true }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !turned && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(calls == 0)
+        while !pair.receive(pair.right).isEmpty {}
+        while calls == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(calls > 0)
+        watch.cancel()
+        let afterCancel = calls
+        turned = false
+        MainLoop.after(0.02) { turned = true }
+        while !turned && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(calls == afterCancel)
+        #expect(!watch.isActive)
+    }
+}

@@ -23,6 +23,9 @@ int cmq_epoll_create(void);
 /// a `modify` of a descriptor the set no longer has adds it, an add of one it has changes it.
 int cmq_epoll_watch(int epoll, int fd, uint64_t key, int modify);
 
+/// ``cmq_epoll_watch``, for output instead (`writable`: `EPOLLOUT`, with hang-up and errors).
+int cmq_epoll_watch_for(int epoll, int fd, uint64_t key, int modify, int writable);
+
 /// Removes `fd`.
 int cmq_epoll_unwatch(int epoll, int fd);
 

@@ -70,6 +70,9 @@ extension BlueZBoardTransport {
     /// `Device1.Connect` with the per-adapter slot, retrying transient failures.
     private func connectDevice(_ link: BlueZLink) async throws(BlueZLinkError) {
         var retries = 0
+        // The one backoff type: the transient retries are a short policy of their own.
+        let transient = BoardReconnectPolicy(
+            maxAttempts: settings.transientRetryDelays.count, delays: settings.transientRetryDelays)
         while true {
             try link.check()
             if manager.device(at: link.devicePath)?.connected == true {
@@ -94,9 +97,6 @@ extension BlueZBoardTransport {
                 return
             }
             let kind = BlueZErrorKind(failure)
-            // The one backoff type: the transient retries are a short policy of their own.
-            let transient = BoardReconnectPolicy(
-                maxAttempts: settings.transientRetryDelays.count, delays: settings.transientRetryDelays)
             if kind.isTransientConnectFailure, let delay = transient.nextDelay(attempt: retries + 1) {
                 retries += 1
                 logger.warning(

@@ -57,7 +57,9 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     /// Completed links so far (the first and every reconnect).
     public private(set) var linkCount = 0
     /// While a reconnect waits: how long that wait is (seconds); else `nil`.
-    public var nextDelay: TimeInterval? { reconnecting ? runner.nextDelay : nil }
+    public var nextDelay: TimeInterval? {
+        if case .reconnecting = state { runner.nextDelay } else { nil }
+    }
     /// Called whenever ``state`` changes (after ``lastError`` and ``nextDelay`` are set).
     public var onStateChange: (@MainActor (BoardTransportState) -> Void)?
 
@@ -68,8 +70,6 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     /// The BlueZ device of the link that is up.
     private var linkDevicePath: String?
     private lazy var runner = ReconnectRunner(scheduler: manager.scheduler)
-    /// Whether the runner's run is the reconnect policy's (not the first connect's retries).
-    private var reconnecting = false
     private var autoConnect = false
     private var arrivedDescriptor: Int32?
     private var expecting: String?
@@ -135,7 +135,6 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
         autoConnect = true
         guard !runner.isRunning, link == nil else { return }
         setState(.connecting)
-        reconnecting = false
         runner.run(
             .retrying(every: initialRetryDelay),
             ReconnectRunner.Steps(
@@ -297,7 +296,6 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
         logger.warning("RFCOMM link down: \(reason)")
         continuationYield(.disconnected(error: reason))
         guard autoConnect else { return setState(.disconnected) }
-        reconnecting = true
         runner.run(
             policy,
             ReconnectRunner.Steps(
@@ -320,7 +318,6 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     }
 
     private func setState(_ new: BoardTransportState) {
-        if case .reconnecting = new {} else { reconnecting = false }
         guard state != new else { return }
         state = new
         onStateChange?(new)

@@ -295,7 +295,7 @@ extension MQTTClient {
 
     private func scheduleRetry(after delay: Duration) {
         retryTimer?.cancel()
-        retryTimer = MainLoop.after(delay.seconds) { [weak self] in
+        retryTimer = MainLoop.after(delay) { [weak self] in
             guard let self else { return }
             self.retryTimer = nil
             self.beginAttempt()

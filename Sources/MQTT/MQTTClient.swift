@@ -278,7 +278,7 @@ public final class MQTTClient {
         nextObserverID += 1
         return await withCheckedContinuation { continuation in
             flushWaiters[id] = continuation
-            MainLoop.after(timeout.seconds) { [weak self] in self?.resumeFlushWaiter(id, result: false) }
+            MainLoop.after(timeout) { [weak self] in self?.resumeFlushWaiter(id, result: false) }
         }
     }
 
@@ -355,12 +355,4 @@ enum MQTTClientPhase: Equatable {
     case handshaking
     /// CONNACK accepted.
     case connected
-}
-
-extension Duration {
-    /// The duration in seconds, for a ``MainLoop`` timer.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
 }

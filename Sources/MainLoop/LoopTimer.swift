@@ -33,6 +33,13 @@ extension MainLoop {
         LoopTimerQueue.instance().schedule(after: delay, interval: nil, action)
     }
 
+    /// ``after(_:_:)`` for a `Duration` (a negative one: in the next turn of the loop).
+    @discardableResult
+    public static func after(_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> LoopTimer {
+        let (seconds, attoseconds) = delay.components
+        return after(Double(seconds) + Double(attoseconds) / 1e18, action)
+    }
+
     /// Runs `action` every `interval` seconds (at least 1 ms), the first time after
     /// `startingAfter` seconds (default: one interval). A loop that was busy runs a late
     /// timer once, then keeps its rhythm from then on.

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Calls a handler on the main actor whenever a descriptor is readable (or hung up).
 ///
 /// Served by ``MainLoop`` (whether it owns the main thread or is hosted on the main queue).
@@ -12,31 +6,26 @@
 /// handler is never called again and (with `closesDescriptor`) the descriptor is closed.
 @MainActor
 public final class ReadableWatch {
-    /// The watched descriptor.
-    public let descriptor: Int32
-    /// Whether ``cancel()`` still has to close the descriptor.
-    private var owesClose: Bool
-    /// The loop's registration, while there is one.
-    private var generation: UInt32?
+    private var registration: LoopRegistration
 
     /// Starts watching `descriptor`. With `closesDescriptor`, ``cancel()`` (or the release
     /// of the watch) closes it. A descriptor the kernel cannot watch (a regular file, a
-    /// closed number) leaves the watch inactive from the start (and still closed by ``cancel()`` when owned).
+    /// closed number) leaves the watch inactive from the start (and still closed by
+    /// ``cancel()`` when owned).
     public init(descriptor: Int32, closesDescriptor: Bool, handler: @escaping @MainActor () -> Void) {
-        self.descriptor = descriptor
-        owesClose = closesDescriptor
-        generation = MainLoop.add(descriptor, handler: handler)
+        registration = LoopRegistration(
+            descriptor: descriptor, writable: false, closesDescriptor: closesDescriptor, handler: handler)
     }
 
+    /// The watched descriptor.
+    public var descriptor: Int32 { registration.descriptor }
+
     /// Whether the descriptor is still watched.
-    public var isActive: Bool { generation != nil }
+    public var isActive: Bool { registration.isActive }
 
     /// Stops watching (and closes the descriptor if the watch owns it). Idempotent.
     public func cancel() {
-        if let generation { MainLoop.remove(descriptor, generation: generation) }
-        generation = nil
-        if owesClose { _ = close(descriptor) }
-        owesClose = false
+        registration.cancel()
     }
 
     isolated deinit {

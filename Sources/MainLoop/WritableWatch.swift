@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Calls a handler on the main actor whenever a descriptor can be written to (or is hung
 /// up), served by ``MainLoop`` like a ``ReadableWatch``. Level-triggered: it keeps calling
 /// while the descriptor is writable, so cancel it once nothing is left to write. A
@@ -11,28 +5,24 @@
 /// duplicate.
 @MainActor
 public final class WritableWatch {
-    /// The watched descriptor.
-    public let descriptor: Int32
-    private var owesClose: Bool
-    private var generation: UInt32?
+    private var registration: LoopRegistration
 
     /// Starts watching `descriptor`. With `closesDescriptor`, ``cancel()`` (or the release
     /// of the watch) closes it.
     public init(descriptor: Int32, closesDescriptor: Bool, handler: @escaping @MainActor () -> Void) {
-        self.descriptor = descriptor
-        owesClose = closesDescriptor
-        generation = MainLoop.add(descriptor, writable: true, handler: handler)
+        registration = LoopRegistration(
+            descriptor: descriptor, writable: true, closesDescriptor: closesDescriptor, handler: handler)
     }
 
+    /// The watched descriptor.
+    public var descriptor: Int32 { registration.descriptor }
+
     /// Whether the descriptor is still watched.
-    public var isActive: Bool { generation != nil }
+    public var isActive: Bool { registration.isActive }
 
     /// Stops watching (and closes the descriptor if the watch owns it). Idempotent.
     public func cancel() {
-        if let generation { MainLoop.remove(descriptor, generation: generation) }
-        generation = nil
-        if owesClose { _ = close(descriptor) }
-        owesClose = false
+        registration.cancel()
     }
 
     isolated deinit {

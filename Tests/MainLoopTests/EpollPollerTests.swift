@@ -115,13 +115,13 @@ final class SocketPair {
         var calls: [String] = []
         #expect(poller.add(first.left) { calls.append("first") })
         let number = first.left
-        first.close(first.left)
-        first.close(first.right)
         let second = try SocketPair()
-        // The lowest free numbers come back: the new pair's left end takes the old number.
-        #expect(second.left == number || second.right == number)
-        let reused = second.left == number ? second.left : second.right
-        let peer = reused == second.left ? second.right : second.left
+        // `dup2` closes the first socket (the kernel drops it from the epoll set) and gives
+        // its number to the second pair's left end in one step: no other thread of the test
+        // run can take the number in between, as it could between a close and a new socket.
+        #expect(dup2(second.left, number) == number)
+        first.close(first.right)
+        let (reused, peer) = (number, second.right)
         #expect(poller.add(reused) { calls.append("second \(second.receive(reused))") })
         second.send([5], from: peer)
         #expect(poller.poll(timeoutMilliseconds: 1000) == 1)

@@ -88,9 +88,13 @@ public struct Topics: Equatable, Sendable {
     // MARK: Incoming
 
     /// The filters to subscribe to: board commands (both forms) and this node's requests.
-    public var subscriptions: [String] {
-        [base + "/+/set", base + "/+/set/+", bridgePrefix + "/request/#"]
-    }
+    public var subscriptions: [String] { commandFilters + [requestFilter] }
+
+    /// The filters of board commands, both forms (`<base>/+/set`, `<base>/+/set/+`).
+    public var commandFilters: [String] { [base + "/+/set", base + "/+/set/+"] }
+
+    /// The filter of this node's requests (`<base>/bridge/<node>/request/#`).
+    public var requestFilter: String { bridgePrefix + "/request/#" }
 
     /// What an incoming topic addresses, or `nil` when it is not an input of this bridge
     /// (another node's requests, an output topic, a malformed topic). The board id is

@@ -44,25 +44,14 @@ extension BridgeApp {
             logger.error("shutdown deadline passed, exiting")
             ProcessControl.exit(1)
         }
-        for (id, session) in sessions {
-            session.stop()
-            publisher.publish(builder.availability(board: id, online: false))
-        }
-        publisher.publish(builder.bridgeState(online: false))
-        discoveryTimer?.cancel()
-        health.stop()
-        probe.cancel()
-        reannounceTimer?.cancel()
-        reannounceTimer = nil
-        discoveryScan?.stop()
-        // Every link's Disconnect at once: bluetoothd holds each link 2 s (DISCONNECT_TIMER)
-        // before it answers, so one after the other would pass the deadline at five boards.
-        let closing = transports.values.map { transport in Task { await transport.close() } }
-        for task in closing { await task.value }
+        // Each session saves its game; then every handler says its last word (the boards
+        // and the bridge go offline, the saved games reach the disk, timers end).
+        boards.stopSessions()
+        for handler in handlers { handler.stop() }
+        await boards.closeLinks()
         manager.stop()
         _ = await client.flush(timeout: .seconds(3))
         client.stop()
-        stateWriter.flush()
         logger.notice(restarting ? "stopped, restarting" : "stopped")
         if restarting {
             if let path = ProcessControl.executablePath() {

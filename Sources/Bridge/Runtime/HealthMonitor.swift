@@ -257,3 +257,8 @@ extension MQTTClient {
             dropped: droppedMessageCount)
     }
 }
+
+/// The health report is retained: it goes out again at every connection.
+extension HealthMonitor: BridgeHandler {
+    func brokerConnected() { publishReport() }
+}

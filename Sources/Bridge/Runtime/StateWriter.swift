@@ -314,3 +314,9 @@ public final class StateWriter {
         }
     }
 }
+
+/// The saved games (the journal): at shutdown, once every session has saved its game, all of
+/// it is on disk before the process ends.
+extension StateWriter: BridgeHandler {
+    func stop() { flush() }
+}

@@ -1,5 +1,7 @@
 import Contract
 import JSON
+import Logging
+import MQTT
 import MainLoop
 
 /// Proves, after every connection to the broker, that the broker delivers what the bridge
@@ -13,8 +15,13 @@ import MainLoop
 /// nothing said why. A probe that does not come back is logged as an error naming the
 /// filter. `bridge` is no board id, so these topics command no board; every bridge on the
 /// broker takes any probe on them for one and stays silent.
+///
+/// As a ``BridgeHandler`` it probes at every connection once ``isConnected`` says both
+/// connections are up and the command connection's subscriptions are acknowledged (across
+/// two connections a probe sent before the SUBACK could overtake the SUBSCRIBE and be
+/// reported lost), and takes every probe before the command handler could answer it.
 @MainActor
-final class SubscriptionProbe {
+final class SubscriptionProbe: BridgeHandler {
     /// A command filter and the topic its probe goes to.
     struct Probe: Equatable {
         /// The subscription (`<base>/+/set`).
@@ -27,27 +34,51 @@ final class SubscriptionProbe {
     let timeout: Double
     /// The probes, one per command filter.
     let probes: [Probe]
-    /// Called with the probes that did not come back in time.
-    var onUndelivered: (([Probe]) -> Void)?
+    /// Called with the probes that did not come back in time (logged as an error).
+    var onUndelivered: ([Probe]) -> Void
     /// Called with a probe that came back after it was reported missing (a slow broker).
-    var onLate: ((Probe) -> Void)?
+    var onLate: (Probe) -> Void
     /// Called once every probe of a connection came back in time.
-    var onDelivered: (() -> Void)?
-    /// Whether the broker connection is up (a probe lost with its connection is no finding).
+    var onDelivered: () -> Void
+    /// Whether both broker connections are up and the command connection's subscriptions
+    /// acknowledged (a probe lost with its connection is no finding).
     var isConnected: (() -> Bool)?
 
+    private let publisher: any MessagePublishing
     private let node: String
     private var round = 0
     private var outstanding: [Probe] = []
     private var overdue: [Probe] = []
     private var timer: LoopTimer?
 
-    /// The probes of `topics`' command subscriptions.
-    init(topics: Topics, timeout: Double = 10) {
+    /// The probes of `topics`' command subscriptions, published through `publisher`; what
+    /// they find is logged to `logger`.
+    init(topics: Topics, publisher: any MessagePublishing, logger: Logger, timeout: Double = 10) {
         self.timeout = timeout
+        self.publisher = publisher
         node = topics.node
         probes = topics.subscriptions.map { Probe(filter: $0, topic: Self.topic(matching: $0)) }
+        onUndelivered = { missing in
+            for lost in missing {
+                logger.error(
+                    "the broker does not deliver a command topic to the bridge: commands on it go unanswered "
+                        + "(check the broker's ACL: the bridge needs to read and write it)",
+                    [("filter", lost.filter), ("probe_topic", lost.topic)])
+            }
+        }
+        onDelivered = { logger.info("the broker delivers every command topic to the bridge") }
+        onLate = { late in logger.notice("a command topic is delivered after all (late)", [("filter", late.filter)]) }
     }
+
+    /// Probes once both connections are up (again): called at each connection of either.
+    func brokerConnected() {
+        guard isConnected?() ?? true else { return }
+        send()
+    }
+
+    func receive(_ message: MQTTMessage) -> Bool { consume(topic: message.topic, payload: message.payload) }
+
+    func stop() { cancel() }
 
     /// A topic `filter` matches that commands no board: its first `+` is `bridge`, any
     /// other wildcard `probe`.
@@ -61,14 +92,14 @@ final class SubscriptionProbe {
         return levels.joined(separator: "/")
     }
 
-    /// The broker accepted a connection: sends a fresh probe on every topic (`publish`)
-    /// and waits for them; a probe of an earlier connection no longer counts.
-    func start(publish: (_ topic: String, _ payload: [UInt8]) -> Void) {
+    /// Sends a fresh probe on every topic and waits for them; a probe of an earlier
+    /// connection no longer counts.
+    func send() {
         round += 1
         outstanding = probes
         overdue = []
         let payload = Array((["probe": .string(token)] as JSONValue).encodedString().utf8)
-        for probe in probes { publish(probe.topic, payload) }
+        for probe in probes { publisher.publish(OutgoingMessage(topic: probe.topic, payload: payload, retain: false)) }
         timer?.cancel()
         timer = MainLoop.after(timeout) { [weak self] in self?.expired() }
     }
@@ -90,15 +121,18 @@ final class SubscriptionProbe {
         else { return false }
         if value == token {
             outstanding.removeAll { $0.topic == topic }
-            if let index = overdue.firstIndex(where: { $0.topic == topic }) { onLate?(overdue.remove(at: index)) }
+            if let index = overdue.firstIndex(where: { $0.topic == topic }) { onLate(overdue.remove(at: index)) }
         }
         if outstanding.isEmpty, timer != nil {
             timer?.cancel()
             timer = nil
-            if overdue.isEmpty { onDelivered?() }
+            if overdue.isEmpty { onDelivered() }
         }
         return true
     }
+
+    /// Whether a round of probes is waiting for its probes.
+    var isWaiting: Bool { timer != nil }
 
     private var token: String { "\(node)/\(round)" }
 
@@ -108,6 +142,6 @@ final class SubscriptionProbe {
         guard !outstanding.isEmpty, isConnected?() ?? true else { return }
         overdue = outstanding
         outstanding = []
-        onUndelivered?(overdue)
+        onUndelivered(overdue)
     }
 }

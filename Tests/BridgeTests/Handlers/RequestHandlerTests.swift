@@ -5,34 +5,37 @@ import Testing
 @testable import Bridge
 @testable import Contract
 
-/// The bridge requests' answers (`<base>/bridge/<node>/request/<op>`) over fake boards.
-@Suite @MainActor struct BridgeRequestsTests {
-    /// Two boards; records every reconnect.
-    @MainActor final class Boards {
-        var ids = ["b2", "b1"]
-        var reconnected: [String] = []
-        var healthReports = 0
+/// The bridge requests (`<base>/bridge/<node>/request/<op>`): their answers over fake boards,
+/// and the handler's MQTT side (which topics are its, where answers go, refusals limited).
+@Suite @MainActor struct RequestHandlerTests {
+    let publisher = RecordingPublisher()
+    let boards: FakeBoards
+    let handler: RequestHandler
+    /// Counts the handler's calls of its health and restart closures.
+    @MainActor final class Calls {
+        var health = 0
         var restarts = 0
+    }
+    let calls = Calls()
 
-        var requests: BridgeRequests {
-            BridgeRequests(
-                node: "hall-a", boardIDs: { self.ids.sorted() },
-                boardState: { id in self.ids.contains(id) ? ["board": .string(id)] : nil },
-                healthReport: {
-                    self.healthReports += 1
-                    return ["boards_connected": 2]
-                },
-                reconnect: { id in
-                    guard self.ids.contains(id) else { return false }
-                    self.reconnected.append(id)
-                    return true
-                },
-                restart: { self.restarts += 1 })
-        }
+    init() throws {
+        boards = try FakeBoards(others: ["b2", "b1"])
+        let calls = calls
+        handler = RequestHandler(
+            topics: HandlerFixture.topics, parser: CommandParser(), boards: boards,
+            refusals: RefusalReporter(
+                logger: HandlerFixture.logger, publisher: publisher,
+                builder: MessageBuilder(topics: HandlerFixture.topics)),
+            publisher: publisher,
+            healthReport: {
+                calls.health += 1
+                return ["boards_connected": 2]
+            },
+            restart: { calls.restarts += 1 })
     }
 
-    private func answer(_ op: String, _ payload: String, _ boards: Boards = Boards()) -> String {
-        boards.requests.answer(op: op, CommandParser().parseRequest(Array(payload.utf8))).json.encodedString()
+    private func answer(_ op: String, _ payload: String) -> String {
+        handler.answer(op: op, CommandParser().parseRequest(Array(payload.utf8))).json.encodedString()
     }
 
     @Test func infoNamesTheVersionNodeAndBoards() {
@@ -42,35 +45,41 @@ import Testing
         )
     }
 
-    @Test func boardsAndHealthCarryTheirPayloads() {
-        let boards = Boards()
-        #expect(answer("boards", "", boards) == #"{"status":"ok","data":[{"board":"b1"},{"board":"b2"}]}"#)
-        #expect(answer("health", "{}", boards) == #"{"status":"ok","data":{"boards_connected":2}}"#)
-        #expect(boards.healthReports == 1)
+    @Test func boardsAndHealthCarryTheirPayloads() throws {
+        let boards = try FakeBoards(sessions: ["b1"])
+        let handler = RequestHandler(
+            topics: HandlerFixture.topics, parser: CommandParser(), boards: boards,
+            refusals: RefusalReporter(
+                logger: HandlerFixture.logger, publisher: publisher,
+                builder: MessageBuilder(topics: HandlerFixture.topics)),
+            publisher: publisher, healthReport: { ["boards_connected": 2] }, restart: {})
+        let answered = handler.answer(op: "boards", CommandParser().parseRequest([])).json
+        let states = try #require(answered.objectValue?["data"]?.arrayValue)
+        #expect(states.count == 1)
+        #expect(states.first?.objectValue?["board"]?.stringValue == "b1")
+        #expect(answer("health", "{}") == #"{"status":"ok","data":{"boards_connected":2}}"#)
+        #expect(calls.health == 1)
     }
 
     @Test func reconnectOneOrAllBoards() {
-        let boards = Boards()
-        #expect(answer("reconnect", #"{"board":"b2"}"#, boards) == #"{"status":"ok","data":{"board":"b2"}}"#)
+        #expect(answer("reconnect", #"{"board":"b2"}"#) == #"{"status":"ok","data":{"board":"b2"}}"#)
         #expect(boards.reconnected == ["b2"])
-        #expect(answer("reconnect", #"{"all":true}"#, boards) == #"{"status":"ok","data":{"boards":["b1","b2"]}}"#)
+        #expect(answer("reconnect", #"{"all":true}"#) == #"{"status":"ok","data":{"boards":["b1","b2"]}}"#)
         #expect(boards.reconnected == ["b2", "b1", "b2"])
     }
 
     /// Issue #30 (7): Home Assistant's "Restart bridge" button asks for this.
     @Test func restartAnswersAndRestarts() {
-        let boards = Boards()
         #expect(
-            answer("restart", #"{"transaction":"r"}"#, boards)
+            answer("restart", #"{"transaction":"r"}"#)
                 == #"{"status":"ok","data":{"restarting":true},"transaction":"r"}"#)
-        #expect(boards.restarts == 1)
+        #expect(calls.restarts == 1)
     }
 
     @Test func reconnectNeedsAnExistingBoard() {
-        let boards = Boards()
         for payload in [#"{"board":"b9"}"#, "{}", #"{"all":false}"#, #"{"board":7}"#] {
             #expect(
-                answer("reconnect", payload, boards)
+                answer("reconnect", payload)
                     == #"{"status":"error","data":{},"error":"reconnect needs an existing \"board\" (or \"all\":true)"}"#
             )
         }
@@ -82,8 +91,31 @@ import Testing
             answer("reboot", #"{"transaction":"t"}"#)
                 == #"{"status":"error","data":{},"error":"unknown request \"reboot\", expected one of info, boards, health, reconnect, restart","transaction":"t"}"#
         )
-        let boards = Boards()
-        #expect(answer("reconnect", "[1]", boards).hasPrefix(#"{"status":"error""#))
+        #expect(answer("reconnect", "[1]").hasPrefix(#"{"status":"error""#))
         #expect(boards.reconnected.isEmpty)
+    }
+
+    /// Only this node's request topics are the handler's; the answer goes to the response
+    /// topic of its op, or to the MQTT 5 response topic the request named.
+    @Test func takesThisNodesRequestsAndAnswersWhereAsked() {
+        let topics = HandlerFixture.topics
+        #expect(handler.subscriptions == [BridgeSubscription(filter: topics.requestFilter, connection: .commands)])
+        #expect(!handler.receive(HandlerFixture.message("boardbridge/bridge/hall-b/request/info", "")))
+        #expect(!handler.receive(HandlerFixture.message(topics.set("b1"), "{}")))
+        #expect(publisher.messages.isEmpty)
+        #expect(handler.receive(HandlerFixture.message(topics.bridgeRequest("info"), "")))
+        #expect(publisher.messages.map(\.topic) == [topics.bridgeResponse("info")])
+        #expect(
+            handler.receive(
+                HandlerFixture.message(topics.bridgeRequest("info"), "", responseTopic: "clients/me/answers")))
+        #expect(publisher.messages.last?.topic == "clients/me/answers")
+    }
+
+    /// A flood of bad requests is answered up to the limiter's burst, then held back.
+    @Test func refusedRequestsAreRateLimited() {
+        let request = HandlerFixture.message(HandlerFixture.topics.bridgeRequest("reboot"), "")
+        for _ in 0..<200 { #expect(handler.receive(request)) }
+        #expect(publisher.messages.count > 0)
+        #expect(publisher.messages.count < 50)
     }
 }

@@ -40,13 +40,14 @@ struct SessionHarness {
     var generator = SeededGenerator(seed: 7)
 
     init(
-        family: BoardFamily = .chessnut, name: String = "Chessnut Air", timeControl: TimeControl? = nil,
+        id: String = "board-01", family: BoardFamily = .chessnut, name: String = "Chessnut Air",
+        timeControl: TimeControl? = nil,
         store: StateWriter? = nil, allowRaw: Bool = false, orientation: OrientationSetting = .auto,
         game: GameConfiguration = GameConfiguration(desyncGrace: 2)
     ) throws {
         transport = InMemoryBoardTransport(family: family, name: name)
         let board = ConfiguredBoard(
-            id: "board-01", name: "Board 1", match: .namePattern(GlobPattern("Chessnut*")!), family: family,
+            id: id, name: "Board 1", match: .namePattern(GlobPattern("Chessnut*")!), family: family,
             orientation: orientation, timeControl: timeControl, allowRawCommands: allowRaw)
         let topics = try Topics(base: "boardbridge", node: "hall-a")
         let clock = SessionClock(now: { [time] in time.now })

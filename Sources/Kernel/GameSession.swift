@@ -78,29 +78,42 @@ public struct GameSession: Sendable {
     /// Feeds one board event observed at `time`.
     public mutating func handle(_ event: BoardEvent, at time: TimeInterval) -> [SessionOutput] {
         var outputs: [SessionOutput] = []
-        if case .battery(let percent, _) = event, battery.observe(percent: percent) {
-            outputs.append(.batteryLow(percent: percent))
-        }
-        outputs += checkFlag(at: time)
         var boardSeen = false
         switch event {
         case .pieces, .occupancy, .pieceLifted, .piecePlaced, .moveReported:
             boardSeen = true
         case .ready:
+            outputs.append(.board(.ready))
             isBoardReady = true
             resyncSchedule = ResyncSchedule()
             // Such boards send nothing until the next move: the link itself is the sign.
             if tracker.inputPath == .reportedMoves { awaitingBoard = false }
         case .connected:
+            outputs.append(.board(.connected))
             isBoardReady = false
         case .clock(let reading):
             physicalClock.observe(reading, sideToMove: position.sideToMove)
         case .disconnected:
+            outputs.append(.board(.disconnected))
             isBoardReady = false
             if pausesWhileDisconnected && !tracker.isGameOver { awaitingBoard = true }
-        default:
+        case .handshakeFailed(let reason):
+            outputs.append(.board(.handshakeFailed(reason: reason)))
+        case .battery(let percent, let charging):
+            outputs.append(.board(.battery(percent: percent, charging: charging)))
+            if battery.observe(percent: percent) { outputs.append(.batteryLow(percent: percent)) }
+        case .button(let button):
+            outputs.append(.board(.button(button)))
+        case .serialNumber(let number):
+            outputs.append(.board(.serialNumber(number)))
+        case .version(let version):
+            outputs.append(.board(.version(version)))
+        case .raw(let bytes):
+            outputs.append(.board(.unhandled(bytes)))
+        case .gameState, .promotionPicked:
             break
         }
+        outputs += checkFlag(at: time)
         absorb(tracker.handle(event, at: time), at: time, into: &outputs)
         settleAwaiting(boardSeen: boardSeen, into: &outputs)
         updateGate(at: time, into: &outputs)

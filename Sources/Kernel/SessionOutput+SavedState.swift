@@ -6,7 +6,7 @@ extension SessionOutput {
         switch self {
         case .clock, .tracker(.move), .tracker(.takeback), .tracker(.gameEnded), .tracker(.newGame): true
         case .tracker(.syncChanged), .tracker(.illegalMove), .tracker(.orientationDetected), .tracker(.missedMoves),
-            .tracker(.resultClaim), .alert, .command, .batteryLow:
+            .tracker(.resultClaim), .alert, .command, .batteryLow, .board:
             false
         }
     }

@@ -78,6 +78,33 @@ public enum SessionOutput: Hashable, Sendable {
     /// The board's battery fell to ``BatteryWatch/lowPercent`` or below (reported once
     /// until it is charged above ``BatteryWatch/recoveredPercent``).
     case batteryLow(percent: Int)
+    /// What the event said about the board itself rather than its game (its link, battery,
+    /// identity, a button, a frame no adapter understood), first in the outputs of the
+    /// event: the kernel classifies each event once, and the bridge acts on this output, not
+    /// on the event again.
+    case board(BoardReport)
+}
+
+/// What an event said about the board itself (``SessionOutput/board(_:)``).
+public enum BoardReport: Hashable, Sendable {
+    /// The link came up (the handshake is still to come).
+    case connected
+    /// The link went down.
+    case disconnected
+    /// The link is up and the handshake done.
+    case ready
+    /// The board refused its protocol unlock: moves are not tracked.
+    case handshakeFailed(reason: String)
+    /// The board's battery level.
+    case battery(percent: Int, charging: Bool?)
+    /// A button on the board was pressed.
+    case button(BoardButton)
+    /// The board's serial number.
+    case serialNumber(String)
+    /// The board's firmware version.
+    case version(String)
+    /// A frame no adapter decoded.
+    case unhandled(Data)
 }
 
 /// When the session starts the clock by itself.

@@ -157,7 +157,7 @@ import Testing
         #expect(restored.game.moves.map(\.move.uci) == ["e2e4", "c7c5"])
         #expect(restored.game.moves.map(\.clock) == [302, 292])
         #expect(restored.clock.remaining(for: .white, at: 5000) == 292)
-        #expect(restored.handle(.connected, at: 1000).isEmpty)
+        #expect(restored.handle(.connected, at: 1000) == [.board(.connected)])
         let move = restored.position.legalMove(uci: "g1f3")!
         for step in steps(for: move, in: restored.position, variant: 0) { _ = board.perform(step) }
         let reconciled = restored.handle(board.snapshotEvent, at: 1001)
@@ -172,9 +172,13 @@ import Testing
         _ = session.handle(board.snapshotEvent, at: 0)
         _ = play("e2e4", on: &session, board: &board, at: 1)
         let lost = session.handle(.disconnected(error: "link lost"), at: 5)
-        #expect(lost == [.clock(ClockUpdate(action: .pause, cause: .gate, white: 302, black: 296, time: 5))])
-        #expect(session.handle(.connected, at: 30).isEmpty)
-        #expect(session.handle(.ready, at: 31).isEmpty)
+        #expect(
+            lost == [
+                .board(.disconnected),
+                .clock(ClockUpdate(action: .pause, cause: .gate, white: 302, black: 296, time: 5)),
+            ])
+        #expect(session.handle(.connected, at: 30) == [.board(.connected)])
+        #expect(session.handle(.ready, at: 31) == [.board(.ready)])
         // Black moved while the link was down.
         let move = session.position.legalMove(uci: "e7e5")!
         for step in steps(for: move, in: session.position, variant: 0) { _ = board.perform(step) }
@@ -251,5 +255,33 @@ extension Array where Element == SessionOutput {
             if case .tracker(.move(let move)) = $0 { return move }
             return nil
         }
+    }
+}
+
+/// #31 item 5: the kernel classifies each event once; what an event says of the board itself
+/// comes first in its outputs, so the bridge never looks at the event again.
+@Suite struct BoardReportTests {
+    @Test func everyEventAboutTheBoardItselfIsReportedFirst() {
+        var session = GameSession(inputPath: .identity)
+        let cases: [(BoardEvent, BoardReport)] = [
+            (.connected, .connected), (.ready, .ready), (.disconnected(error: nil), .disconnected),
+            (.handshakeFailed(reason: "no unlock"), .handshakeFailed(reason: "no unlock")),
+            (.battery(percent: 80, charging: true), .battery(percent: 80, charging: true)),
+            (.button(.named("play")), .button(.named("play"))), (.serialNumber("S1"), .serialNumber("S1")),
+            (.version("1.2"), .version("1.2")), (.raw(Data([1, 2])), .unhandled(Data([1, 2]))),
+        ]
+        for (index, (event, report)) in cases.enumerated() {
+            #expect(session.handle(event, at: Double(index)).first == .board(report), "\(event)")
+        }
+        // A low battery is the report, then the alert.
+        #expect(
+            session.handle(.battery(percent: 5, charging: false), at: 20) == [
+                .board(.battery(percent: 5, charging: false)), .batteryLow(percent: 5),
+            ])
+        // Board frames say nothing of the board itself.
+        #expect(
+            session.handle(.pieces(.startingPosition), at: 21).allSatisfy {
+                if case .board = $0 { false } else { true }
+            })
     }
 }

@@ -34,8 +34,9 @@ public final class BoardSession {
     public var connectionDetail = ConnectionDetail()
     /// Why the link was last recycled (``HealthMonitor/stalledReason``), for the connection topic.
     public var connectionReason: String?
-    /// Sees every board event first (``HealthMonitor`` counts frames with it).
-    public var eventObserver: (@MainActor (BoardEvent) -> Void)?
+    /// Sees the kernel's outputs of every board event first (``HealthMonitor`` counts
+    /// frames with them).
+    public var outputObserver: (@MainActor ([SessionOutput]) -> Void)?
     /// Called with every `connection` state this session publishes (the health report
     /// follows connection changes at once).
     public var connectionObserver: (@MainActor (String) -> Void)?
@@ -169,53 +170,13 @@ public final class BoardSession {
 
     // MARK: Board → MQTT
 
-    /// Feeds one event from the board (normally called by the event loop of ``start()``).
+    /// Feeds one event from the board (normally called by the event loop of ``start()``):
+    /// the kernel classifies it, once, and everything this session does follows from the
+    /// kernel's outputs (``apply(_:)``).
     public func handle(_ event: BoardEvent) {
-        eventObserver?(event)
-        let now = clock.now()
-        switch event {
-        case .connected, .disconnected:
-            isReady = false
-            handshakeProblem = nil
-            publishConnection()
-            publisher.publish(builder.availability(board: board.id, online: transport.state == .connected))
-        case .ready:
-            isReady = transport.state == .connected
-            handshakeProblem = nil
-            logger.info("board ready")
-            publishConnection()
-            if isReady {
-                if boardGamePending { _ = loadBoardGame() }
-                requestBattery()
-            }
-        case .handshakeFailed(let reason):
-            guard handshakeProblem != reason else { break }
-            handshakeProblem = reason
-            logger.warning("board handshake failed: moves are not tracked", [("reason", reason)])
-            publishConnection()
-            publishState()
-        case .battery(let percent, let charging):
-            battery = (percent, charging)
-        case .button(let button):
-            publishEvent(.button(name: button.name))
-        case .serialNumber(let number) where number != identity.serialNumber:
-            identity.serialNumber = number
-            identityObserver?()
-        case .version(let version) where version != identity.version:
-            identity.version = version
-            identityObserver?()
-        case .raw(let bytes):
-            logger.debug("unhandled frame", [("bytes", bytes.map { String($0, radix: 16) }.joined(separator: " "))])
-        default:
-            break
-        }
-        let outputs = core.handle(event, at: now)
+        let outputs = core.handle(event, at: clock.now())
+        outputObserver?(outputs)
         apply(outputs)
-        switch event {
-        case .battery where outputs.isEmpty: publishState()
-        case .ready where outputs.isEmpty: publishState()
-        default: break
-        }
     }
 
     /// Lets time pass (grace periods, pending moves, flag fall).
@@ -257,28 +218,83 @@ public final class BoardSession {
         let persisted = outputs.contains(where: \.changesSavedState) || core.tracker.setUpWait != savedSetUpWait
         if persisted { persist(deferringSync: true) }
         var changedGame = false
+        // What only says something of the board's link or identity changes no state topic.
+        var changedState = false
         for output in outputs {
             switch output {
+            case .board(let report):
+                changedState = act(on: report) || changedState
             case .tracker(let tracked):
                 changedGame = publish(tracked) || changedGame
+                changedState = true
             case .clock(let update):
                 publishClock(update)
+                changedState = true
             case .alert(let squares):
                 publishEvent(.alert(reason: "out_of_sync", squares: squares))
                 indicate(squares)
+                changedState = true
             case .command(let command):
                 logger.info(
                     "asking the board for its state", [("command", "\(command)"), ("sync", "\(core.syncState)")])
                 transport.send(command)
+                changedState = true
             case .batteryLow(let percent):
                 publishEvent(.batteryLow(percent: percent))
+                changedState = true
             }
         }
-        publishState()
+        if changedState { publishState() }
         if changedGame { publisher.publish(builder.pgn(board: board.id, text: core.game.pgn)) }
         if persisted { store?.startDeferredSyncs() }
         watchForArbiter(outputs)
         scheduleTick()
+    }
+
+    /// Acts on what an event said of the board itself: its link (connection and
+    /// availability topics), battery, identity, buttons. Returns whether the state topic
+    /// must follow (the battery, readiness, a handshake refused).
+    private func act(on report: BoardReport) -> Bool {
+        switch report {
+        case .connected, .disconnected:
+            isReady = false
+            handshakeProblem = nil
+            publishConnection()
+            publisher.publish(builder.availability(board: board.id, online: transport.state == .connected))
+            return false
+        case .ready:
+            isReady = transport.state == .connected
+            handshakeProblem = nil
+            logger.info("board ready")
+            publishConnection()
+            if isReady {
+                if boardGamePending { _ = loadBoardGame() }
+                requestBattery()
+            }
+            return true
+        case .handshakeFailed(let reason):
+            guard handshakeProblem != reason else { return false }
+            handshakeProblem = reason
+            logger.warning("board handshake failed: moves are not tracked", [("reason", reason)])
+            publishConnection()
+            return true
+        case .battery(let percent, let charging):
+            battery = (percent, charging)
+            return true
+        case .button(let button):
+            publishEvent(.button(name: button.name))
+        case .serialNumber(let number) where number != identity.serialNumber:
+            identity.serialNumber = number
+            identityObserver?()
+        case .version(let version) where version != identity.version:
+            identity.version = version
+            identityObserver?()
+        case .unhandled(let bytes):
+            logger.debug("unhandled frame", [("bytes", bytes.map { String($0, radix: 16) }.joined(separator: " "))])
+        case .serialNumber, .version:
+            break
+        }
+        return false
     }
 
     /// Publishes the alerts the session's state now calls for (``ArbiterWatch``).

@@ -77,7 +77,7 @@ public final class HealthMonitor {
     public func add(_ session: BoardSession) {
         let id = session.board.id
         entries[id] = Entry(session: session, health: BoardHealth(stallAfter: settings.stallAfter))
-        session.eventObserver = { [weak self] event in self?.observe(event, board: id) }
+        session.outputObserver = { [weak self] outputs in self?.observe(outputs, board: id) }
         session.connectionObserver = { [weak self] state in self?.connectionPublished(state, board: id) }
     }
 
@@ -186,16 +186,19 @@ public final class HealthMonitor {
             timestamp: Date(timeIntervalSince1970: now))
     }
 
-    private func observe(_ event: BoardEvent, board id: String) {
+    /// Counts the frame an event came in, by what the kernel made of it: a link that came or
+    /// went is no frame; a refused handshake is an acknowledgement missing; a frame no adapter
+    /// decoded is malformed.
+    private func observe(_ outputs: [SessionOutput], board id: String) {
         guard var entry = entries[id] else { return }
-        switch event {
-        case .connected, .disconnected:
+        switch outputs.first {
+        case .board(.connected), .board(.disconnected):
             return
-        case .handshakeFailed:
+        case .board(.handshakeFailed):
             entry.health.missingAck()
-        case .raw:
+        case .board(.unhandled):
             entry.health.frameReceived(at: clock.now(), malformed: true)
-        case .ready:
+        case .board(.ready):
             entry.health.frameReceived(at: clock.now())
             entry.session.connectionReason = nil
         default:

@@ -19,7 +19,9 @@ public struct GameSession: Sendable {
     /// The sync gate.
     public internal(set) var gate: BoardSyncGate
     /// When the clock starts by itself.
-    public var clockStart: ClockStartPolicy
+    public var clockStart: ClockStartPolicy {
+        didSet { tracker.change.clockStartChanged = true }
+    }
     /// Whether the session waits for the board to show itself (after a restore, or a
     /// lost link); the gate holds the clock paused until then.
     public internal(set) var awaitingBoard: Bool
@@ -65,6 +67,13 @@ public struct GameSession: Sendable {
 
     /// The game so far.
     public var game: Game { tracker.game }
+
+    /// What changed of the saved state since the last call, for the caller to save (with
+    /// ``snapshot(at:)``); the record starts afresh from the state now.
+    public mutating func takeChange() -> SessionChange {
+        defer { tracker.change = SessionChange(keptPlies: game.moves.count) }
+        return tracker.change
+    }
     /// The position now.
     public var position: Position { tracker.position }
     /// The board's sync state.

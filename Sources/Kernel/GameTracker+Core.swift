@@ -209,6 +209,7 @@ extension GameTracker {
         var fresh = Game(startPosition: .starting)
         fresh.tags = game.tags
         game = fresh
+        change.needsSnapshot = true
         resetForNewPosition()
         rebuildRecent()
         outputs.append(.newGame(fen: game.position.fen))

@@ -14,18 +14,33 @@ public struct GameTracker: Sendable {
     /// The path that decides moves.
     public let inputPath: TrackerInputPath
     /// The options.
-    public internal(set) var options: TrackerOptions
+    public internal(set) var options: TrackerOptions {
+        didSet { change.optionsChanged = true }
+    }
     /// The game so far.
-    public internal(set) var game: Game
+    public internal(set) var game: Game {
+        // In place (no `oldValue`): a move played is not a copy of the game.
+        didSet { change.keep(atMost: game.moves.count) }
+    }
     /// The board's sync state as last reported.
     public internal(set) var syncState: SyncState = .inSync
     /// The orientation in force: configured, detected, or `nil` while an `auto` setting
     /// has not seen enough yet (squares are then taken as White near).
-    public internal(set) var orientation: BoardOrientation?
+    public internal(set) var orientation: BoardOrientation? {
+        didSet {
+            guard orientation != oldValue else { return }
+            if orientation == nil { change.needsSnapshot = true } else { change.orientationChanged = true }
+        }
+    }
     /// What the board must show before moves are tracked (after a new game or a set-up
     /// position), or `nil` when moves are tracked. Boards that report their moves
     /// themselves never wait.
-    public internal(set) var setUpWait: SetUpWait?
+    public internal(set) var setUpWait: SetUpWait? {
+        didSet { if setUpWait != oldValue { change.needsSnapshot = true } }
+    }
+    /// What changed of the saved state since the session was last saved
+    /// (``GameSession/takeChange()``).
+    public internal(set) var change: SessionChange
 
     var analysis: PositionAnalysis
     /// The analysis of the position before the last move (for a corrected move), if known.
@@ -109,6 +124,7 @@ public struct GameTracker: Sendable {
         self.inputPath = inputPath
         self.options = options
         self.game = game
+        change = SessionChange(keptPlies: game.moves.count)
         self.orientation = options.orientation.fixed ?? orientation
         self.setUpWait = inputPath == .reportedMoves ? nil : setUpWait
         grace = DesyncGrace(duration: options.desyncGrace)
@@ -234,6 +250,7 @@ public struct GameTracker: Sendable {
     /// did not change, so that a consumer hears what it means for the new game.
     public mutating func newGame(_ game: Game, awaitingSetUp: Bool = true, at time: TimeInterval) -> [TrackerOutput] {
         self.game = game
+        change.needsSnapshot = true
         resetForNewPosition()
         rebuildRecent()
         setUpWait = awaitingSetUp && inputPath != .reportedMoves ? SetUpWait(for: game.startPosition) : nil
@@ -280,6 +297,7 @@ public struct GameTracker: Sendable {
     /// Records the mover's remaining clock time for the move at `ply` (1-based, as in
     /// ``CommittedMove/ply``); ignored when out of range.
     public mutating func setClock(_ clock: TimeInterval?, forPly ply: Int) {
+        change.keep(atMost: ply - 1)
         game.setClock(clock, forPly: ply - 1)
     }
 

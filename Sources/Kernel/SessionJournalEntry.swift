@@ -12,7 +12,8 @@ public import FoundationEssentials
 /// clock-start policy, input path, tracker options and orientation. A new game, a set-up
 /// position or changed tags cannot be expressed so: those are saved as a whole snapshot.
 ///
-/// ``SessionJournalCursor`` makes entries, ``SessionSnapshot/applying(_:)`` replays them.
+/// ``init(sequence:change:after:)`` makes entries from the kernel's ``SessionChange``,
+/// ``SessionSnapshot/applying(_:)`` replays them.
 /// Entries are numbered: a snapshot records the ``sequence`` of the last entry it includes
 /// (``SessionSnapshot/sequence``), so entries left in a journal by a crash between writing
 /// a new snapshot and emptying the journal are recognised and skipped.
@@ -84,70 +85,19 @@ public enum SessionJournalError: Error, Equatable, Sendable, CustomStringConvert
     }
 }
 
-/// What a journal keeps of the last state it saved, to express the next one as a
-/// ``SessionJournalEntry``: everything but the game's moves, of which only the last few.
-///
-/// Keeping the whole game would share its storage with the live session, and every move
-/// played next would then copy the game. The kernel changes a game only at its end (moves
-/// appended, plies taken back, the clock of the last ply recorded), so the last
-/// ``window`` moves are compared and the ones before are taken as they were.
-public struct SessionJournalCursor: Sendable {
-    /// How many of the last moves are kept for comparison.
-    public static let window = 8
-
-    /// The sequence number of the last entry saved (or included in the snapshot saved).
-    public private(set) var sequence: Int
-    private var version: Int
-    private var startPosition: Position
-    private var tags: PGNTags
-    private var plies: Int
-    private var recent: [GameMove]
-    private var clockStart: ClockStartPolicy
-    private var inputPath: TrackerInputPath
-    private var options: TrackerOptions
-    private var orientation: BoardOrientation?
-    private var setUpWait: SetUpWait?
-
-    /// A cursor at `snapshot`, which includes the entries up to `sequence`.
-    public init(at snapshot: SessionSnapshot, sequence: Int) {
-        self.sequence = sequence
-        version = snapshot.version
-        startPosition = snapshot.game.startPosition
-        tags = snapshot.game.tags
-        plies = snapshot.game.moves.count
-        recent = Array(snapshot.game.moves.suffix(Self.window))
-        clockStart = snapshot.clockStart
-        inputPath = snapshot.inputPath
-        options = snapshot.options
-        orientation = snapshot.orientation
-        setUpWait = snapshot.setUpWait
-    }
-
-    /// The entry that turns the cursor's state into `next` (numbered ``sequence`` + 1);
-    /// `nil` when only a whole snapshot can say it: another start position, other tags, a
-    /// new format, an orientation that was cleared, or a set-up wait begun or ended.
-    public func entry(to next: SessionSnapshot) -> SessionJournalEntry? {
-        guard next.version == version, next.game.startPosition == startPosition, next.game.tags == tags,
-            next.orientation != nil || orientation == nil, next.setUpWait == setUpWait
-        else { return nil }
-        let moves = next.game.moves
-        let firstRecent = plies - recent.count
-        var kept = min(plies, moves.count)
-        var index = firstRecent
-        while index < kept {
-            if recent[index - firstRecent] != moves[index] {
-                kept = index
-                break
-            }
-            index += 1
-        }
-        return SessionJournalEntry(
-            sequence: sequence + 1, keptPlies: kept, moves: Array(moves[kept...]), result: next.game.result,
-            clock: next.clock, clockWasRunning: next.clockWasRunning, savedAt: next.savedAt,
-            clockStart: next.clockStart == clockStart ? nil : next.clockStart,
-            inputPath: next.inputPath == inputPath ? nil : next.inputPath,
-            options: next.options == options ? nil : next.options,
-            orientation: next.orientation == orientation ? nil : next.orientation)
+extension SessionJournalEntry {
+    /// The entry numbered `sequence` that turns the state last saved into `snapshot`, as
+    /// `change` (the kernel's record since that save) says; `nil` when only a whole snapshot
+    /// can say it.
+    public init?(sequence: Int, change: SessionChange, after snapshot: SessionSnapshot) {
+        let moves = snapshot.game.moves
+        guard !change.needsSnapshot, change.keptPlies <= moves.count else { return nil }
+        self.init(
+            sequence: sequence, keptPlies: change.keptPlies, moves: Array(moves[change.keptPlies...]),
+            result: snapshot.game.result, clock: snapshot.clock, clockWasRunning: snapshot.clockWasRunning,
+            savedAt: snapshot.savedAt, clockStart: change.clockStartChanged ? snapshot.clockStart : nil,
+            options: change.optionsChanged ? snapshot.options : nil,
+            orientation: change.orientationChanged ? snapshot.orientation : nil)
     }
 }
 

@@ -9,8 +9,10 @@ public import FoundationEssentials
 /// Timestamps of different runs need not share a time base: the clock is restored
 /// paused and only resumes once the board shows the game position again.
 public struct SessionSnapshot: Codable, Sendable, Equatable {
-    /// The format version (1).
+    /// The format version (``formatVersion`` when written by this build).
     public var version: Int
+    /// The format version this build writes (1).
+    public static let formatVersion = 1
     /// The game.
     public var game: Game
     /// The clock, paused at ``savedAt``.
@@ -40,7 +42,7 @@ public struct SessionSnapshot: Codable, Sendable, Equatable {
         inputPath: TrackerInputPath, options: TrackerOptions, orientation: BoardOrientation?, savedAt: TimeInterval,
         setUpWait: SetUpWait? = nil
     ) {
-        version = 1
+        version = Self.formatVersion
         self.game = game
         self.clock = clock
         self.clockWasRunning = clockWasRunning

@@ -231,12 +231,12 @@ import Testing
         #expect(restored.syncState == .outOfSync(mismatched: [.g1, .f3]))
 
         // Its start and its end cannot be journal lines: each is a whole snapshot.
-        let cursor = SessionJournalCursor(at: saved, sequence: 0)
         var done = restored
+        _ = done.takeChange()
         for event in PhysicalBoard.setUpEvents(from: &board, to: .startingPosition) { _ = done.handle(event, at: 102) }
         #expect(done.tracker.setUpWait == nil)
-        #expect(cursor.entry(to: done.snapshot(at: 103)) == nil)
-        #expect(SessionJournalCursor(at: done.snapshot(at: 103), sequence: 1).entry(to: done.snapshot(at: 104)) != nil)
+        #expect(SessionJournalEntry(sequence: 1, change: done.takeChange(), after: done.snapshot(at: 103)) == nil)
+        #expect(SessionJournalEntry(sequence: 1, change: done.takeChange(), after: done.snapshot(at: 104)) != nil)
     }
 
     /// A snapshot written before the wait existed reads as no wait.

@@ -8,9 +8,8 @@ import Testing
     private func entry(plies: Int = 3) throws -> SessionJournalEntry {
         var game = Game()
         for san in ["e4", "e5", "Nf3", "Nc6"].prefix(plies) { try game.play(san: san) }
-        let before = GameSession(game: Game(), inputPath: .identity).snapshot(at: 0)
         let after = GameSession(game: game, inputPath: .identity).snapshot(at: 1)
-        return try #require(SessionJournalCursor(at: before, sequence: 0).entry(to: after))
+        return try #require(SessionJournalEntry(sequence: 1, change: SessionChange(keptPlies: 0), after: after))
     }
 
     @Test func crc32IsTheStandardOne() {

@@ -34,20 +34,20 @@ import Testing
 
     @Test func entriesReplayedOntoTheFirstSnapshotGiveEverySavedState() throws {
         var (session, board) = started()
+        _ = session.takeChange()
         let first = session.snapshot(at: 0)
-        var cursor = SessionJournalCursor(at: first, sequence: 0)
         var entries: [SessionJournalEntry] = []
         var time = 1.0
         func save() throws {
             let snapshot = session.snapshot(at: time)
-            let entry = try #require(cursor.entry(to: snapshot))
+            let entry = try #require(
+                SessionJournalEntry(sequence: entries.count + 1, change: session.takeChange(), after: snapshot))
             entries.append(entry)
-            cursor = SessionJournalCursor(at: snapshot, sequence: entry.sequence)
             var expected = snapshot
             expected.sequence = entry.sequence
             #expect(try replay(entries, onto: first) == expected)
         }
-        // Twelve plies (more than the cursor's window), a takeback of two, and more moves.
+        // Twelve plies, a takeback of two, and more moves: each entry holds only what changed.
         for uci in ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "d2d3", "f8c5", "c2c3", "d7d6", "e1g1", "e8g8"] {
             play(uci, on: &session, board: &board, at: time)
             try save()
@@ -68,32 +68,60 @@ import Testing
         try save()
         #expect(entries.last?.moves == [])
         #expect(entries.map(\.sequence) == Array(1...entries.count))
-        #expect(entries.dropFirst().allSatisfy { $0.options == nil && $0.inputPath == nil })
+        #expect(entries.allSatisfy { $0.options == nil && $0.inputPath == nil && $0.clockStart == nil })
     }
 
-    @Test func aNewGameOrOtherTagsNeedAWholeSnapshot() throws {
+    /// A takeback and a move in one step keep only the plies the game never went below.
+    @Test func aTakebackAndAMoveInOneChangeKeepTheLowestPly() throws {
         var (session, board) = started()
         play("e2e4", on: &session, board: &board, at: 1)
-        let cursor = SessionJournalCursor(at: session.snapshot(at: 1), sequence: 4)
+        play("e7e5", on: &session, board: &board, at: 2)
+        _ = session.takeChange()
+        let before = session.snapshot(at: 2)
+        _ = session.takeBack(plies: 1, at: 3)
+        board = PhysicalBoard(session.position.snapshot, path: .identity)
+        _ = session.handle(board.snapshotEvent, at: 3)
+        play("c7c5", on: &session, board: &board, at: 4)
+        let change = session.takeChange()
+        #expect(change.keptPlies == 1)
+        let entry = try #require(SessionJournalEntry(sequence: 1, change: change, after: session.snapshot(at: 5)))
+        #expect(entry.moves.map(\.move.uci) == ["c7c5"])
+        #expect(try before.applying(entry).game.moves.map(\.move.uci) == ["e2e4", "c7c5"])
+        // Nothing since: the next record keeps every ply.
+        #expect(session.takeChange() == SessionChange(keptPlies: 2))
+    }
+
+    @Test func aNewGameOrAnOrientationClearedNeedsAWholeSnapshot() throws {
+        var (session, board) = started()
+        play("e2e4", on: &session, board: &board, at: 1)
+        _ = session.takeChange()
         var other = session
         _ = try other.setPosition(fen: "4k3/8/8/8/8/8/8/4K2R w K - 0 1", at: 2)
-        #expect(cursor.entry(to: other.snapshot(at: 2)) == nil)
-        var tagged = session.snapshot(at: 2)
-        tagged.game.tags["White"] = "Carlsen"
-        #expect(cursor.entry(to: tagged) == nil)
-        var same = session.snapshot(at: 2)
-        same.options.castlingWait = 3
-        let entry = try #require(cursor.entry(to: same))
+        #expect(other.takeChange().needsSnapshot)
+        #expect(SessionJournalEntry(sequence: 5, change: other.takeChange(), after: other.snapshot(at: 2)) != nil)
+        var options = session.tracker.options
+        options.castlingWait = 3
+        session.update(options: options)
+        let change = session.takeChange()
+        #expect(!change.needsSnapshot && change.optionsChanged)
+        let same = session.snapshot(at: 2)
+        let entry = try #require(SessionJournalEntry(sequence: 5, change: change, after: same))
         #expect(entry.sequence == 5)
         #expect(entry.options == same.options)
+        #expect(entry.orientation == nil && entry.clockStart == nil)
+        session.clockStart = .manual
+        let later = session.snapshot(at: 3)
+        #expect(SessionJournalEntry(sequence: 6, change: session.takeChange(), after: later)?.clockStart == .manual)
     }
 
     @Test func anEntryThatDoesNotFitIsRefusedWithItsReason() throws {
         var (session, board) = started()
+        _ = session.takeChange()
         let first = session.snapshot(at: 0)
         play("e2e4", on: &session, board: &board, at: 1)
         play("e7e5", on: &session, board: &board, at: 2)
-        var entry = try #require(SessionJournalCursor(at: first, sequence: 0).entry(to: session.snapshot(at: 3)))
+        var entry = try #require(
+            SessionJournalEntry(sequence: 1, change: session.takeChange(), after: session.snapshot(at: 3)))
         entry.keptPlies = 3
         #expect(throws: SessionJournalError.missingPlies(kept: 3, available: 0)) { try first.applying(entry) }
         entry.keptPlies = 0

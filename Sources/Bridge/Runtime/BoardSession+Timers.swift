@@ -49,8 +49,8 @@ extension BoardSession {
     /// once the writer's deferred flushes are started; failures are logged by the writer's
     /// owner).
     public func persist(deferringSync: Bool = false) {
-        savedSetUpWait = core.tracker.setUpWait
-        store?.saveSession(core.snapshot(at: clock.now()), as: board.id, deferringSync: deferringSync)
+        let change = core.takeChange()
+        store?.saveSession(core.snapshot(at: clock.now()), change: change, as: board.id, deferringSync: deferringSync)
     }
 
     func date(_ seconds: Double) -> Date {

@@ -64,8 +64,6 @@ public final class BoardSession {
     /// published only then, not after every move that brings the board back from a piece
     /// in the hand.
     var reportedOutOfSync = false
-    /// The set-up wait as last saved: its end is saved too, although no move marks it.
-    var savedSetUpWait: SetUpWait?
     var isReady = false
     /// Why the board refused its protocol unlock on this link (``BoardEvent/handshakeFailed(reason:)``).
     var handshakeProblem: String?
@@ -132,7 +130,6 @@ public final class BoardSession {
         if let last = core.game.moves.last {
             lastMove = .init(uci: last.move.uci, san: last.san)
         }
-        savedSetUpWait = core.tracker.setUpWait
     }
 
     /// Starts consuming the transport's events.
@@ -215,7 +212,8 @@ public final class BoardSession {
         // bridge does not find it again and publish it twice). The change is in the kernel at
         // once; its flush to disk runs in the background, handed over after publishing (see
         // `StateWriter`).
-        let persisted = outputs.contains(where: \.changesSavedState) || core.tracker.setUpWait != savedSetUpWait
+        // A set-up wait begun, advanced or ended is saved too, although no output marks it.
+        let persisted = outputs.contains(where: \.changesSavedState) || core.tracker.change.needsSnapshot
         if persisted { persist(deferringSync: true) }
         var changedGame = false
         // What only says something of the board's link or identity changes no state topic.

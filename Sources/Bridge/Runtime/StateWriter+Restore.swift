@@ -41,11 +41,11 @@ extension StateWriter {
                 do throws(StateStoreError) { file = try openJournal(name) } catch { onError(name, "\(error)") }
             }
             journals[name] = Journal(
-                cursor: SessionJournalCursor(at: replay.snapshot, sequence: applied), sequence: applied,
+                isBased: replay.snapshot.version == SessionSnapshot.formatVersion, sequence: applied,
                 entries: replay.applied, file: file)
             return replay.snapshot
         }
-        var repair = Journal(cursor: nil, sequence: sequence, entries: 0, file: nil, keepsEvidence: keepsEvidence)
+        var repair = Journal(isBased: false, sequence: sequence, entries: 0, file: nil, keepsEvidence: keepsEvidence)
         journals[name] = repair
         guard snapshot.value != nil || replay.applied > 0 else {
             if !journal.bytes.isEmpty {

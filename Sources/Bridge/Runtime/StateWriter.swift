@@ -55,9 +55,11 @@ public final class StateWriter {
 
     /// What the writer knows of a board's journal.
     struct Journal {
-        /// The state last saved, to express the next one as an entry; `nil`: the next save
-        /// writes the whole snapshot.
-        var cursor: SessionJournalCursor?
+        /// Whether the state last saved is on disk (snapshot and journal), so that the next
+        /// change can be appended as an entry; `false`: the next save writes the whole snapshot.
+        var isBased: Bool
+        /// A change whose save failed altogether: the next save carries it as well.
+        var unsaved: SessionChange?
         /// The sequence number of the last entry saved (or included in the snapshot).
         var sequence: Int
         /// Entries in the journal since its snapshot.
@@ -96,23 +98,27 @@ public final class StateWriter {
 
     // MARK: Sessions
 
-    /// Saves `snapshot` as the session `name`: one journal line when it follows the state
-    /// saved before, else the whole snapshot. In the kernel when this returns; flushed to disk
-    /// soon after — with `deferringSync`, only once ``startDeferredSyncs()`` is called: handing
-    /// the flush to the background thread wakes it, about 100 µs on a VM, which a caller about
-    /// to publish a move does after publishing.
-    public func saveSession(_ snapshot: SessionSnapshot, as name: String, deferringSync: Bool = false) {
+    /// Saves `snapshot` as the session `name`: one journal line made of `change` (what the
+    /// kernel changed since the state saved before, ``Kernel/SessionChange``), else the whole
+    /// snapshot. In the kernel when this returns; flushed to disk soon after — with
+    /// `deferringSync`, only once ``startDeferredSyncs()`` is called: handing the flush to the
+    /// background thread wakes it, about 100 µs on a VM, which a caller about to publish a
+    /// move does after publishing.
+    public func saveSession(
+        _ snapshot: SessionSnapshot, change: SessionChange, as name: String, deferringSync: Bool = false
+    ) {
         var journal = journals[name]
-        if var current = journal, !current.keepsEvidence, current.entries < journalLimit,
-            let entry = current.cursor?.entry(to: snapshot)
+        let change = journal?.unsaved.map { $0.followed(by: change) } ?? change
+        if var current = journal, current.isBased, !current.keepsEvidence, current.entries < journalLimit,
+            let entry = SessionJournalEntry(sequence: current.sequence + 1, change: change, after: snapshot)
         {
             do {
                 let file = try current.file ?? openJournal(name)
                 current.file = file
                 try file.append(Data(try entry.journalLine()))
-                current.cursor = SessionJournalCursor(at: snapshot, sequence: entry.sequence)
                 current.sequence = entry.sequence
                 current.entries += 1
+                current.unsaved = nil
                 journals[name] = current
                 scheduleSync(.journal(name, file), deferred: deferringSync)
                 return
@@ -126,7 +132,10 @@ public final class StateWriter {
                 journal = current
             }
         }
-        writeWhole(snapshot, as: name, after: journal, deferringSync: deferringSync)
+        // Not saved at all: the next save carries this change too.
+        if !writeWhole(snapshot, as: name, after: journal, deferringSync: deferringSync) {
+            journals[name]?.unsaved = change
+        }
     }
 
     /// Writes `snapshot` whole, numbered with the last entry it includes, then empties the
@@ -152,19 +161,18 @@ public final class StateWriter {
         } else {
             guard replace(data, as: name, deferringSync: deferringSync) else { return false }
         }
-        let cursor = SessionJournalCursor(at: whole, sequence: sequence)
         do throws(StateStoreError) {
             if keepsEvidence {
                 if let file = journal?.file { closeLater(file, of: name) }
                 if let moved = try store.moveAside(store.journalPath(for: name)) {
                     onWarning(name, "the journal's unusable lines are kept in \(moved)")
                 }
-                journals[name] = Journal(cursor: cursor, sequence: sequence, entries: 0, file: nil)
+                journals[name] = Journal(isBased: true, sequence: sequence, entries: 0, file: nil)
             } else {
                 let file: StateStore.JournalFile
                 if let open = journal?.file { file = open } else { file = try openJournal(name) }
                 try file.truncate()
-                journals[name] = Journal(cursor: cursor, sequence: sequence, entries: 0, file: file)
+                journals[name] = Journal(isBased: true, sequence: sequence, entries: 0, file: file)
             }
         } catch {
             // Not journalled further: the next save writes the whole snapshot again (with
@@ -172,7 +180,7 @@ public final class StateWriter {
             onError(name, "\(error)")
             if !keepsEvidence, let file = journal?.file { closeLater(file, of: name) }
             journals[name] = Journal(
-                cursor: nil, sequence: sequence, entries: 0, file: nil, keepsEvidence: keepsEvidence)
+                isBased: false, sequence: sequence, entries: 0, file: nil, keepsEvidence: keepsEvidence)
         }
         return true
     }

@@ -45,6 +45,16 @@ final class StateJournalFixture {
     }
 
     /// The session after the first `plies` moves of the opening, saved at `plies` seconds.
+    /// Saves the game after `plies` with `writer` as the kernel would after the game of
+    /// `previous` plies: its change keeps the fewer of the two.
+    func save(
+        _ writer: StateWriter, plies: Int, after previous: Int, as name: String = "board", deferringSync: Bool = false
+    ) throws {
+        writer.saveSession(
+            try snapshot(plies: plies), change: SessionChange(keptPlies: min(previous, plies)), as: name,
+            deferringSync: deferringSync)
+    }
+
     func snapshot(plies: Int) throws -> SessionSnapshot {
         if let known = snapshots[plies] { return known }
         var game = Game()

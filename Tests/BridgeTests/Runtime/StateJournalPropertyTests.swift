@@ -16,7 +16,7 @@ import Testing
     private func savedGame() throws -> (fixture: StateJournalFixture, snapshot: Data, journal: Data) {
         let fixture = try StateJournalFixture(inMemory: true)
         let writer = try fixture.writer()
-        for plies in 0...Self.plies { writer.saveSession(try fixture.snapshot(plies: plies), as: "board") }
+        for plies in 0...Self.plies { try fixture.save(writer, plies: plies, after: max(plies - 1, 0)) }
         writer.flush()
         return (fixture, try #require(try fixture.store.read("board")), try fixture.journal("board"))
     }
@@ -47,8 +47,8 @@ import Testing
         restored.sequence = nil
         #expect(restored == (try fixture.snapshot(plies: plies)), "\(context): not the game after \(plies) plies")
         #expect(plies >= atLeast, "\(context): \(plies) plies restored, \(atLeast) expected")
-        writer.saveSession(try fixture.snapshot(plies: plies + 1), as: "board")
-        writer.saveSession(try fixture.snapshot(plies: plies + 2), as: "board")
+        try fixture.save(writer, plies: plies + 1, after: plies)
+        try fixture.save(writer, plies: plies + 2, after: plies + 1)
         let again = try fixture.writer().restoreSession("board")
         #expect(
             again?.game.moves == (try fixture.snapshot(plies: plies + 2)).game.moves,

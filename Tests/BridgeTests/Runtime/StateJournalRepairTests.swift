@@ -13,9 +13,10 @@ import Testing
         fixture = try StateJournalFixture()
     }
 
-    /// Saves plies `range` with `writer` as `name`.
+    /// Saves plies `range` with `writer` as `name`, each one move after the save before (the
+    /// first after the game of one ply fewer, as restored).
     private func save(_ range: ClosedRange<Int>, with writer: StateWriter, as name: String = "board") throws {
-        for plies in range { writer.saveSession(try fixture.snapshot(plies: plies), as: name) }
+        for plies in range { try fixture.save(writer, plies: plies, after: max(plies - 1, 0), as: name) }
     }
 
     // MARK: The journal
@@ -100,11 +101,13 @@ import Testing
         let first = try fixture.writer()
         try save(0...0, with: first)
         var old: [String] = []
-        var cursor = SessionJournalCursor(at: try fixture.snapshot(plies: 0), sequence: 0)
         for plies in 1...5 {
-            let entry = try #require(cursor.entry(to: try fixture.snapshot(plies: plies)))
+            let entry = try #require(
+                SessionJournalEntry(
+                    sequence: plies, change: SessionChange(keptPlies: plies - 1),
+                    after: try fixture.snapshot(plies: plies)
+                ))
             old.append(String(decoding: try #require(entry.jsonLine()).dropLast(), as: UTF8.self))
-            cursor = SessionJournalCursor(at: try fixture.snapshot(plies: plies), sequence: entry.sequence)
         }
         // Line 4 torn by a kill, line 5 appended to its fragment after the restart.
         let text = old[0..<3].joined(separator: "\n") + "\n" + old[3].prefix(40) + old[3] + "\n" + old[4] + "\n"
@@ -131,14 +134,14 @@ import Testing
         var tight = limit
         tight.rlim_cur = rlim_t(before.count + 30)
         setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &tight)
-        writer.saveSession(try fixture.snapshot(plies: 12), as: "board")
+        try fixture.save(writer, plies: 12, after: 11)
         setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
         signal(SIGXFSZ, previousHandler)
         #expect(fixture.failures.all.count == 2, "\(fixture.failures.all)")
         #expect(fixture.failures.all.allSatisfy { $0.contains("File too large") }, "\(fixture.failures.all)")
         #expect(try fixture.journal("board").count == before.count + 30)
 
-        writer.saveSession(try fixture.snapshot(plies: 13), as: "board")
+        try fixture.save(writer, plies: 13, after: 12)
         #expect(
             fixture.warnings.all == [
                 "board: the journal's last line was incomplete (a torn or failed write): 30 bytes cut off"
@@ -192,11 +195,11 @@ import Testing
         #expect(
             fixture.failures.all.last == "board: no journal entry follows a new game: the saved game cannot be rebuilt")
         // The caller's first save of its new game moves the journal aside.
-        second.saveSession(fresh, as: "board")
+        second.saveSession(fresh, change: SessionChange(keptPlies: 0), as: "board")
         let aside = try fixture.files(startingWith: "board.journal.corrupt-")
         #expect(aside.count == 1)
         #expect(try Data(contentsOf: fixture.directory.appendingPathComponent(aside[0])) == journal)
-        second.saveSession(try fixture.snapshot(plies: 1), as: "board")
+        try fixture.save(second, plies: 1, after: 0)
         #expect(try fixture.writer().restoreSession("board")?.game.moves.count == 1)
     }
 }

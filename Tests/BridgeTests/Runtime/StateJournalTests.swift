@@ -22,7 +22,7 @@ import Testing
 
     @Test func movesGoToTheJournalAndARestartReplaysThem() throws {
         let first = try writer()
-        for plies in 0...10 { first.saveSession(try snapshot(plies: plies), as: "board-01") }
+        for plies in 0...10 { try fixture.save(first, plies: plies, after: max(plies - 1, 0), as: "board-01") }
         first.flush()
         // The first save wrote the whole (empty) game; each move after it is one line.
         let saved = try JSONDecoder().decode(SessionSnapshot.self, from: #require(try first.store.read("board-01")))
@@ -34,8 +34,8 @@ import Testing
         expected.sequence = 10
         #expect(second.restoreSession("board-01") == expected)
         // Saves after a restart continue the same journal.
-        second.saveSession(try snapshot(plies: 12), as: "board-01")
-        second.saveSession(try snapshot(plies: 11), as: "board-01")
+        try fixture.save(second, plies: 12, after: 10, as: "board-01")
+        try fixture.save(second, plies: 11, after: 12, as: "board-01")
         let third = try writer()
         expected = try snapshot(plies: 11)
         expected.sequence = 12
@@ -45,7 +45,7 @@ import Testing
 
     @Test func aDeferredFlushWaitsForItsStartButTheSaveIsThereAtOnce() throws {
         let first = try writer()
-        first.saveSession(try snapshot(plies: 2), as: "board-05", deferringSync: true)
+        try fixture.save(first, plies: 2, after: 0, as: "board-05", deferringSync: true)
         var expected = try snapshot(plies: 2)
         expected.sequence = 0
         #expect(try writer().restoreSession("board-05") == expected)
@@ -63,7 +63,7 @@ import Testing
         // writer's own queue (its deinit once waited for that queue: a crash).
         for round in 0..<50 {
             let writer = try writer()
-            writer.saveSession(try snapshot(plies: round % 5), as: "board-\(round)")
+            try fixture.save(writer, plies: round % 5, after: 0, as: "board-\(round)")
         }
         // Each writer's deinit queues the close of its journal behind the flushes on its
         // queue, so once no journal of the directory is open every pending flush has run;
@@ -89,7 +89,7 @@ import Testing
 
     @Test func aFullJournalIsFoldedIntoTheSnapshot() throws {
         let writer = try writer(limit: 3)
-        for plies in 0...9 { writer.saveSession(try snapshot(plies: plies), as: "board-02") }
+        for plies in 0...9 { try fixture.save(writer, plies: plies, after: max(plies - 1, 0), as: "board-02") }
         // 0: whole; 1–3: journal; 4: whole; 5–7: journal; 8: whole; 9: journal.
         let saved = try JSONDecoder().decode(SessionSnapshot.self, from: #require(try writer.store.read("board-02")))
         #expect(saved.game.moves.count == 8)
@@ -103,7 +103,7 @@ import Testing
 
     @Test func entriesAlreadyInTheSnapshotAndATornLastLineAreSkipped() throws {
         let writer = try writer()
-        for plies in 0...4 { writer.saveSession(try snapshot(plies: plies), as: "board-03") }
+        for plies in 0...4 { try fixture.save(writer, plies: plies, after: max(plies - 1, 0), as: "board-03") }
         let journal = try #require(try writer.store.readJournal("board-03"))
         // A crash between the rename of a new snapshot (which includes entries 1–4 and one
         // more move) and the truncation of the journal: replaying 1–4 would take that move back.

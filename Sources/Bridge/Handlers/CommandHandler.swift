@@ -9,60 +9,51 @@ import MQTT
 /// broker serves is left to that bridge.
 @MainActor
 final class CommandHandler: BridgeHandler {
-    private let topics: Topics
-    private let parser: CommandParser
-    private let boards: any BoardDirectory
-    private let refusals: RefusalReporter
-    private let publisher: any MessagePublishing
-    private let builder: MessageBuilder
+    private let inbox: Inbox
     private let logger: Logger
     /// The node that bridges board `id` when another bridge does (``BridgePeerWatch/owner(of:)``).
     private let otherNode: (String) -> String?
 
     init(
-        topics: Topics, parser: CommandParser, boards: any BoardDirectory, refusals: RefusalReporter,
-        publisher: any MessagePublishing, logger: Logger, otherNode: @escaping (String) -> String?
+        inbox: Inbox, logger: Logger, otherNode: @escaping (String) -> String?
     ) {
-        self.topics = topics
-        self.parser = parser
-        self.boards = boards
-        self.refusals = refusals
-        self.publisher = publisher
-        builder = MessageBuilder(topics: topics)
+        self.inbox = inbox
         self.logger = logger
         self.otherNode = otherNode
     }
 
     var subscriptions: [BridgeSubscription] {
-        topics.commandFilters.map { BridgeSubscription(filter: $0, connection: .commands) }
+        inbox.topics.commandFilters.map { BridgeSubscription(filter: $0, connection: .commands) }
     }
 
     func receive(_ message: MQTTMessage) -> Bool {
-        guard case .boardCommand(let board, let name) = topics.parse(message.topic) else { return false }
+        guard case .boardCommand(let board, let name) = inbox.topics.parse(message.topic) else { return false }
         handle(board: board, name: name, payload: message.payload, target: ResponseTarget(message))
         return true
     }
 
     private func handle(board id: String, name: String?, payload: [UInt8], target: ResponseTarget) {
-        guard let session = boards.session(id) else {
+        guard let session = inbox.boards.session(id) else {
             if let owner = otherNode(id) {
                 // Another host's board on a shared broker: its bridge (or, while that host
                 // is offline, the hall) answers; an "unknown board" from here would be wrong.
                 logger.debug("command for another node's board", [("board", id), ("node", owner)])
                 return
             }
-            let parsed = parser.parse(payload, name: name)
+            let parsed = inbox.parser.parse(payload, name: name)
             let error = CommandError.unknownBoard(id)
-            guard refusals.admit(RefusalReporter.unknownBoardKey, board: id, error: error.description) else { return }
-            publisher.publish(
-                builder.boardResponse(board: id, .error(error, transaction: parsed.transaction), target: target))
+            guard inbox.refusals.admit(RefusalReporter.unknownBoardKey, board: id, error: error.description) else {
+                return
+            }
+            inbox.publisher.publish(
+                inbox.builder.boardResponse(board: id, .error(error, transaction: parsed.transaction), target: target))
             return
         }
-        let parsed = parser.parse(payload, name: name, rawAllowed: session.board.allowRawCommands)
+        let parsed = inbox.parser.parse(payload, name: name, rawAllowed: session.board.allowRawCommands)
         let response: ResponsePayload
         switch parsed.result {
         case .failure(let error):
-            guard refusals.admit(id, board: id, error: error.description) else { return }
+            guard inbox.refusals.admit(id, board: id, error: error.description) else { return }
             response = .error(error, transaction: parsed.transaction)
         case .success(let command):
             switch session.execute(command) {
@@ -71,10 +62,10 @@ final class CommandHandler: BridgeHandler {
                 guard parsed.transaction != nil || target.responseTopic != nil else { return }
                 response = .ok(data: data, transaction: parsed.transaction)
             case .failure(let failure):
-                guard refusals.admit(id, board: id, error: failure.description) else { return }
+                guard inbox.refusals.admit(id, board: id, error: failure.description) else { return }
                 response = .error(message: failure.description, transaction: parsed.transaction)
             }
         }
-        publisher.publish(builder.boardResponse(board: id, response, target: target))
+        inbox.publisher.publish(inbox.builder.boardResponse(board: id, response, target: target))
     }
 }

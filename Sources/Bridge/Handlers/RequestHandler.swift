@@ -12,44 +12,33 @@ final class RequestHandler: BridgeHandler {
     /// The request names, as the answer to an unknown one lists them.
     static let names = ["info", "boards", "health", "reconnect", "restart"]
 
-    private let topics: Topics
-    private let parser: CommandParser
-    private let boards: any BoardDirectory
-    private let refusals: RefusalReporter
-    private let publisher: any MessagePublishing
-    private let builder: MessageBuilder
+    private let inbox: Inbox
     /// A fresh health report (published as well).
     private let healthReport: () -> JSONValue
     /// Restarts the bridge once the answer is out.
     private let restart: () -> Void
 
     init(
-        topics: Topics, parser: CommandParser, boards: any BoardDirectory, refusals: RefusalReporter,
-        publisher: any MessagePublishing, healthReport: @escaping () -> JSONValue, restart: @escaping () -> Void
+        inbox: Inbox, healthReport: @escaping () -> JSONValue, restart: @escaping () -> Void
     ) {
-        self.topics = topics
-        self.parser = parser
-        self.boards = boards
-        self.refusals = refusals
-        self.publisher = publisher
-        builder = MessageBuilder(topics: topics)
+        self.inbox = inbox
         self.healthReport = healthReport
         self.restart = restart
     }
 
     var subscriptions: [BridgeSubscription] {
-        [BridgeSubscription(filter: topics.requestFilter, connection: .commands)]
+        [BridgeSubscription(filter: inbox.topics.requestFilter, connection: .commands)]
     }
 
     func receive(_ message: MQTTMessage) -> Bool {
-        guard case .bridgeRequest(let op) = topics.parse(message.topic) else { return false }
-        let response = answer(op: op, parser.parseRequest(message.payload))
+        guard case .bridgeRequest(let op) = inbox.topics.parse(message.topic) else { return false }
+        let response = answer(op: op, inbox.parser.parseRequest(message.payload))
         if response.status == .error,
-            !refusals.admit(RefusalReporter.bridgeRequestKey, board: nil, error: response.error ?? "")
+            !inbox.refusals.admit(RefusalReporter.bridgeRequestKey, board: nil, error: response.error ?? "")
         {
             return true
         }
-        publisher.publish(builder.bridgeResponse(op: op, response, target: ResponseTarget(message)))
+        inbox.publisher.publish(inbox.builder.bridgeResponse(op: op, response, target: ResponseTarget(message)))
         return true
     }
 
@@ -62,19 +51,19 @@ final class RequestHandler: BridgeHandler {
         case (.success, "info"):
             return .ok(
                 data: [
-                    "version": .string(BoardBridgeVersion.current), "node": .string(topics.node),
-                    "boards": .array(boards.ids.map { .string($0) }),
+                    "version": .string(BoardBridgeVersion.current), "node": .string(inbox.topics.node),
+                    "boards": .array(inbox.boards.ids.map { .string($0) }),
                 ], transaction: transaction)
         case (.success, "boards"):
-            return .ok(data: .array(boards.ids.compactMap(boards.state)), transaction: transaction)
+            return .ok(data: .array(inbox.boards.ids.compactMap(inbox.boards.state)), transaction: transaction)
         case (.success, "health"):
             return .ok(data: healthReport(), transaction: transaction)
         case (.success(let members), "reconnect") where members["all"] == .bool(true):
-            let ids = boards.ids
-            for id in ids { _ = boards.reconnect(id) }
+            let ids = inbox.boards.ids
+            for id in ids { _ = inbox.boards.reconnect(id) }
             return .ok(data: ["boards": .array(ids.map { .string($0) })], transaction: transaction)
         case (.success(let members), "reconnect"):
-            guard let id = members["board"]?.stringValue, boards.reconnect(id) else {
+            guard let id = members["board"]?.stringValue, inbox.boards.reconnect(id) else {
                 return .error(
                     message: "reconnect needs an existing \"board\" (or \"all\":true)", transaction: transaction)
             }

@@ -128,8 +128,11 @@ public final class BridgeApp {
             publisher: publisher, store: store, logger: logger)
         let probe = SubscriptionProbe(topics: topics, publisher: publisher, logger: logger)
         probe.isConnected = { [client, commandClient] in client.state.isConnected && commandClient.isSubscribed }
-        let parser = CommandParser(maximumPayloadSize: configuration.mqtt.maxCommandBytes)
-        let refusals = RefusalReporter(logger: logger, publisher: publisher, builder: MessageBuilder(topics: topics))
+        let inbox = Inbox(
+            topics: topics, parser: CommandParser(maximumPayloadSize: configuration.mqtt.maxCommandBytes),
+            boards: boards,
+            refusals: RefusalReporter(logger: logger, publisher: publisher, builder: MessageBuilder(topics: topics)),
+            publisher: publisher)
         handlers = [availability, health]
         if let discovery {
             handlers.append(
@@ -139,12 +142,9 @@ public final class BridgeApp {
         }
         handlers += [
             probe,
-            CommandHandler(
-                topics: topics, parser: parser, boards: boards, refusals: refusals, publisher: publisher,
-                logger: logger, otherNode: { availability.peers.owner(of: $0) }),
+            CommandHandler(inbox: inbox, logger: logger, otherNode: { availability.peers.owner(of: $0) }),
             RequestHandler(
-                topics: topics, parser: parser, boards: boards, refusals: refusals, publisher: publisher,
-                healthReport: { health.publishReport().json },
+                inbox: inbox, healthReport: { health.publishReport().json },
                 restart: { [weak self] in
                     self?.logger.notice("restart requested")
                     // After this request's answer is published (the task runs after it).

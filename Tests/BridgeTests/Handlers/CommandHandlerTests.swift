@@ -15,10 +15,7 @@ import Testing
     init() throws {
         boards = try FakeBoards(sessions: ["b1"])
         handler = CommandHandler(
-            topics: topics, parser: CommandParser(), boards: boards,
-            refusals: RefusalReporter(
-                logger: HandlerFixture.logger, publisher: publisher, builder: MessageBuilder(topics: topics)),
-            publisher: publisher, logger: HandlerFixture.logger,
+            inbox: HandlerFixture.inbox(boards, publisher), logger: HandlerFixture.logger,
             otherNode: { $0 == "far-1" ? "hall-b" : nil })
     }
 

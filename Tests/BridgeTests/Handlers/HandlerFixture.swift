@@ -49,6 +49,14 @@ enum HandlerFixture {
     static let topics = try! Topics(base: "boardbridge", node: "hall-a")
     static let logger = Logger(label: "test", level: .error)
 
+    /// An inbox over `boards`, answering through `publisher`.
+    static func inbox(_ boards: any BoardDirectory, _ publisher: any MessagePublishing) -> Inbox {
+        Inbox(
+            topics: topics, parser: CommandParser(), boards: boards,
+            refusals: RefusalReporter(logger: logger, publisher: publisher, builder: MessageBuilder(topics: topics)),
+            publisher: publisher)
+    }
+
     static func message(
         _ topic: String, _ payload: String, retain: Bool = false, responseTopic: String? = nil
     ) -> MQTTMessage {

@@ -22,11 +22,7 @@ import Testing
         boards = try FakeBoards(others: ["b2", "b1"])
         let calls = calls
         handler = RequestHandler(
-            topics: HandlerFixture.topics, parser: CommandParser(), boards: boards,
-            refusals: RefusalReporter(
-                logger: HandlerFixture.logger, publisher: publisher,
-                builder: MessageBuilder(topics: HandlerFixture.topics)),
-            publisher: publisher,
+            inbox: HandlerFixture.inbox(boards, publisher),
             healthReport: {
                 calls.health += 1
                 return ["boards_connected": 2]
@@ -48,11 +44,7 @@ import Testing
     @Test func boardsAndHealthCarryTheirPayloads() throws {
         let boards = try FakeBoards(sessions: ["b1"])
         let handler = RequestHandler(
-            topics: HandlerFixture.topics, parser: CommandParser(), boards: boards,
-            refusals: RefusalReporter(
-                logger: HandlerFixture.logger, publisher: publisher,
-                builder: MessageBuilder(topics: HandlerFixture.topics)),
-            publisher: publisher, healthReport: { ["boards_connected": 2] }, restart: {})
+            inbox: HandlerFixture.inbox(boards, publisher), healthReport: { ["boards_connected": 2] }, restart: {})
         let answered = handler.answer(op: "boards", CommandParser().parseRequest([])).json
         let states = try #require(answered.objectValue?["data"]?.arrayValue)
         #expect(states.count == 1)

@@ -88,7 +88,7 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus", "MainLoop"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "MainLoop", "Logging", "SystemCalls"]),
         .target(name: "Curl", dependencies: ["CCurl"]),
-        .target(name: "BroadcastRelay", dependencies: ["Broadcast", "Curl"]),
+        .target(name: "BroadcastRelay", dependencies: ["Broadcast", "Curl", "MainLoop"]),
         .target(
             name: "Config",
             dependencies: ["CYAML", "BoardKit", "Kernel", "MQTT", "JSON", "Logging", "SystemCalls", "Broadcast"]),

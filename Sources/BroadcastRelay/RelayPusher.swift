@@ -1,5 +1,6 @@
 import Broadcast
 public import Curl
+import MainLoop
 
 /// Pushes a round's PGN to a relay's push endpoint whenever what the relay may see
 /// changes: ``contentChanged()`` after every board update, and once a second while a
@@ -15,8 +16,10 @@ public final class RelayPusher {
     private let now: @MainActor () -> Double
     private var schedule: BroadcastPushSchedule
     private var pushed: String?
-    private var timer: Task<Void, Never>?
-    private var polling: Task<Void, Never>?
+    /// Armed for the next push the schedule allows.
+    private var timer: LoopTimer?
+    /// Once a second while a delay holds changes back.
+    private var polling: LoopTimer?
     /// Called after every push with how it went.
     public var onReport: (@MainActor (RelayPushReport) -> Void)?
     /// The last report.
@@ -36,13 +39,13 @@ public final class RelayPusher {
         schedule = BroadcastPushSchedule(
             minimumInterval: settings.minimumInterval, maximumBackoff: settings.maximumBackoff)
         if pollWhileDelayed {
-            polling = Task { @MainActor [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
-                    self?.contentChanged()
-                }
-            }
+            polling = MainLoop.every(1) { [weak self] in self?.contentChanged() }
         }
+    }
+
+    isolated deinit {
+        timer?.cancel()
+        polling?.cancel()
     }
 
     /// Stops pushing (a push under way still ends).
@@ -63,11 +66,11 @@ public final class RelayPusher {
     private func arm() {
         guard let next = schedule.nextAttempt else { return }
         timer?.cancel()
-        let wait = max(0, next - now())
-        timer = Task { @MainActor [weak self] in
-            if wait > 0 { try? await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
-            guard !Task.isCancelled else { return }
-            await self?.pushIfDue()
+        timer = MainLoop.after(max(0, next - now())) { [weak self] in
+            guard let self else { return }
+            self.timer = nil
+            // The push itself awaits the transfer (curl's own thread): one task per push.
+            Task { await self.pushIfDue() }
         }
     }
 

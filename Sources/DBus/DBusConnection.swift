@@ -9,8 +9,8 @@ import Dispatch
 
 /// A private connection to a message bus, driven by the main actor.
 ///
-/// libdbus's watches and timeouts become `DispatchSource`s on the main queue, and every
-/// wake-up dispatches until libdbus has nothing left, so everything this class reports
+/// libdbus's watches and timeouts are `MainLoop` registrations (epoll and the loop's timer
+/// heap), and every wake-up dispatches until libdbus has nothing left, so everything this class reports
 /// (replies, signals, incoming method calls, disconnection) arrives on the main actor, in wire
 /// order. Nothing blocks: connecting, `Hello`, `RequestName` and `AddMatch` are asynchronous
 /// calls. The main queue must be serviced (an `async` `main`, `dispatchMain()`, or an

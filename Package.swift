@@ -79,6 +79,8 @@ let package = Package(
         .target(name: "SystemCalls"),
         .target(name: "Logging", dependencies: ["JSON", "SystemCalls"]),
         .target(name: "CMainQueue"),
+        // The benchmark's malloc counter (it interposes malloc: linked into the bench only).
+        .target(name: "CMallocCounter"),
         .target(name: "MainLoop", dependencies: ["CMainQueue"]),
         .target(name: "Serial", dependencies: ["SystemCalls"]),
         // The one board-link runtime: link status, scheduler and timers, the paced writer, the
@@ -142,6 +144,8 @@ let package = Package(
                 "Curl",
                 // The wake-up floor's bare loop calls the same epoll helpers as MainLoop.
                 "CMainQueue",
+                // Allocations per notification and per move are counted.
+                "CMallocCounter",
                 // The broadcast section times the hall's relay outputs in process.
                 "Hall", "Broadcast", "Config", "HTTP",
             ]

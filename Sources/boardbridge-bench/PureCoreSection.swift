@@ -62,6 +62,7 @@ struct PureCoreSection: BenchSection {
         }
         try adapterResults(corpus: corpus, plan: plan, context: context)
         kernelResults(corpus: corpus, plan: plan, context: context)
+        try allocationResults(corpus: corpus, plan: plan, context: context)
         gapResults(plan: plan, context: context)
         perftResults(plan: plan, context: context)
     }

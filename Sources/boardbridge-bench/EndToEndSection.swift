@@ -85,7 +85,27 @@ struct EndToEndSection: BenchSection {
                 goal: at64 ? BenchGoal(direction: .atMost, threshold: 2, text: "< 2 % at 64 boards") : nil))
 
         // (b) Moves.
+        let movesStart = bridge.sample()
         let latency = try await playMoves(rig: rig, boards: min(boards, quick ? 4 : 16))
+        if let movesStart, let movesEnd = bridge.sample(), latency.played > 0 {
+            // The moves' own CPU: what the phase took beyond the idle stream's rate (all
+            // boards keep streaming meanwhile), per move played.
+            let phase = ProcessSampler.usage(from: movesStart, to: movesEnd)
+            let idleRate = usage.cpuSeconds / max(usage.wallSeconds, 0.001)
+            let beyondIdle = phase.cpuSeconds - idleRate * phase.wallSeconds
+            context.record(
+                BenchResult(
+                    key: "e2e.\(boards).cpu_per_move", label: "\(boards) boards: bridge CPU per move",
+                    value: max(0, beyondIdle) / Double(latency.played) * 1e6, unit: "µs",
+                    goal: BenchGoal(direction: .atMost, threshold: 100, text: "≤ 100 µs"),
+                    details: [
+                        "phase_cpu_seconds": phase.cpuSeconds, "phase_wall_seconds": phase.wallSeconds,
+                        "idle_cpu_seconds_per_second": idleRate, "moves": Double(latency.played),
+                    ],
+                    note: String(
+                        format: "%d moves in %.1f s: %.1f ms of CPU, %.1f ms of it the idle stream's rate",
+                        latency.played, phase.wallSeconds, phase.cpuSeconds * 1e3, idleRate * phase.wallSeconds * 1e3)))
+        }
         let rss = bridge.sample().map { Double($0.peakRSSBytes) / 1_048_576 } ?? 0
         context.record(
             BenchResult(

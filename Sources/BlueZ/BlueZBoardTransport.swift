@@ -82,7 +82,11 @@ public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecki
     let templateAdapter: any BoardAdapter
     var activity: BoardTransportState = .idle
     var link: BlueZLink?
-    var lastDevicePath: String?
+    var lastDevicePath: String? {
+        didSet { lastAdapterName = lastDevicePath.flatMap(BlueZPath.adapterName(of:)) }
+    }
+    /// The adapter of ``lastDevicePath`` (`hci0`), kept for the status.
+    private(set) var lastAdapterName: String?
     var lastDeviceAddress: String?
     var lastDeviceName: String?
     var hasBeenConnected = false
@@ -289,7 +293,7 @@ public final class BlueZBoardTransport: BoardEventDelivering, BoardCommandChecki
             state: state, reconnectAttempt: reconnectAttempt, maxAttempts: policy.maxAttempts,
             nextDelay: reconnectDelay, lastError: lastError, deviceName: connectedDeviceName ?? lastDeviceName,
             deviceAddress: link?.address ?? lastDeviceAddress,
-            adapter: link?.adapterName ?? lastDevicePath.flatMap(BlueZPath.adapterName(of:)))
+            adapter: link?.adapterName ?? lastAdapterName)
         guard current != status else { return }
         status = current
         onStatusChange?(current)

@@ -60,6 +60,7 @@ final class BlueZLink {
     init(device: BlueZDeviceInfo, profile: BoardProfile, options: AdapterOptions) {
         devicePath = device.path
         adapterPath = device.adapterPath
+        adapterName = BlueZPath.adapterName(of: device.adapterPath) ?? device.adapterPath
         address = device.address
         name = device.advertisedName
         self.profile = profile
@@ -74,9 +75,9 @@ final class BlueZLink {
         }
     }
 
-    var adapterName: String {
-        BlueZPath.adapterName(of: adapterPath) ?? adapterPath
-    }
+    /// The adapter's name (`hci0`), worked out once: every change BlueZ reports makes every
+    /// transport publish its status again, and the split of the path showed in the profile.
+    let adapterName: String
 
     /// Feeds one notification to the adapter in place (no copy of it) and queues the
     /// adapter's mandatory responses on the writer; returns the adapter's events (none

@@ -6,11 +6,12 @@ import JSON
 extension SessionJournalEntry {
     /// The entry as one line of JSON (ending in a newline) in exactly the form its `Codable`
     /// conformance reads, written directly: `JSONEncoder` took 50–200 µs for an entry, on
-    /// the path of every move. `nil` when the entry carries one of the rarely changing
-    /// settings (clock-start policy, input path, options, orientation) or a value JSON cannot
-    /// hold (a non-finite time); encode those with `JSONEncoder`.
+    /// the path of every move — and on the first move of every game whose orientation is
+    /// detected, which carries it. `nil` when the entry carries one of the rarely changing
+    /// structured settings (input path, tracker options) or a value JSON cannot hold (a
+    /// non-finite time); encode those with `JSONEncoder`.
     public func jsonLine() -> [UInt8]? {
-        guard clockStart == nil, inputPath == nil, options == nil, orientation == nil else { return nil }
+        guard inputPath == nil, options == nil else { return nil }
         var line = JSONLine()
         line.open()
         line.key("sequence")
@@ -32,6 +33,14 @@ extension SessionJournalEntry {
         line.append(clockWasRunning ? "true" : "false")
         line.key("savedAt")
         line.number(savedAt)
+        if let clockStart {
+            line.key("clockStart")
+            line.string(clockStart.rawValue)
+        }
+        if let orientation {
+            line.key("orientation")
+            line.string(orientation.rawValue)
+        }
         line.close()
         line.append("\n")
         return line.isValid ? line.bytes : nil

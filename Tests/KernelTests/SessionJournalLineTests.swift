@@ -66,7 +66,7 @@ import Testing
 
     @Test func entriesTheDirectWriterLeavesOutAreFramedFromTheEncoder() throws {
         var entry = try entry()
-        entry.orientation = .whiteNear
+        entry.options = TrackerOptions(desyncGrace: 3)
         #expect(entry.jsonLine() == nil)
         let line = try entry.journalLine()
         #expect(SessionJournalLine.parse(ArraySlice(line.dropLast())) == .entry(entry, framed: true, offset: 0))

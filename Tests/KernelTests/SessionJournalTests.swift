@@ -169,14 +169,24 @@ import Testing
         }
     }
 
-    @Test func entriesWithRareChangesOrNonFiniteTimesAreLeftToTheEncoder() {
+    @Test func entriesWithRareChangesOrNonFiniteTimesAreLeftToTheEncoder() throws {
         var entry = SessionJournalEntry(
             sequence: 1, keptPlies: 0, moves: [], result: .ongoing, clock: GameClock(timeControl: .unlimited),
             clockWasRunning: false, savedAt: 5)
         #expect(entry.jsonLine() != nil)
-        entry.orientation = .blackNear
+        // An orientation detected or a clock-start policy set is written directly too.
+        for orientation in BoardOrientation.allCases {
+            for clockStart in [ClockStartPolicy.onFirstMove, .manual] {
+                entry.orientation = orientation
+                entry.clockStart = clockStart
+                let line = try #require(entry.jsonLine())
+                #expect(try JSONDecoder().decode(SessionJournalEntry.self, from: Data(line)) == entry)
+                #expect(String(decoding: line, as: UTF8.self).contains("\"\(orientation.rawValue)\""))
+            }
+        }
+        entry.options = TrackerOptions(desyncGrace: 3)
         #expect(entry.jsonLine() == nil)
-        entry.orientation = nil
+        entry.options = nil
         entry.savedAt = .infinity
         #expect(entry.jsonLine() == nil)
     }

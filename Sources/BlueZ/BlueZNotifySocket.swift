@@ -7,7 +7,7 @@ import SystemCalls
 /// (reference/bluez-dbus.md §4.2), bypassing `dbus-daemon` and the `PropertiesChanged`
 /// signal.
 ///
-/// Watched through ``MainLoop/ReadableWatch``. End of file or a read error (BlueZ released
+/// Watched through ``MainLoop/DescriptorWatch``. End of file or a read error (BlueZ released
 /// the notifications, the link went down) is reported once through `onClose`, after which
 /// the socket is closed. ``close()`` closes it without a report. The descriptor is owned: it
 /// is closed exactly once, when the watch is cancelled.
@@ -30,7 +30,7 @@ final class BlueZNotifySocket {
     private let buffer: BlueZDatagramBuffer
     // Read on every notification and only ever touched on the main actor by this class's
     // own short, non-nested accesses: no run-time exclusivity bookkeeping.
-    @exclusivity(unchecked) private var watch: ReadableWatch?
+    @exclusivity(unchecked) private var watch: DescriptorWatch?
     private let descriptor: Int32
     private let onDatagram: @MainActor (Data) -> Void
     private let onClose: @MainActor (String) -> Void
@@ -50,7 +50,7 @@ final class BlueZNotifySocket {
         // cancelled in `close()`, which `deinit` calls, so it never outlives the socket. The
         // unowned load also keeps the socket alive while `readOne` runs, when `onDatagram` or
         // `onClose` releases the last other reference to it (the link's teardown).
-        watch = ReadableWatch(descriptor: descriptor, closesDescriptor: true) { [unowned self] in
+        watch = DescriptorWatch(descriptor: descriptor, closesDescriptor: true) { [unowned self] in
             self.readWaiting(limit: Self.datagramsPerWake)
         }
     }

@@ -26,7 +26,7 @@ public final class StreamLink {
     /// The link's writer, while the link is open.
     public private(set) var writer: PacedWriter?
     private let stream: any LinkByteStream
-    private var watch: ReadableWatch?
+    private var watch: DescriptorWatch?
     private var buffer = [UInt8](repeating: 0, count: StreamLink.readSize)
     private let scheduler: any LinkScheduler
     private let onEvents: @MainActor ([BoardEvent]) -> Void
@@ -57,7 +57,7 @@ public final class StreamLink {
             self.write(chunk, retries: 0, completion: completion)
         }
         writer?.onLinkLost = { [weak self] reason in self?.fail(reason) }
-        watch = ReadableWatch(descriptor: stream.descriptor, closesDescriptor: false) { [weak self] in
+        watch = DescriptorWatch(descriptor: stream.descriptor, closesDescriptor: false) { [weak self] in
             self?.readAvailable()
         }
     }

@@ -53,7 +53,7 @@ let releaseContext: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointe
 /// Drives one `DBusWatch` (a file descriptor libdbus wants to poll).
 ///
 /// libdbus gives each socket a read watch and a separate write watch. The read watch gets
-/// one ``MainLoop/ReadableWatch`` (the loop that serves every descriptor), made when the
+/// one ``MainLoop/DescriptorWatch`` (the loop that serves every descriptor), made when the
 /// watch is enabled and cancelled only when it is disabled or removed: toggles that do not
 /// change the state leave it alone. Registration and removal are synchronous epoll calls, so
 /// libdbus closing its socket right after removing the watch leaves nothing behind (with
@@ -69,7 +69,7 @@ let releaseContext: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointe
 final class DBusWatchSource: @unchecked Sendable {
     private let watch: OpaquePointer
     private let context: DBusConnectionContext
-    private var readWatch: ReadableWatch?
+    private var readWatch: DescriptorWatch?
     private var isPumpingWrites = false
 
     init(watch: OpaquePointer, context: DBusConnectionContext) {
@@ -89,7 +89,7 @@ final class DBusWatchSource: @unchecked Sendable {
         let wantsRead = enabled && descriptor >= 0 && flags & DBUS_WATCH_READABLE.rawValue != 0
         if wantsRead, readWatch == nil {
             readWatch = MainActor.assumeIsolated {
-                ReadableWatch(descriptor: descriptor, closesDescriptor: false) { [weak self] in
+                DescriptorWatch(descriptor: descriptor, closesDescriptor: false) { [weak self] in
                     self?.handle(DBUS_WATCH_READABLE.rawValue)
                 }
             }

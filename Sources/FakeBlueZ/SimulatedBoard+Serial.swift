@@ -13,7 +13,7 @@ final class SimulatedTerminalLine {
     private weak var board: SimulatedBoard?
     private var terminal: PseudoTerminal?
     private var holder: SerialPort?
-    private var watch: ReadableWatch?
+    private var watch: DescriptorWatch?
 
     init(board: SimulatedBoard, linkPath: String) {
         self.board = board
@@ -44,7 +44,7 @@ final class SimulatedTerminalLine {
             throw .invalidConfiguration("cannot create \(linkPath): \(error)")
         }
         terminal = opened
-        watch = ReadableWatch(descriptor: opened.descriptor, closesDescriptor: false) { [weak self] in
+        watch = DescriptorWatch(descriptor: opened.descriptor, closesDescriptor: false) { [weak self] in
             self?.readable()
         }
         board.sim.log("board \(board.id): pty \(opened.devicePath) at \(linkPath) (plugged in)")

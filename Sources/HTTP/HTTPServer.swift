@@ -10,7 +10,7 @@ import MainLoop
 ///
 /// No thread of its own and none per request: libmicrohttpd runs in its external-polling
 /// mode with epoll (`MHD_USE_EPOLL`); its epoll descriptor is watched by a
-/// ``ReadableWatch`` and its timeouts by one loop timer (`MHD_get_timeout`), and
+/// ``DescriptorWatch`` and its timeouts by one loop timer (`MHD_get_timeout`), and
 /// every callback runs on the main actor inside `MHD_run`.
 ///
 /// Bounded: connections in total and per client address, request line and headers
@@ -29,7 +29,7 @@ public final class HTTPServer {
 
     private let handler: @MainActor (HTTPRequest) -> HTTPReply
     private var daemon: OpaquePointer?
-    private var watch: ReadableWatch?
+    private var watch: DescriptorWatch?
     private var timer: LoopTimer?
     private var runScheduled = false
     private var tlsStrings: [UnsafeMutablePointer<CChar>] = []
@@ -85,7 +85,7 @@ public final class HTTPServer {
             stop()
             throw .noEventDescriptor
         }
-        watch = ReadableWatch(descriptor: descriptor, closesDescriptor: false) { [weak self] in self?.run() }
+        watch = DescriptorWatch(descriptor: descriptor, closesDescriptor: false) { [weak self] in self?.run() }
         run()
     }
 

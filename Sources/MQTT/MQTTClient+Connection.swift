@@ -97,14 +97,14 @@ extension MQTTClient {
     /// watch is cancelled, so the watch reads (and closes) its own. In the daemon the
     /// `MainLoop` serves it on the main thread (a PUBACK or a command costs one wake-up, not a
     /// hand-off from libdispatch's manager thread).
-    private func watch(_ handle: MosquittoHandle) -> ReadableWatch? {
+    private func watch(_ handle: MosquittoHandle) -> DescriptorWatch? {
         let socket = handle.socket
         guard socket >= 0 else { return nil }
         // libmosquitto does not mark its socket close-on-exec; a child process spawned
         // while we are connected would keep the connection open after we close it.
         try? FileDescriptor(rawValue: socket).setCloseOnExec()
         guard let descriptor = try? FileDescriptor(rawValue: socket).duplicate().rawValue else { return nil }
-        return ReadableWatch(descriptor: descriptor, closesDescriptor: true) { [weak self] in
+        return DescriptorWatch(descriptor: descriptor, closesDescriptor: true) { [weak self] in
             self?.socketReadable()
         }
     }
@@ -202,7 +202,7 @@ extension MQTTClient {
         // A duplicate: the read watch has the socket's other duplicate, and libmosquitto may
         // close its own at any call.
         guard let descriptor = try? FileDescriptor(rawValue: handle.socket).duplicate().rawValue else { return }
-        writeSource = WritableWatch(descriptor: descriptor, closesDescriptor: true) { [weak self] in
+        writeSource = DescriptorWatch(descriptor: descriptor, for: .writable, closesDescriptor: true) { [weak self] in
             self?.socketWritable()
         }
     }

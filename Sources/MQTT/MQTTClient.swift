@@ -108,8 +108,8 @@ public final class MQTTClient {
     var pendingFailureCode: Int32?
     var recentErrors: [String] = []
     var pendingSubscriptions: [Int32: [String]] = [:]
-    var readSource: ReadableWatch?
-    var writeSource: WritableWatch?
+    var readSource: DescriptorWatch?
+    var writeSource: DescriptorWatch?
     var tickTimer: LoopTimer?
     var retryTimer: LoopTimer?
     var isServicing = false

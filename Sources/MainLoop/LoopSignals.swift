@@ -23,7 +23,9 @@ extension MainLoop {
         if LoopSignals.watch == nil {
             let reader = cmq_signal_pipe()
             guard reader >= 0 else { return false }
-            LoopSignals.watch = ReadableWatch(descriptor: reader, closesDescriptor: true) { LoopSignals.drain(reader) }
+            LoopSignals.watch = DescriptorWatch(descriptor: reader, closesDescriptor: true) {
+                LoopSignals.drain(reader)
+            }
         }
         return signals.allSatisfy { cmq_signal_route($0) == 0 }
     }
@@ -32,7 +34,7 @@ extension MainLoop {
 /// The signal pipe's reader.
 @MainActor
 enum LoopSignals {
-    static var watch: ReadableWatch?
+    static var watch: DescriptorWatch?
     static var handler: (@MainActor (Int32) -> Void)?
 
     static func drain(_ reader: Int32) {

@@ -82,7 +82,7 @@ final class LoopTimerQueue {
     }
 
     private let descriptor: Int32
-    private var watch: ReadableWatch?
+    private var watch: DescriptorWatch?
     private var heap: [Entry] = []
     private var scheduled: [UInt64: Scheduled] = [:]
     private var nextID: UInt64 = 1
@@ -94,7 +94,7 @@ final class LoopTimerQueue {
         // Without a timerfd (a kernel without it, no descriptor to spare) nothing would ever
         // fire: a programming-environment failure, not a condition to run on.
         precondition(descriptor >= 0, "MainLoop: timerfd_create failed (errno \(errno))")
-        watch = ReadableWatch(descriptor: descriptor, closesDescriptor: true) { [unowned self] in self.fire() }
+        watch = DescriptorWatch(descriptor: descriptor, closesDescriptor: true) { [unowned self] in self.fire() }
     }
 
     func isScheduled(_ id: UInt64) -> Bool { scheduled[id] != nil }

@@ -7,7 +7,7 @@ import Dispatch
     import Musl
 #endif
 
-/// The one loop that serves every descriptor registered through ``ReadableWatch``: one
+/// The one loop that serves every descriptor registered through ``DescriptorWatch``: one
 /// level-triggered epoll instance (``EpollPoller``) and its handlers, on the main actor.
 ///
 /// Two ways to drive it, one set of registrations:
@@ -80,7 +80,7 @@ public enum MainLoop {
         }
     }
 
-    /// Registers `fd` with the loop (``ReadableWatch`` only), starting the hosted mode if
+    /// Registers `fd` with the loop (``DescriptorWatch`` only), starting the hosted mode if
     /// nothing drives the loop yet. Returns the registration's generation, `nil` when the
     /// kernel refuses the descriptor.
     static func add(_ fd: Int32, writable: Bool = false, handler: @escaping @MainActor () -> Void) -> UInt32? {
@@ -88,7 +88,7 @@ public enum MainLoop {
         return poller.register(fd, writable: writable, handler: handler)
     }
 
-    /// Unregisters `fd` if it is still the registration `generation` (``ReadableWatch`` only).
+    /// Unregisters `fd` if it is still the registration `generation` (``DescriptorWatch`` only).
     static func remove(_ fd: Int32, generation: UInt32) {
         poller?.remove(fd, generation: generation)
     }

@@ -157,16 +157,16 @@ final class SocketPair {
 }
 
 @MainActor
-@Suite struct ReadableWatchTests {
+@Suite struct DescriptorWatchTests {
     /// Without ``MainLoop/activate()`` (as in every test process) the loop is hosted on the
     /// main queue: the watch is still served, on the main actor. Cancelling is synchronous:
-    /// an owned descriptor is closed when ``ReadableWatch/cancel()`` returns (a Dispatch
+    /// an owned descriptor is closed when ``DescriptorWatch/cancel()`` returns (a Dispatch
     /// source closed it later, in its cancel handler, after libdispatch had unregistered it).
     @Test func callsItsHandlerOnTheMainActorAndClosesItsDescriptorWhenCancelled() async throws {
         #expect(!MainLoop.isActive)
         let pair = try SocketPair()
         var received: [[UInt8]] = []
-        let watch = ReadableWatch(descriptor: pair.left, closesDescriptor: true) {
+        let watch = DescriptorWatch(descriptor: pair.left, closesDescriptor: true) {
             MainActor.preconditionIsolated()
             received.append(pair.receive(pair.left))
         }
@@ -187,13 +187,13 @@ final class SocketPair {
     @Test func aCancelledWatchIsNeverCalledAgain() async throws {
         let pair = try SocketPair()
         var calls = 0
-        let watch = ReadableWatch(descriptor: pair.left, closesDescriptor: false) { calls += 1 }
+        let watch = DescriptorWatch(descriptor: pair.left, closesDescriptor: false) { calls += 1 }
         pair.send([1], from: pair.right)
         watch.cancel()
         // A watch of another descriptor, made after, is heard: the loop has turned since.
         let other = try SocketPair()
         var heard = false
-        let next = ReadableWatch(descriptor: other.left, closesDescriptor: false) { heard = true }
+        let next = DescriptorWatch(descriptor: other.left, closesDescriptor: false) { heard = true }
         other.send([2], from: other.right)
         let deadline = ContinuousClock.now + .seconds(60)
         while !heard && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
@@ -207,7 +207,7 @@ final class SocketPair {
     /// cancelled at last.
     @Test func aLateCancelLeavesTheNextOwnerOfTheNumberAlone() async throws {
         let first = try SocketPair()
-        let stale = ReadableWatch(descriptor: first.left, closesDescriptor: false) {}
+        let stale = DescriptorWatch(descriptor: first.left, closesDescriptor: false) {}
         let number = first.left
         first.close(first.left)
         first.close(first.right)
@@ -216,7 +216,7 @@ final class SocketPair {
         let peer = reused == second.left ? second.right : second.left
         #expect(reused == number)
         var heard: [UInt8] = []
-        let next = ReadableWatch(descriptor: reused, closesDescriptor: false) { heard += second.receive(reused) }
+        let next = DescriptorWatch(descriptor: reused, closesDescriptor: false) { heard += second.receive(reused) }
         stale.cancel()
         second.send([3], from: peer)
         let deadline = ContinuousClock.now + .seconds(60)
@@ -227,18 +227,18 @@ final class SocketPair {
 
     @Test func aWatchThatDoesNotOwnItsDescriptorLeavesItOpen() async throws {
         let pair = try SocketPair()
-        let watch = ReadableWatch(descriptor: pair.left, closesDescriptor: false) {}
+        let watch = DescriptorWatch(descriptor: pair.left, closesDescriptor: false) {}
         watch.cancel()
         try await Task.sleep(for: .milliseconds(50))
         #expect(!peerSeesEndOfFile(pair.right))
     }
 
     /// The defect behind the D-Bus `NoReply` flake (#28): an owner that closes its descriptor
-    /// right after ``ReadableWatch/cancel()`` (the serial port, libmicrohttpd's) closed it
+    /// right after ``DescriptorWatch/cancel()`` (the serial port, libmicrohttpd's) closed it
     /// before libdispatch had unregistered the cancelled source; the next descriptor given the
     /// same number (a D-Bus connection's, in another test) joined that stale registration and
     /// its source never fired. Watches are epoll registrations of ``MainLoop`` now, removed
-    /// before ``ReadableWatch/cancel()`` returns.
+    /// before ``DescriptorWatch/cancel()`` returns.
     @Test func aDescriptorClosedRightAfterItsWatchIsCancelledDoesNotDeafenTheNextOne() async throws {
         for round in 0..<300 {
             // Registered and served once, as a serial port's or an HTTP server's watch is.
@@ -260,12 +260,12 @@ final class SocketPair {
 
     /// A new pipe whose read end is watched; a byte is written to it and awaited (10 s at
     /// most). Returns the pipe, the watch and whether the watch heard the byte.
-    private func pipeWatchedUntilHeard(closesDescriptor: Bool) async throws -> ([Int32], ReadableWatch, Bool) {
+    private func pipeWatchedUntilHeard(closesDescriptor: Bool) async throws -> ([Int32], DescriptorWatch, Bool) {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         let reader = ends[0]
         var heard = false
-        let watch = ReadableWatch(descriptor: reader, closesDescriptor: closesDescriptor) {
+        let watch = DescriptorWatch(descriptor: reader, closesDescriptor: closesDescriptor) {
             var byte: UInt8 = 0
             if read(reader, &byte, 1) == 1 { heard = true }
         }
@@ -284,7 +284,7 @@ final class SocketPair {
 }
 
 @MainActor
-@Suite struct WritableWatchTests {
+@Suite struct WritableDescriptorWatchTests {
     /// A full socket is not writable; once the peer reads, the watch is called.
     @Test func callsItsHandlerOnceTheSocketTakesBytesAgain() async throws {
         let pair = try SocketPair()
@@ -296,7 +296,7 @@ final class SocketPair {
         }
         #expect(filled > 0)
         var calls = 0
-        let watch = WritableWatch(descriptor: pair.left, closesDescriptor: false) { calls += 1 }
+        let watch = DescriptorWatch(descriptor: pair.left, for: .writable, closesDescriptor: false) { calls += 1 }
         // Still full: a turn of the loop (a timer) passes without a call.
         var turned = false
         MainLoop.after(0.02) { turned = true }

@@ -16,7 +16,7 @@ public final class SimulatedSerialBoard {
     public let linkPath: String
     private var terminal: PseudoTerminal?
     private var holder: SerialPort?
-    private var watch: ReadableWatch?
+    private var watch: DescriptorWatch?
     private var ticker: Task<Void, Never>?
     private let start = ContinuousClock.now
 
@@ -44,7 +44,7 @@ public final class SimulatedSerialBoard {
         try FileManager.default.createSymbolicLink(atPath: linkPath, withDestinationPath: terminal.devicePath)
         self.terminal = terminal
         send(personality.linkEstablished(at: now))
-        watch = ReadableWatch(descriptor: terminal.descriptor, closesDescriptor: false) { [weak self] in
+        watch = DescriptorWatch(descriptor: terminal.descriptor, closesDescriptor: false) { [weak self] in
             self?.readable()
         }
         if let interval = personality.tickInterval {

@@ -84,7 +84,7 @@ public final class BridgeApp {
         let (logger, client) = (logger, client)
         let health = HealthMonitor(
             settings: configuration.health, topics: topics, publisher: publisher,
-            stateDirectory: configuration.stateDirectory, clock: SessionClock(now: { Date().timeIntervalSince1970 }),
+            stateDirectory: configuration.stateDirectory, clock: .wall,
             logger: logger, broker: { client.healthFigures })
         let journal = StateWriter(
             store: store,
@@ -128,6 +128,8 @@ public final class BridgeApp {
             publisher: publisher, store: store, logger: logger)
         let probe = SubscriptionProbe(topics: topics, publisher: publisher, logger: logger)
         probe.isConnected = { [client, commandClient] in client.state.isConnected && commandClient.isSubscribed }
+        // The probe waits for the command connection's subscriptions as well.
+        commandClient.onSubscribed = { [weak probe] in probe?.brokerConnected() }
         let inbox = Inbox(
             topics: topics, parser: CommandParser(maximumPayloadSize: configuration.mqtt.maxCommandBytes),
             boards: boards,
@@ -171,10 +173,6 @@ public final class BridgeApp {
             self?.logger.warning("outgoing queue full: dropped messages", [("count", String(count))])
         }
         commandClient.onConnected = { [weak self] _ in self?.logger.info("the command connection is up") }
-        // The probe waits for the command connection's subscriptions as well.
-        commandClient.onSubscribed = { [weak self] in
-            self?.handlers.lazy.compactMap { $0 as? SubscriptionProbe }.first?.brokerConnected()
-        }
         commandClient.onMessage = { [weak self] message in self?.received(message) }
         do {
             for subscription in handlers.flatMap(\.subscriptions) {

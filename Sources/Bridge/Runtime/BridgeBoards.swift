@@ -63,7 +63,7 @@ final class BridgeBoards: BoardDirectory {
         let transport = try factory.makeTransport(for: board)
         let session = BoardSession(
             board: board, transport: transport, game: game, builder: builder, publisher: publisher, store: store,
-            clock: SessionClock(now: { Date().timeIntervalSince1970 }), logger: logger)
+            clock: .wall, logger: logger)
         // A restarted bridge continues the game a ChessUp keeps itself instead of starting it afresh.
         transport.resumeBoardSession(session.resumesBoardGame)
         transports[board.id] = transport

@@ -1,4 +1,5 @@
 public import Contract
+import FoundationEssentials
 
 /// Where board sessions and the bridge hand their messages: the MQTT side (a queueing
 /// client that delivers in order after a broker outage), or a recorder in tests.
@@ -18,4 +19,7 @@ public struct SessionClock: Sendable {
     public init(now: @escaping @Sendable () -> Double) {
         self.now = now
     }
+
+    /// The wall clock.
+    public static let wall = SessionClock(now: { Date().timeIntervalSince1970 })
 }

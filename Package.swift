@@ -107,7 +107,7 @@ let package = Package(
             name: "Bridge",
             dependencies: [
                 "Contract", "JSON", "Logging", "SystemCalls", "BoardKit", "Chess", "Kernel", "Adapters", "BlueZ",
-                "BoardLink", "MQTT", "Config", "SerialTransport", "MainLoop",
+                "BoardLink", "MQTT", "Config", "SerialTransport", "Serial", "MainLoop",
             ]
         ),
         // The MQTT contract: topics, payloads (encoded and decoded), commands, health keys,

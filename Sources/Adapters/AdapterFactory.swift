@@ -9,12 +9,18 @@ public struct AdapterOptions: Hashable, Sendable {
     public var developerKey: Data?
     /// The DGT e-Board model (LEDs, battery); `nil` is ``DGTAdapter/Model/classic``.
     public var dgtModel: DGTAdapter.Model?
+    /// The tags a Certabo board learned; `nil` calibrates it afresh.
+    public var calibration: PieceCalibration?
 
     /// Options for a board advertising `advertisedName`.
-    public init(advertisedName: String? = nil, developerKey: Data? = nil, dgtModel: DGTAdapter.Model? = nil) {
+    public init(
+        advertisedName: String? = nil, developerKey: Data? = nil, dgtModel: DGTAdapter.Model? = nil,
+        calibration: PieceCalibration? = nil
+    ) {
         self.advertisedName = advertisedName
         self.developerKey = developerKey
         self.dgtModel = dgtModel
+        self.calibration = calibration
     }
 }
 
@@ -45,6 +51,17 @@ public enum AdapterFactory {
         case .dgtPegasus: PegasusAdapter.profile
         case .millennium: MillenniumAdapter.profile
         case .dgt: DGTAdapter.profile
+        case .certabo: CertaboAdapter.profile
+        case .sentio: SentioAdapter.profile
+        }
+    }
+
+    /// The speed of the serial line boards of `family` talk on (`nil` for Bluetooth LE families).
+    public static func baudRate(for family: BoardFamily) -> Int? {
+        switch family {
+        case .dgt: DGTAdapter.baudRate
+        case .certabo, .sentio: CertaboWire.baudRate
+        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium: nil
         }
     }
 
@@ -72,6 +89,10 @@ public enum AdapterFactory {
             return MillenniumAdapter()
         case .dgt:
             return DGTAdapter(model: options.dgtModel ?? .classic)
+        case .certabo:
+            return CertaboAdapter(calibration: options.calibration)
+        case .sentio:
+            return SentioAdapter()
         }
     }
 

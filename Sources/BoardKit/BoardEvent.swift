@@ -62,6 +62,8 @@ public enum BoardEvent: Hashable, Sendable {
     /// The clock attached to the board showed these times (DGT 3000 on a DGT e-Board);
     /// `nil` when the board says no clock is attached.
     case clock(BoardClockReading?)
+    /// Where a board that recognises pieces by tag (Certabo) stands with learning them.
+    case calibration(BoardCalibrationEvent)
     /// Bytes the adapter could not (or need not) interpret: logged, never a move.
     case raw(Data)
 }

@@ -12,13 +12,25 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
     case dgt
     /// Millennium ChessLink, eONE, Exclusive, Supreme.
     case millennium
+    /// Certabo boards: piece identity by an RFID tag in every piece, over USB serial.
+    case certabo
+    /// Tabutronic Sentio: occupancy, over USB serial (Certabo's protocol without tags).
+    case sentio
 
-    /// The families reached over Bluetooth LE (every family but the DGT e-Board, which
-    /// talks over a serial line or Bluetooth Classic).
+    /// The families reached over Bluetooth LE (every family but the serial ones).
     public static let bluetoothLE: [BoardFamily] = allCases.filter(\.isBluetoothLE)
 
     /// Whether boards of this family are Bluetooth LE peripherals.
-    public var isBluetoothLE: Bool { self != .dgt }
+    public var isBluetoothLE: Bool { !connectsOverSerialLine }
+
+    /// Whether boards of this family talk over a serial line (USB or RS232; a Bluetooth DGT
+    /// e-Board over RFCOMM too): the DGT e-Board, Certabo and Sentio.
+    public var connectsOverSerialLine: Bool {
+        switch self {
+        case .dgt, .certabo, .sentio: true
+        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium: false
+        }
+    }
 
     /// The manufacturer, for Home Assistant device blocks and published info.
     public var manufacturer: String {
@@ -28,6 +40,8 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
         case .squareOff: "Square Off"
         case .dgtPegasus, .dgt: "DGT"
         case .millennium: "Millennium"
+        case .certabo: "Certabo"
+        case .sentio: "Tabutronic"
         }
     }
 
@@ -40,6 +54,8 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
         case .dgtPegasus: "DGT Pegasus"
         case .dgt: "DGT e-Board"
         case .millennium: "Millennium ChessLink"
+        case .certabo: "Certabo"
+        case .sentio: "Tabutronic Sentio"
         }
     }
 }

@@ -159,8 +159,10 @@ public enum BoardBridgeCLI {
                           and column, and exit. Prints "configuration OK: N boards" when
                           there are none.
           decode          Decode captured notifications of a board family (chessnut,
-                          chessup, squareoff, pegasus, dgt, millennium): one hex string per
-                          argument, or one per line on stdin. Prints one JSON line per event.
+                          chessup, squareoff, pegasus, dgt, millennium, certabo, sentio):
+                          one hex string per argument, or one per line on stdin (a Certabo or
+                          Sentio line as the board sends it, starting with ":", as text).
+                          Prints one JSON line per event.
           hall            Serve the arbiter's hall view: every board of every bridge host on
                           the broker, live in a browser (hall: section; docs/hall.md).
 

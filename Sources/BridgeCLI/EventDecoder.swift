@@ -9,15 +9,22 @@ public import JSON
 /// as on the air), and renders each event as one JSON line.
 public struct EventDecoder {
     private var adapter: any BoardAdapter
+    private let family: BoardFamily
 
     /// A decoder for boards of `family`.
     public init(family: BoardFamily) throws(AdapterFactoryError) {
         adapter = try AdapterFactory.makeAdapter(for: family)
+        self.family = family
     }
 
     /// The JSON lines for one notification given as hex (spaces and colons allowed), or
     /// an error line naming the bad input.
+    /// A line starting with `:` is a Certabo or Sentio frame as the board sends it (text:
+    /// the line's end is added).
     public mutating func decode(hex line: String) -> [String] {
+        if line.hasPrefix(":"), family.connectsOverSerialLine {
+            return adapter.feed(bytes: Data((line + "\r\n").utf8)).map { Self.json($0).encodedString() }
+        }
         guard let bytes = HexBytes.parse(line, ignoring: " :\t-") else {
             let error: JSONValue = ["error": .string("not hex: \(line)")]
             return [error.encodedString()]
@@ -56,8 +63,19 @@ public struct EventDecoder {
                 "running": JSONValue(reading.running?.rawValue),
             ]
         case .clock(nil): ["event": "clock", "attached": false]
+        case .calibration(let progress): json(progress)
         case .raw(let data):
             ["event": "raw", "hex": .string(HexBytes.string(data))]
+        }
+    }
+
+    private static func json(_ progress: BoardCalibrationEvent) -> JSONValue {
+        let squares = { (squares: [Square]) in JSONValue.array(squares.map { .string($0.name) }) }
+        return switch progress {
+        case .needed: ["event": "calibration", "state": "needed"]
+        case .learned(let table): ["event": "calibration", "state": "learned", "pieces": JSONValue(table.count)]
+        case .unsettled(let list): ["event": "calibration", "state": "unsettled", "squares": squares(list)]
+        case .unknownPieces(let list): ["event": "calibration", "state": "unknown_pieces", "squares": squares(list)]
         }
     }
 }

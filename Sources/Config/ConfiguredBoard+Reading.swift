@@ -100,7 +100,13 @@ extension ConfiguredBoard {
             match = serial == nil ? nil : .any
         } else {
             match = readMatch(section, family: family, reader: reader)
-            if family == .dgt, case .namePattern = match, let node = section.value("name_pattern") {
+            if let family, family.connectsOverSerialLine, family != .dgt, match != nil {
+                valid = false
+                let key = section.has("address") ? "address" : "name_pattern"
+                reader.fail(
+                    section.path(key), "a \(family.rawValue) board is on a USB serial line: give serial: instead",
+                    at: (section.value(key) ?? section.node).mark)
+            } else if family == .dgt, case .namePattern = match, let node = section.value("name_pattern") {
                 valid = false
                 reader.fail(
                     section.path("name_pattern"),
@@ -164,7 +170,7 @@ extension ConfiguredBoard {
             reconnect: boardReconnect, model: model, area: area, serial: serial)
     }
 
-    /// `serial`: an absolute device path, for a `dgt` board only, never with `address` or
+    /// `serial`: an absolute device path, for a board of a serial family only, never with `address` or
     /// `name_pattern`. With ``ConfigReader/checksDevices`` (check-config) the device must
     /// exist; `run` waits for a missing one (an unplugged board).
     private static func readSerial(_ section: ConfigMapping, family: BoardFamily?, reader: ConfigReader) -> String? {
@@ -176,9 +182,12 @@ extension ConfiguredBoard {
             reader.fail(path, "give either serial or \(other), not both", at: node.mark)
             return nil
         }
-        if let family, family != .dgt {
+        if let family, !family.connectsOverSerialLine {
+            let serialFamilies = BoardFamily.allCases.filter(\.connectsOverSerialLine).map(\.rawValue)
             reader.fail(
-                path, "only dgt boards connect over a serial line (this board is \(family.rawValue))", at: node.mark)
+                path,
+                "only \(serialFamilies.joined(separator: ", ")) boards connect over a serial line "
+                    + "(this board is \(family.rawValue))", at: node.mark)
             return nil
         }
         guard text.hasPrefix("/"), text.count > 1, !text.unicodeScalars.contains("\0"), text.utf8.count <= 4096 else {
@@ -225,6 +234,8 @@ extension ConfiguredBoard {
             reader.fail(
                 section.path, "missing required key \"serial\" (or \"address\" for a Bluetooth e-Board)",
                 at: section.node.mark)
+        } else if addressNode == nil, patternNode == nil, let family, family.connectsOverSerialLine {
+            reader.fail(section.path, "missing required key \"serial\"", at: section.node.mark)
         } else if addressNode == nil, patternNode == nil {
             reader.fail(section.path, "missing required key \"address\" (or \"name_pattern\")", at: section.node.mark)
         }

@@ -39,6 +39,13 @@ public enum BoardEventPayload: Equatable, Sendable {
     /// Both kings were put on the centre squares (the DGT result gesture): `result` is
     /// claimed, for the arbiter to confirm with the `result` command. Nothing is moved.
     case resultClaim(result: String)
+    /// Where a board that recognises pieces by tag (Certabo) stands with its calibration:
+    /// `state` is `needed` (set the pieces up on the start position, spare queens on d3 and
+    /// d6 where there are any), `learned` (`pieces` tags known, kept in the state directory),
+    /// `unsettled` (`squares` could not be read steadily yet), `unknown_pieces` (pieces never
+    /// calibrated stand on `squares`: no position is reported until they go) or
+    /// `recognised` (they went).
+    case calibration(state: String, squares: [Square] = [], pieces: Int? = nil)
 
     /// The `out_of_sync` reason (and the state's `sync.reason`) of moves the board could not
     /// tell, which the arbiter resolves with the `resolve` command.
@@ -47,7 +54,7 @@ public enum BoardEventPayload: Equatable, Sendable {
     /// Every `event_type` value, for the Home Assistant `event` entity.
     public static let eventTypes = [
         "move", "out_of_sync", "in_sync", "illegal_move", "takeback", "game_start", "game_end", "button",
-        "alert", "battery_low", "result_claim", "stalled",
+        "alert", "battery_low", "result_claim", "stalled", "calibration",
     ]
 
     /// The `event_type` value.
@@ -64,6 +71,7 @@ public enum BoardEventPayload: Equatable, Sendable {
         case .alert: "alert"
         case .batteryLow: "battery_low"
         case .resultClaim: "result_claim"
+        case .calibration: "calibration"
         }
     }
 
@@ -98,6 +106,9 @@ public enum BoardEventPayload: Equatable, Sendable {
             members.append(("percent", JSONValue(percent)))
         case .resultClaim(let result):
             members.append(("result", .string(result)))
+        case .calibration(let state, let squares, let pieces):
+            members += [("state", .string(state)), ("squares", .squares(squares))]
+            if let pieces { members.append(("pieces", JSONValue(pieces))) }
         }
         members.append(("timestamp", .string(ISO8601Timestamp.string(from: timestamp))))
         return .object(JSONObject(uniqueKeysWithValues: members))

@@ -8,6 +8,9 @@ public enum BridgeCommand: Equatable, Sendable {
     case board(BoardCommand)
     /// Something for the board's game session: the kernel, the clock, the PGN.
     case game(GameCommand)
+    /// Forgets the tags a Certabo board learned and has it learn them again from the start
+    /// position (`calibrate`): its link is re-established with an uncalibrated adapter.
+    case calibrate
 }
 
 /// A command for a board's game session.

@@ -29,6 +29,7 @@ import Kernel
 /// | `clock` | `"pause"`, `"resume"`, `{"action":"adjust","white":s,"black":s}` | clock |
 /// | `result` | `"1-0"`, `"0-1"`, `"1/2-1/2"`, `"*"` | setResult |
 /// | `orientation` | `"white"`, `"black"`, `"auto"` | setOrientation |
+/// | `calibrate` | `true` (default) | calibrate (Certabo) |
 public struct CommandParser: Sendable {
     /// The default payload limit: 64 KiB.
     public static let defaultMaximumPayloadSize = 65_536
@@ -46,7 +47,7 @@ public struct CommandParser: Sendable {
     /// Every command name, in documentation order.
     public static let commandNames = [
         "leds", "request", "session", "move", "raw",
-        "new_game", "position", "takeback", "resolve", "clock", "result", "orientation",
+        "new_game", "position", "takeback", "resolve", "clock", "result", "orientation", "calibrate",
     ]
 
     /// The name of the optional member echoed in responses.
@@ -196,6 +197,11 @@ public struct CommandParser: Sendable {
                     .game(
                         .setOrientation(
                             try choice(value, field: "orientation", spellings: OrientationSetting.spellings))))
+            case "calibrate":
+                guard value == .null || value == .bool(true) || value == .string("true") else {
+                    throw .badValue(field: "calibrate", value: value.encodedString(), reason: "expected true")
+                }
+                return .success(.calibrate)
             default:
                 return .failure(
                     .unknownCommand(name, suggestion: NameSuggestion.nearest(to: name, in: Self.commandNames)))

@@ -3,7 +3,7 @@ import JSON
 /// Home Assistant MQTT discovery for the bridge and its boards.
 ///
 /// One HA device per board, linked to one device per bridge host (`via_device`). Per
-/// board (``HomeAssistantEntity/boardEntities(board:topics:)``): status binary sensors
+/// board (``HomeAssistantEntity/boardEntities(board:family:topics:)``): status binary sensors
 /// and an `event` entity; game sensors (position, moves, clocks, players, PGN); the
 /// commands as buttons and selects; diagnostics; device triggers for clock paused, clock
 /// resumed and out of sync. The bridge device: connectivity, version, number of boards.
@@ -100,7 +100,7 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
     public func discoveryMessages(for board: BoardDescriptor, bridge: BridgeDescriptor) -> [OutgoingMessage] {
         let deviceID = Self.deviceID(board: board, bridge: bridge)
         let all =
-            HomeAssistantEntity.boardEntities(board: board.id, topics: bridge.topics)
+            HomeAssistantEntity.boardEntities(board: board.id, family: board.family, topics: bridge.topics)
             + (includesHealth ? HomeAssistantEntity.boardHealthEntities(board: board.id, topics: bridge.topics) : [])
         let announced = messages(
             deviceID: deviceID, device: boardDevice(board, bridge: bridge),

@@ -1,12 +1,14 @@
+import BoardKit
 import JSON
 
 extension HomeAssistantEntity {
     /// The entities of one board (see docs/mqtt-contract.md, "Home Assistant"): what the
     /// board shows, the game, the commands as buttons and selects, diagnostics, and the
-    /// device triggers.
-    static func boardEntities(board: String, topics: Topics) -> [HomeAssistantEntity] {
+    /// device triggers; a Certabo board's calibration too.
+    static func boardEntities(board: String, family: BoardFamily, topics: Topics) -> [HomeAssistantEntity] {
         let make = BoardEntityFactory(board: board, topics: topics)
-        return make.status + make.game + make.commands + make.diagnostics + make.triggers
+        let calibration = family == .certabo ? make.calibration : []
+        return make.status + make.game + make.commands + calibration + make.diagnostics + make.triggers
     }
 }
 
@@ -185,6 +187,16 @@ private struct BoardEntityFactory {
                     ("entity_category", "config"),
                 ],
                 availability: .bridgeAndBoard),
+        ]
+    }
+
+    /// A Certabo board's calibration: a button that has it learn its pieces again
+    /// (`calibrate`), in the configuration category as zigbee2mqtt puts calibrations.
+    var calibration: [HomeAssistantEntity] {
+        [
+            button(
+                "calibrate", "Calibrate pieces", ["calibrate": true],
+                [("icon", "mdi:chess-pawn"), ("entity_category", "config")])
         ]
     }
 

@@ -33,6 +33,10 @@ public enum PersonalityFactory {
             MillenniumPersonality(name: name, board: board, isFlipped: isFlipped)
         case .dgt:
             DGTPersonality(name: name, board: board, isFlipped: isFlipped)
+        case .certabo:
+            CertaboPersonality(name: name, board: board, isFlipped: isFlipped)
+        case .sentio:
+            CertaboPersonality(name: name, board: board, isFlipped: isFlipped, options: .init(recognisesPieces: false))
         }
     }
 

@@ -144,6 +144,8 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         case .dgtPegasus: "DGT_Pegasus_SIM"
         case .dgt: "DGT e-Board"
         case .millennium: "MILLENNIUM CHESS"
+        case .certabo: "Certabo"
+        case .sentio: "Sentio"
         }
     }
 
@@ -153,7 +155,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         switch family {
         case .chessnut: 185
         case .millennium: 160
-        case .chessUp, .squareOff, .dgtPegasus, .dgt: 247
+        case .chessUp, .squareOff, .dgtPegasus, .dgt, .certabo, .sentio: 247
         }
     }
 
@@ -180,7 +182,8 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         guard (0...100).contains(battery) else { throw .invalidValue(key: "battery", value: "\(battery)") }
         switch (effectiveTransport, family) {
         case ("ble", let family) where family.isBluetoothLE: break
-        case ("pty", .dgt), ("rfcomm", .dgt): break
+        case ("pty", let family) where family.connectsOverSerialLine: break
+        case ("rfcomm", .dgt): break
         default: throw .invalidValue(key: "transport", value: effectiveTransport)
         }
         if let link, !link.hasPrefix("/") || effectiveTransport != "pty" {

@@ -46,7 +46,9 @@ public struct HallRouter: Sendable {
     }
 
     /// The commands an arbiter may send (docs/mqtt-contract.md, Commands).
-    public static let commands: Set<String> = ["position", "takeback", "resolve", "result", "clock", "new_game"]
+    public static let commands: Set<String> = [
+        "position", "takeback", "resolve", "result", "clock", "new_game", "calibrate",
+    ]
     /// The header every action must carry.
     public static let actionHeader = "x-boardbridge-hall"
 

@@ -119,6 +119,8 @@ public struct GameSession: Sendable {
             outputs.append(.board(.version(version)))
         case .raw(let bytes):
             outputs.append(.board(.unhandled(bytes)))
+        case .calibration(let calibration):
+            outputs.append(.board(.calibration(calibration)))
         case .gameState, .promotionPicked:
             break
         }

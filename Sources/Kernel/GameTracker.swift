@@ -217,7 +217,7 @@ public struct GameTracker: Sendable {
             lastPlaced = nil
         case .button(.undo):
             observeUndo(at: time)
-        case .ready, .handshakeFailed, .battery, .button, .version, .serialNumber, .clock, .raw:
+        case .ready, .handshakeFailed, .battery, .button, .version, .serialNumber, .clock, .calibration, .raw:
             break
         }
         return outputs

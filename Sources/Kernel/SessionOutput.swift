@@ -105,6 +105,8 @@ public enum BoardReport: Hashable, Sendable {
     case version(String)
     /// A frame no adapter decoded.
     case unhandled(Data)
+    /// Where a board that recognises pieces by tag stands with learning them.
+    case calibration(BoardCalibrationEvent)
 }
 
 /// When the session starts the clock by itself.

@@ -4,7 +4,7 @@ public import FoundationEssentials
 public import Logging
 public import Serial
 
-/// A board on a serial line (USB or RS232: a DGT e-Board), behind the ``BoardTransport``
+/// A board on a serial line (USB or RS232: a DGT e-Board, a Certabo, a Sentio), behind the ``BoardTransport``
 /// seam, on the link runtime: the line opened raw at the family's speed becomes the board's
 /// ``BoardLink/StreamLink`` (read on the main loop, every chunk fed to the adapter, one paced
 /// writer for the handshake, commands and mandatory responses).
@@ -39,7 +39,7 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     /// Decoded events and link events, in order.
     public let events: AsyncStream<BoardEvent>
 
-    private let makeAdapter: @Sendable () -> any BoardAdapter
+    private let makeAdapter: @MainActor () -> any BoardAdapter
     private let continuation: AsyncStream<BoardEvent>.Continuation
     private let scheduler: any LinkScheduler
     private let logger: Logger
@@ -50,7 +50,7 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     public init(
         path: String, baudRate: SerialPort.BaudRate = .b9600, policy: BoardReconnectPolicy = BoardReconnectPolicy(),
         scheduler: any LinkScheduler = MainLoopScheduler(), logger: Logger = .silent,
-        makeAdapter: @escaping @Sendable () -> any BoardAdapter
+        makeAdapter: @escaping @MainActor () -> any BoardAdapter
     ) {
         self.path = path
         self.baudRate = baudRate

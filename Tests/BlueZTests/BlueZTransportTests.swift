@@ -23,7 +23,7 @@ enum SimulatedBoards {
         case .squareOff: squareOff
         case .dgtPegasus: pegasus
         case .millennium: millennium
-        case .dgt: preconditionFailure("a DGT e-Board is no Bluetooth LE board")
+        case .dgt, .certabo, .sentio: preconditionFailure("\(family) is no Bluetooth LE board")
         }
     }
 

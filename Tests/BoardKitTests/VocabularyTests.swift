@@ -60,7 +60,7 @@ import Testing
     @Test func familiesParseFromConfigNames() {
         #expect(BoardFamily(rawValue: "chessup") == .chessUp)
         #expect(BoardFamily(rawValue: "pegasus") == .dgtPegasus)
-        #expect(BoardFamily.allCases.count == 6)
+        #expect(BoardFamily.allCases.count == 8)
         #expect(BoardFamily(rawValue: "dgt") == .dgt)
         #expect(BoardFamily.bluetoothLE.count == 5)
     }

@@ -97,6 +97,9 @@ import Testing
         Valid(payload: "1/2-1/2", name: "result", command: .game(.setResult(.draw))),
         Valid(payload: "*", name: "result", command: .game(.setResult(.ongoing))),
         Valid(payload: #"{"orientation":"black"}"#, command: .game(.setOrientation(.blackNear))),
+        Valid(payload: #"{"calibrate":true}"#, command: .calibrate),
+        Valid(payload: "", name: "calibrate", command: .calibrate),
+        Valid(payload: "true", name: "calibrate", command: .calibrate),
         Valid(payload: "auto", name: "orientation", command: .game(.setOrientation(.auto))),
         Valid(payload: "\"white\"", name: "orientation", command: .game(.setOrientation(.whiteNear))),
     ]
@@ -145,15 +148,16 @@ import Testing
         Invalid(
             payload: "{}",
             message:
-                "no command in the message; expected one of: leds, request, session, move, raw, new_game, position, takeback, resolve, clock, result, orientation"
+                "no command in the message; expected one of: leds, request, session, move, raw, new_game, position, takeback, resolve, clock, result, orientation, calibrate"
         ),
         Invalid(
             payload: #"{"transaction":5}"#,
             message:
-                "no command in the message; expected one of: leds, request, session, move, raw, new_game, position, takeback, resolve, clock, result, orientation"
+                "no command in the message; expected one of: leds, request, session, move, raw, new_game, position, takeback, resolve, clock, result, orientation, calibrate"
         ),
         Invalid(payload: #"{"leds":"clear","move":"e2e4"}"#, message: "one command per message, got 2: leds, move"),
         Invalid(payload: #"{"mvoe":"e2e4"}"#, message: #"unknown command "mvoe" (did you mean "move"?)"#),
+        Invalid(payload: #"{"calibrate":false}"#, message: "calibrate: bad value false: expected true"),
         Invalid(payload: #"{"newgame":{}}"#, message: #"unknown command "newgame" (did you mean "new_game"?)"#),
         Invalid(payload: #"{"xyzzy":1}"#, message: #"unknown command "xyzzy""#),
         Invalid(payload: "e2e4", name: "mov", message: #"unknown command "mov" (did you mean "move"?)"#),
@@ -233,7 +237,7 @@ import Testing
             payload: "state", name: "",
             message:
                 "no command name after set/; expected one of: "
-                + "leds, request, session, move, raw, new_game, position, takeback, resolve, clock, result, orientation"
+                + "leds, request, session, move, raw, new_game, position, takeback, resolve, clock, result, orientation, calibrate"
         ),
         Invalid(
             payload: #"{"new_game":{"time_control":"40/"}}"#,

@@ -50,6 +50,22 @@ import Testing
         }
     }
 
+    /// Issue #32: a Certabo board has a button that has it learn its pieces again; no other does.
+    @Test func aCertaboBoardHasACalibrateButton() throws {
+        let certabo = BoardDescriptor(id: "board-09", family: .certabo)
+        let messages = discovery().discoveryMessages(for: certabo, bridge: bridge)
+        #expect(messages.count == 36)
+        let button = try #require(messages.first { $0.topic.hasSuffix("/calibrate/config") })
+        let body = try config(button)
+        #expect(body["command_topic"] == .string("boardbridge/board-09/set"))
+        #expect(body["payload_press"] == .string(#"{"calibrate":true}"#))
+        #expect(body["entity_category"] == .string("config"))
+        #expect(
+            !discovery().discoveryMessages(for: board7, bridge: bridge).contains {
+                $0.topic.hasSuffix("/calibrate/config")
+            })
+    }
+
     @Test func requiredKeysPerComponent() throws {
         let required: [String: [String]] = [
             "binary_sensor": ["state_topic"], "sensor": ["state_topic"], "button": ["command_topic"],

@@ -62,6 +62,17 @@ import Testing
         #expect(lines.last == #"{"error":"not hex: zz"}"#)
     }
 
+    @Test func decodeReadsASentioLineAsTheBoardSendsIt() async throws {
+        // picochess's reading: 8 rank bitmasks, rank 8 first, bit 7 = file a (1. e4 played).
+        let outcome = try await run(
+            ["decode", "--family", "sentio", ":255 255 0 0 0 0 255 255", ":255 255 0 0 8 0 247 255 L", "0a0d"])
+        #expect(outcome.status == 0)
+        let lines = outcome.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == #"{"event":"ready"}"#)
+        #expect(
+            lines.contains { $0.contains(#""event":"occupancy""#) && $0.contains(#""e4""#) && !$0.contains(#""e2""#) })
+    }
+
     @Test func runWithABrokenConfigExits78() async throws {
         let scratch = try TestTools.temporaryDirectory("boardbridge-run")
         defer { try? FileManager.default.removeItem(at: scratch) }

@@ -12,7 +12,8 @@ import Testing
             name: "serial on a Bluetooth LE family",
             yaml: "boards:\n  - id: a\n    family: chessnut\n    serial: /dev/ttyUSB0\n",
             expected: [
-                "boards[0].serial: only dgt boards connect over a serial line (this board is chessnut) (config.yaml:4:13)"
+                "boards[0].serial: only dgt, certabo, sentio boards connect over a serial line (this board is chessnut) "
+                    + "(config.yaml:4:13)"
             ]
         ),
         BrokenConfig(

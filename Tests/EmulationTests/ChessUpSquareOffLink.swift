@@ -119,8 +119,11 @@ extension ChessUpSquareOffLink {
     /// Plays a random legal game (seeded) by hand on the emulated board, with every board
     /// event run through a ``GameTracker`` built from the adapter's capabilities. Promotions
     /// other than a queen are only chosen when `underpromotes` (an occupancy board cannot
-    /// tell which piece was put down).
-    mutating func playRandomGame(seed: UInt64, maxPlies: Int, underpromotes: Bool) -> ChessUpSquareOffRoundTrip {
+    /// tell which piece was put down), and only moves `allows` takes (a promotion needs a
+    /// piece of that kind off the board, on a board that knows its pieces by tag).
+    mutating func playRandomGame(
+        seed: UInt64, maxPlies: Int, underpromotes: Bool, allows: (Move, Personality) -> Bool = { _, _ in true }
+    ) -> ChessUpSquareOffRoundTrip {
         var generator = SeededGenerator(seed: seed)
         var tracker = GameTracker(
             capabilities: adapter.capabilities, options: TrackerOptions(orientation: .whiteNear))
@@ -141,6 +144,7 @@ extension ChessUpSquareOffLink {
         for _ in 0..<maxPlies {
             var moves = position.legalMoves()
             if !underpromotes { moves.removeAll { $0.promotion != nil && $0.promotion != .queen } }
+            moves.removeAll { !allows($0, personality) }
             // Castling, en passant and promotion are taken whenever they are legal (three
             // times in four), so that the corpus exercises them.
             let special = moves.filter { candidate in

@@ -38,7 +38,24 @@ extension BoardSession {
             return .success(["sent": true])
         case .game(let gameCommand):
             return execute(gameCommand)
+        case .calibrate:
+            return recalibrate()
         }
+    }
+
+    /// Forgets the board's tags and re-establishes its link with an adapter that learns
+    /// them again (a Certabo board; others have nothing to calibrate).
+    func recalibrate() -> Result<JSONValue, CommandFailure> {
+        guard let calibration else {
+            return .failure(CommandFailure("board \(board.id) (\(board.family.rawValue)) has nothing to calibrate"))
+        }
+        calibration.forget()
+        logger.notice("calibration asked for: the link is re-established to learn the pieces again")
+        guard let recycling = transport as? any BoardLinkHealthReporting, transport.state == .connected else {
+            return .success(["calibrating": true, "link": "the next link calibrates"])
+        }
+        recycling.recycleLink(reason: "calibration asked for")
+        return .success(["calibrating": true])
     }
 
     /// The LEDs `pattern` lights in the game now.
@@ -140,5 +157,33 @@ extension BoardSession {
         transport.send(.requestState)
         logger.info("board's own game set", [("fen", fen)])
         return "loaded"
+    }
+}
+
+extension BoardSession {
+    /// Publishes where the board's calibration stands as a `calibration` event, and keeps a
+    /// table the board learned.
+    func actOnCalibration(_ progress: BoardCalibrationEvent) {
+        switch progress {
+        case .needed:
+            logger.notice("calibration: set the pieces up on the start position (spare queens on d3 and d6)")
+            publishEvent(.calibration(state: "needed"))
+        case .learned(let table):
+            calibration?.keep(table)
+            logger.notice("calibration: pieces learned", [("tags", String(table.count))])
+            publishEvent(.calibration(state: "learned", pieces: table.count))
+        case .unsettled(let squares):
+            logger.warning(
+                "calibration: squares not read steadily", [("squares", squares.map(\.name).joined(separator: " "))])
+            publishEvent(.calibration(state: "unsettled", squares: squares))
+        case .unknownPieces(let squares) where squares.isEmpty:
+            logger.notice("calibration: the unknown pieces are gone")
+            publishEvent(.calibration(state: "recognised"))
+        case .unknownPieces(let squares):
+            logger.warning(
+                "calibration: pieces never calibrated stand on the board: no position is reported",
+                [("squares", squares.map(\.name).joined(separator: " "))])
+            publishEvent(.calibration(state: "unknown_pieces", squares: squares))
+        }
     }
 }

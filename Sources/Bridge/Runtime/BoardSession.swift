@@ -75,6 +75,8 @@ public final class BoardSession {
     /// Alerts for the arbiter before anyone asks (a clock paused or a board out of sync too
     /// long, a result the position does not support).
     var arbiterWatch: ArbiterWatch
+    /// The tags a Certabo board learned, kept in the state directory (`nil` for other families).
+    var calibration: BoardCalibrationFile?
     /// The corrections this session made, the newest (``BoardCorrections``).
     var corrections: BoardCorrections
     var correctionLimiter = RefusalLimiter(burst: BoardSession.correctionBurst, perSecond: BoardSession.correctionRate)
@@ -289,6 +291,8 @@ public final class BoardSession {
             identityObserver?()
         case .unhandled(let bytes):
             logger.debug("unhandled frame", [("bytes", bytes.map { String($0, radix: 16) }.joined(separator: " "))])
+        case .calibration(let progress):
+            actOnCalibration(progress)
         case .serialNumber, .version:
             break
         }

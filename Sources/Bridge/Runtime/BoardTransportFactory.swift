@@ -4,6 +4,7 @@ import BoardKit
 import BoardLink
 import Config
 import FoundationEssentials
+import Serial
 public import SerialTransport
 
 /// What the bridge asks of a board's transport beyond ``BoardKit/BoardTransport``: keep the
@@ -101,16 +102,27 @@ final class BoardTransportFactory {
         self.bluetooth = bluetooth
     }
 
-    /// The transport for `board`.
+    /// The transport for `board`; a Certabo board's adapters are made with the tags kept in
+    /// `calibration` when each link comes up.
     /// - Throws: ``AdapterFactoryError`` for invalid adapter options (a bad developer key).
-    func makeTransport(for board: ConfiguredBoard) throws -> any BridgedBoardTransport {
+    func makeTransport(
+        for board: ConfiguredBoard, calibration: BoardCalibrationFile? = nil
+    ) throws -> any BridgedBoardTransport {
         if let path = board.serial {
-            // Only DGT e-Boards are configured with `serial:` (the configuration checks it).
-            let model = Self.dgtModel(board, bluetooth: false)
+            // Only boards of the serial families are configured with `serial:` (the
+            // configuration checks it), each at its family's line speed.
+            let family = board.family
+            let baudRate = AdapterFactory.baudRate(for: family).flatMap(SerialPort.BaudRate.init) ?? .b9600
+            var options = AdapterOptions(dgtModel: Self.dgtModel(board, bluetooth: false))
+            _ = try AdapterFactory.makeAdapter(for: family, options: options)
             return SerialBoardTransport(
-                path: path, policy: board.reconnect, scheduler: manager.scheduler,
+                path: path, baudRate: baudRate, policy: board.reconnect, scheduler: manager.scheduler,
                 logger: manager.logger.prefixed("[\(board.id)] ")
-            ) { DGTAdapter(model: model) }
+            ) {
+                options.calibration = calibration?.table
+                // The options were checked above: making the adapter cannot fail.
+                return (try? AdapterFactory.makeAdapter(for: family, options: options)) ?? DGTAdapter()
+            }
         }
         if board.family == .dgt, case .address(let address) = board.match {
             let profile = serialProfile ?? BlueZSerialProfile(manager: manager)

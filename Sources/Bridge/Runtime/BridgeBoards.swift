@@ -60,10 +60,14 @@ final class BridgeBoards: BoardDirectory {
     /// Makes `board`'s transport and session (its saved game restored); nothing connects
     /// until ``start(_:publishingRetained:)``.
     func add(_ board: ConfiguredBoard) throws {
-        let transport = try factory.makeTransport(for: board)
+        let calibration =
+            board.family == .certabo
+            ? BoardCalibrationFile(board: board.id, store: store, logger: logger.labelled(board.id)) : nil
+        let transport = try factory.makeTransport(for: board, calibration: calibration)
         let session = BoardSession(
             board: board, transport: transport, game: game, builder: builder, publisher: publisher, store: store,
             clock: .wall, logger: logger)
+        session.calibration = calibration
         // A restarted bridge continues the game a ChessUp keeps itself instead of starting it afresh.
         transport.resumeBoardSession(session.resumesBoardGame)
         transports[board.id] = transport

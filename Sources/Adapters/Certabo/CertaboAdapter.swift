@@ -1,0 +1,188 @@
+public import BoardKit
+public import FoundationEssentials
+
+/// Wire framing for Certabo boards (``CertaboWire``): piece identity read from an RFID tag
+/// in every piece, over USB serial.
+///
+/// Tags belong to physical pieces, so the adapter needs a ``PieceCalibration`` to name
+/// them. Made without one, it lights the calibration squares and learns the table from
+/// the start position (``CertaboCalibrator``): ``BoardEvent/calibration(_:)`` says
+/// ``BoardCalibrationEvent/needed`` at the first frame, then
+/// ``BoardCalibrationEvent/learned(_:)`` (for the host to keep and hand to the next
+/// link's adapter), and the LEDs go off. Only a calibrated board is
+/// ``BoardEvent/ready``.
+///
+/// In play each square's tag is the one at least two of the last ``votingFrames`` frames
+/// agree on (low-gain readers miss a frame now and then), and the board is reported as
+/// ``BoardEvent/pieces(_:)`` when it changed. A tag never learned is never guessed at: no
+/// position is reported while one stands on the board, and
+/// ``BoardCalibrationEvent/unknownPieces(_:)`` names its squares (empty again once it is
+/// gone). A board that sends occupancy frames has no piece recognition (a Sentio): the
+/// link is reported ``BoardEvent/handshakeFailed(reason:)``.
+public struct CertaboAdapter: BoardAdapter {
+    /// A Certabo board is no BLE device: it sits behind a USB serial line.
+    public static let profile = BoardProfile(
+        family: .certabo, namePrefixes: [], advertisedServiceUUIDs: [], serviceUUID: "",
+        notifyCharacteristicUUIDs: [], writeCharacteristicUUID: "", writeType: .withoutResponse)
+    /// The frames a square's tag is voted over.
+    public static let votingFrames = 3
+    /// The least time between two LED writes (assumed: picochess spaces RGB frames 0.6 s
+    /// apart and says nothing of classic LEDs; docs/certabo.md).
+    public static let writeInterval: TimeInterval = 0.2
+    /// Why a board sending occupancy frames is refused.
+    public static let occupancyOnlyReason =
+        "the board reports occupancy only (no piece recognition): configure it as family sentio"
+
+    /// The table in use (`nil` while the board is being calibrated).
+    public private(set) var calibration: PieceCalibration?
+    /// The LED marker the board's frames carry (`L` one LED per square, `D` RGB), if any.
+    public private(set) var ledMarker: UInt8?
+
+    var framer = CertaboFramer()
+    var calibrator = CertaboCalibrator()
+    var recent: [[PieceTag]] = []
+    var decided: [PieceTag] = Array(repeating: 0, count: 64)
+    var reported: BoardSnapshot?
+    var unknown: [Square] = []
+    var isReady = false
+    var announcedNeed = false
+    var refusedOccupancy = false
+    var pending: [Data] = []
+
+    /// An adapter naming tags by `calibration`; `nil` learns it from the start position.
+    public init(calibration: PieceCalibration? = nil) {
+        self.calibration = calibration.flatMap { $0.count == 0 ? nil : $0 }
+    }
+
+    /// Piece identity and an LED per square.
+    public var capabilities: BoardCapabilities { [.occupancySensing, .pieceIdentity, .perSquareLEDs, .moveIndication] }
+
+    /// ``writeInterval``.
+    public var minimumWriteInterval: TimeInterval { Self.writeInterval }
+
+    /// Bytes held for an incomplete line.
+    public var bufferedByteCount: Int { framer.bufferedByteCount }
+
+    /// Forgets the stream, the votes and readiness; keeps the calibration.
+    public mutating func reset() {
+        self = CertaboAdapter(calibration: calibration)
+    }
+
+    /// Lights the calibration squares while uncalibrated, else turns the LEDs off: the
+    /// board streams on its own and needs nothing else.
+    public func handshakeCommands(isReconnect: Bool) -> [(command: BoardCommand, delayBefore: TimeInterval)] {
+        [(calibration == nil ? .custom(Data(CertaboWire.calibrationLEDs)) : .clearIndications, 0)]
+    }
+
+    /// The LEDs off once a calibration was learned.
+    public mutating func takePendingResponses() -> [Data] {
+        defer { pending = [] }
+        return pending
+    }
+
+    /// `indicate` and `clearIndications` as the 8 LED bytes (every style alike), `custom` as
+    /// is; nothing else. RGB boards (`D`) are not driven: their frame layout is unverified.
+    public func encode(_ command: BoardCommand) -> Data? {
+        switch command {
+        case .indicate(let squares, _): ledMarker == UInt8(ascii: "D") ? nil : Data(CertaboWire.leds(squares))
+        case .clearIndications: ledMarker == UInt8(ascii: "D") ? nil : Data(CertaboWire.leds([]))
+        case .custom(let bytes): bytes
+        case .startSession, .requestState, .requestBattery, .executeMove, .loadPosition: nil
+        }
+    }
+
+    /// Parses every complete frame; keeps an incomplete line for the next call.
+    public mutating func feed(bytes: Data) -> [BoardEvent] {
+        guard !bytes.isEmpty else { return [] }
+        var events: [BoardEvent] = []
+        for piece in framer.feed(bytes) {
+            switch piece {
+            case .garbage(let data):
+                events.append(.raw(data))
+            case .frame(let numbers, let marker):
+                if let marker { ledMarker = marker }
+                if numbers.count == CertaboWire.occupancyFrameCount {
+                    if !refusedOccupancy {
+                        refusedOccupancy = true
+                        events.append(.handshakeFailed(reason: Self.occupancyOnlyReason))
+                    }
+                    continue
+                }
+                handle(tags: Self.tags(numbers), into: &events)
+            }
+        }
+        return events
+    }
+
+    /// The 64 tags of a 320-number frame, in ``Square`` order.
+    static func tags(_ numbers: [UInt8]) -> [PieceTag] {
+        var tags = [PieceTag](repeating: 0, count: 64)
+        for index in 0..<64 {
+            let start = index * CertaboWire.tagLength
+            tags[CertaboWire.square(index: index).rawValue] = CertaboWire.tag(
+                numbers[start..<(start + CertaboWire.tagLength)])
+        }
+        return tags
+    }
+
+    private mutating func handle(tags: [PieceTag], into events: inout [BoardEvent]) {
+        guard let calibration else {
+            learn(from: tags, into: &events)
+            return
+        }
+        vote(tags)
+        if !isReady {
+            isReady = true
+            events.append(.ready)
+        }
+        var snapshot = BoardSnapshot()
+        var unknownNow: [Square] = []
+        for square in Square.allCases {
+            let tag = decided[square.rawValue]
+            guard tag != 0 else { continue }
+            if let piece = calibration[tag] { snapshot[square] = piece } else { unknownNow.append(square) }
+        }
+        if unknownNow != unknown {
+            unknown = unknownNow
+            events.append(.calibration(.unknownPieces(unknownNow)))
+        }
+        guard unknownNow.isEmpty, snapshot != reported else { return }
+        reported = snapshot
+        events.append(.pieces(snapshot))
+    }
+
+    private mutating func learn(from tags: [PieceTag], into events: inout [BoardEvent]) {
+        if !announcedNeed {
+            announcedNeed = true
+            events.append(.calibration(.needed))
+        }
+        switch calibrator.observe(tags) {
+        case .waiting:
+            break
+        case .unsettled(let squares):
+            events.append(.calibration(.unsettled(squares)))
+        case .learned(let table):
+            calibration = table
+            events.append(.calibration(.learned(table)))
+            pending.append(Data(CertaboWire.leds([])))
+            recent = []
+            handle(tags: tags, into: &events)
+        }
+    }
+
+    /// Takes `tags` into the vote: a square's tag changes when at least two of the last
+    /// ``votingFrames`` frames show the new one (the first frame of a link counts alone).
+    private mutating func vote(_ tags: [PieceTag]) {
+        if recent.count == Self.votingFrames { recent.removeFirst() }
+        recent.append(tags)
+        guard recent.count > 1 else {
+            decided = tags
+            return
+        }
+        for index in 0..<64 where decided[index] != tags[index] {
+            let candidate = tags[index]
+            let votes = recent.reduce(0) { $0 + ($1[index] == candidate ? 1 : 0) }
+            if votes >= 2 { decided[index] = candidate }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import FoundationEssentials
+
+/// Cuts a Certabo or Sentio byte stream into frames (``CertaboWire``): a frame is the
+/// text after the last `:` of a line ended by `\n`, its numbers read as bytes.
+///
+/// Lines longer than ``maximumLineLength`` are skipped to their end, so what is held stays
+/// bounded; a line that is no frame (no `:`, a number above 255, a count other than 8 or
+/// 320, a character other than digits, white space, `L`, `D` and `*`) is handed back as
+/// garbage of at most ``maximumLineLength`` bytes.
+struct CertaboFramer: Sendable {
+    /// What one line was.
+    enum Piece: Equatable {
+        /// A frame's numbers, and the LED marker it held (`L`, `D`), if any.
+        case frame([UInt8], marker: UInt8?)
+        /// A line that is no frame.
+        case garbage(Data)
+    }
+
+    /// The longest line held (a tag frame is at most 320 × 4 characters and a few more).
+    static let maximumLineLength = 2048
+
+    private var line: [UInt8] = []
+    private var skipping = false
+
+    /// Bytes held for an incomplete line.
+    var bufferedByteCount: Int { line.count }
+
+    /// Forgets an incomplete line.
+    mutating func reset() {
+        line = []
+        skipping = false
+    }
+
+    /// Appends `bytes` and returns every line they complete.
+    mutating func feed(_ bytes: Data) -> [Piece] {
+        var pieces: [Piece] = []
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") {
+                if skipping {
+                    skipping = false
+                } else if let piece = Self.parse(line) {
+                    pieces.append(piece)
+                }
+                line.removeAll(keepingCapacity: true)
+            } else if !skipping {
+                if line.count == Self.maximumLineLength {
+                    pieces.append(.garbage(Data(line)))
+                    line.removeAll(keepingCapacity: true)
+                    skipping = true
+                } else {
+                    line.append(byte)
+                }
+            }
+        }
+        return pieces
+    }
+
+    /// The frame in `line` (without its `\n`), garbage, or `nil` for an empty line.
+    static func parse(_ line: [UInt8]) -> Piece? {
+        guard let colon = line.lastIndex(of: UInt8(ascii: ":")) else {
+            let trimmed = line.filter { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: " ") }
+            return trimmed.isEmpty ? nil : .garbage(Data(line))
+        }
+        var numbers: [UInt8] = []
+        numbers.reserveCapacity(CertaboWire.tagFrameCount)
+        var value = 0
+        var digits = 0
+        var marker: UInt8?
+        for byte in line[(colon + 1)...] {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                digits += 1
+                guard digits <= 3, value <= 255 else { return .garbage(Data(line)) }
+                continue
+            case UInt8(ascii: "L"), UInt8(ascii: "D"):
+                marker = byte
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "*"):
+                break
+            default:
+                return .garbage(Data(line))
+            }
+            if digits > 0 { numbers.append(UInt8(value)) }
+            value = 0
+            digits = 0
+        }
+        if digits > 0 { numbers.append(UInt8(value)) }
+        guard numbers.count == CertaboWire.tagFrameCount || numbers.count == CertaboWire.occupancyFrameCount else {
+            return .garbage(Data(line))
+        }
+        return .frame(numbers, marker: marker)
+    }
+}

@@ -1,0 +1,94 @@
+public import BoardKit
+
+/// The wire vocabulary of Certabo boards and the Tabutronic Sentio, which speak one
+/// protocol (board-protocols.md §12; picochess `eboard/certabo`): a USB serial line at
+/// 38400 8N1 on which the board streams text frames, `:` then decimal numbers separated by
+/// white space, ended by `\r\n`.
+///
+/// - A board with piece recognition (Certabo) sends 320 numbers: 64 squares × a 5-byte
+///   RFID tag, square 0 = a8 … 63 = h1, an all-zero tag for an empty square.
+/// - A board without (Sentio) sends 8 numbers, one occupancy bitmask per rank, rank 8
+///   first, bit 7 = file a.
+/// - A frame holding `L` marks a board with one LED per square, `D` one with RGB LEDs.
+///
+/// The host lights the LEDs of a classic board with 8 bytes, one bit per square: byte 0 =
+/// rank 8, the least significant bit = file a.
+public enum CertaboWire {
+    /// The line speed.
+    public static let baudRate = 38400
+    /// The numbers in a frame of a board with piece recognition.
+    public static let tagFrameCount = 320
+    /// The numbers in a frame of a board without.
+    public static let occupancyFrameCount = 8
+    /// The bytes in one RFID tag.
+    public static let tagLength = 5
+    /// The LED pattern of a calibration (picochess, Certabo's own software): ranks 8, 7, 2
+    /// and 1, and the spare-queen squares d6 and d3.
+    public static let calibrationLEDs: [UInt8] = [0xFF, 0xFF, 0x08, 0x00, 0x00, 0x08, 0xFF, 0xFF]
+    /// The spare-queen squares a calibration also reads: a black queen on d6, a white one on d3.
+    public static let spareQueenSquares: [Square: Piece] = [.d6: Piece(.black, .queen), .d3: Piece(.white, .queen)]
+
+    /// The square of wire index `index` (0 = a8 … 63 = h1).
+    public static func square(index: Int) -> Square {
+        Square(file: index & 7, rank: 7 - index >> 3)!
+    }
+
+    /// The wire index of `square`.
+    public static func index(of square: Square) -> Int { (7 - square.rank) * 8 + square.file }
+
+    /// The occupancy of an 8-number frame (rank 8 first, bit 7 = file a).
+    public static func occupancy(ranks: some Collection<UInt8>) -> OccupancyMap {
+        var map = OccupancyMap()
+        for (row, bits) in ranks.prefix(8).enumerated() {
+            for file in 0..<8 where bits & (0x80 >> UInt8(file)) != 0 {
+                map.insert(Square(file: file, rank: 7 - row)!)
+            }
+        }
+        return map
+    }
+
+    /// The 8 numbers of `map` (what a Sentio sends).
+    public static func ranks(of map: OccupancyMap) -> [UInt8] {
+        (0..<8).map { row in
+            (0..<8).reduce(UInt8(0)) { bits, file in
+                map.contains(Square(file: file, rank: 7 - row)!) ? bits | 0x80 >> UInt8(file) : bits
+            }
+        }
+    }
+
+    /// The 8 LED bytes lighting `squares` (byte 0 = rank 8, bit 0 = file a).
+    public static func leds(_ squares: some Sequence<Square>) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 8)
+        for square in squares { bytes[7 - square.rank] |= 1 << UInt8(square.file) }
+        return bytes
+    }
+
+    /// The squares 8 LED bytes light.
+    public static func litSquares(_ bytes: [UInt8]) -> Set<Square> {
+        var squares: Set<Square> = []
+        for (row, bits) in bytes.prefix(8).enumerated() {
+            for file in 0..<8 where bits & (1 << UInt8(file)) != 0 {
+                squares.insert(Square(file: file, rank: 7 - row)!)
+            }
+        }
+        return squares
+    }
+
+    /// The tag of 5 numbers (most significant first).
+    public static func tag(_ bytes: some Collection<UInt8>) -> PieceTag {
+        bytes.reduce(PieceTag(0)) { $0 << 8 | PieceTag($1) }
+    }
+
+    /// The 5 numbers of `tag`.
+    public static func bytes(of tag: PieceTag) -> [UInt8] {
+        (0..<tagLength).map { UInt8(truncatingIfNeeded: tag >> (8 * UInt64(tagLength - 1 - $0))) }
+    }
+
+    /// A frame as the board sends it: `:`, the numbers separated by spaces, `\r\n`; `marker`
+    /// (`L`, `D`) after the numbers when given.
+    public static func frame(_ numbers: [UInt8], marker: Character? = nil) -> [UInt8] {
+        var text = ":" + numbers.map(String.init).joined(separator: " ")
+        if let marker { text += " " + String(marker) }
+        return Array((text + "\r\n").utf8)
+    }
+}

@@ -1,0 +1,75 @@
+public import BoardKit
+public import FoundationEssentials
+
+/// Wire framing for the Tabutronic Sentio (``CertaboWire``): an occupancy board on a USB
+/// serial line, Certabo's protocol without piece recognition.
+///
+/// The board streams its 8 rank bitmasks; the first frame makes the adapter
+/// ``BoardEvent/ready`` and every frame that differs from the last one reported is an
+/// ``BoardEvent/occupancy(_:)`` (the kernel's occupancy path tells the moves). A board that
+/// sends tag frames (a Certabo configured as a Sentio) is read the same way, a square
+/// holding a tag being occupied.
+public struct SentioAdapter: BoardAdapter {
+    /// A Sentio is no BLE device: it sits behind a USB serial line.
+    public static let profile = BoardProfile(
+        family: .sentio, namePrefixes: [], advertisedServiceUUIDs: [], serviceUUID: "",
+        notifyCharacteristicUUIDs: [], writeCharacteristicUUID: "", writeType: .withoutResponse)
+
+    var framer = CertaboFramer()
+    var reported: OccupancyMap?
+    var ledMarker: UInt8?
+
+    /// A fresh adapter.
+    public init() {}
+
+    /// Occupancy and an LED per square.
+    public var capabilities: BoardCapabilities { [.occupancySensing, .perSquareLEDs, .moveIndication] }
+
+    /// ``CertaboAdapter/writeInterval``.
+    public var minimumWriteInterval: TimeInterval { CertaboAdapter.writeInterval }
+
+    /// Bytes held for an incomplete line.
+    public var bufferedByteCount: Int { framer.bufferedByteCount }
+
+    /// The board streams on its own: the handshake only turns the LEDs off.
+    public func handshakeCommands(isReconnect: Bool) -> [(command: BoardCommand, delayBefore: TimeInterval)] {
+        [(.clearIndications, 0)]
+    }
+
+    /// `indicate` and `clearIndications` as the 8 LED bytes (every style alike), `custom` as
+    /// is; nothing else (not on RGB boards, whose frame layout is unverified).
+    public func encode(_ command: BoardCommand) -> Data? {
+        switch command {
+        case .indicate(let squares, _): ledMarker == UInt8(ascii: "D") ? nil : Data(CertaboWire.leds(squares))
+        case .clearIndications: ledMarker == UInt8(ascii: "D") ? nil : Data(CertaboWire.leds([]))
+        case .custom(let bytes): bytes
+        case .startSession, .requestState, .requestBattery, .executeMove, .loadPosition: nil
+        }
+    }
+
+    /// Parses every complete frame; keeps an incomplete line for the next call.
+    public mutating func feed(bytes: Data) -> [BoardEvent] {
+        guard !bytes.isEmpty else { return [] }
+        var events: [BoardEvent] = []
+        for piece in framer.feed(bytes) {
+            switch piece {
+            case .garbage(let data):
+                events.append(.raw(data))
+            case .frame(let numbers, let marker):
+                if let marker { ledMarker = marker }
+                let map: OccupancyMap
+                if numbers.count == CertaboWire.occupancyFrameCount {
+                    map = CertaboWire.occupancy(ranks: numbers)
+                } else {
+                    map = OccupancyMap(
+                        zip(Square.allCases, CertaboAdapter.tags(numbers)).filter { $0.1 != 0 }.map(\.0))
+                }
+                if reported == nil { events.append(.ready) }
+                guard map != reported else { continue }
+                reported = map
+                events.append(.occupancy(map))
+            }
+        }
+        return events
+    }
+}

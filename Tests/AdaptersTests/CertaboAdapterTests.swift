@@ -230,14 +230,18 @@ enum CertaboFrames {
         var adapter = Self.calibrated()
         var generator = SeededGenerator(seed: 3)
         let steady = CertaboFrames.frame(CertaboFrames.startTags)
+        // Every event is the same position said again (``CertaboAdapter/keepAliveFrames``).
+        var events: [BoardEvent] = []
         for _ in 0..<FuzzBudget.iterations(500) {
             var tags = CertaboFrames.startTags
             let square = Square(rawValue: Int.random(in: 0..<64, using: &generator))!
             tags[square.rawValue] = Bool.random(using: &generator) ? 0 : CertaboFrames.tag(.d1)
-            #expect(adapter.feed(bytes: CertaboFrames.frame(tags)).isEmpty)
-            #expect(adapter.feed(bytes: steady).isEmpty)
-            #expect(adapter.feed(bytes: steady).isEmpty)
+            events += adapter.feed(bytes: CertaboFrames.frame(tags))
+            events += adapter.feed(bytes: steady)
+            events += adapter.feed(bytes: steady)
         }
+        #expect(events.allSatisfy { $0 == .pieces(.startingPosition) })
+        #expect(events.count == FuzzBudget.iterations(500) * 3 / CertaboAdapter.keepAliveFrames)
     }
 
     @Test func anUnknownPieceIsNamedAndNoPositionIsGuessed() {
@@ -251,6 +255,32 @@ enum CertaboFrames {
         let start = CertaboFrames.frame(CertaboFrames.startTags)
         #expect(adapter.feed(bytes: start).isEmpty)
         #expect(adapter.feed(bytes: start) == [.calibration(.unknownPieces([]))], "the position never changed")
+    }
+
+    /// A board left alone says its state about once a second, so it is not taken for a
+    /// silent one; before its calibration it keeps asking for the start position.
+    @Test func aBoardLeftAloneSaysItsStateAgain() {
+        var adapter = Self.calibrated()
+        let steady = CertaboFrames.frame(CertaboFrames.startTags)
+        var events: [BoardEvent] = []
+        for _ in 0..<(3 * CertaboAdapter.keepAliveFrames) { events += adapter.feed(bytes: steady) }
+        #expect(events == Array(repeating: .pieces(.startingPosition), count: 3))
+        var uncalibrated = CertaboAdapter()
+        var asked: [BoardEvent] = []
+        var tags = CertaboFrames.startTags
+        tags[Square.e2.rawValue] = 0
+        tags[Square.e4.rawValue] = CertaboFrames.tag(.e2)  // not the start position: nothing learned
+        for _ in 0..<(2 * CertaboAdapter.keepAliveFrames + 1) {
+            asked += uncalibrated.feed(bytes: CertaboFrames.frame(tags))
+        }
+        #expect(asked == Array(repeating: .calibration(.needed), count: 3))
+        var sentio = SentioAdapter()
+        var occupancy: [BoardEvent] = []
+        for _ in 0..<(2 * CertaboAdapter.keepAliveFrames + 1) {
+            occupancy += sentio.feed(bytes: Data(":255 255 0 0 0 0 255 255\r\n".utf8))
+        }
+        let start = BoardEvent.occupancy(BoardSnapshot.startingPosition.occupancy)
+        #expect(occupancy == [.ready, start, start, start])
     }
 
     @Test func anOccupancyBoardIsRefusedOnce() {

@@ -26,7 +26,10 @@ extension EndToEndTests {
         let sentio = HallBoard(
             id: "sentio-pty", family: "sentio", address: "AA:BB:CC:00:32:02",
             serialLink: directory.appendingPathComponent("boardsim-sentio-\(UUID())").path)
-        let hall = try await Hall(boards: [certabo, sentio])
+        // A short stall watch: boards left alone (their frames change nothing) must not be
+        // taken for silent ones.
+        let hall = try await Hall(
+            boards: [certabo, sentio], settings: HallSettings(health: (interval: 2, stallAfter: 4)))
         defer { hall.stop() }
         #expect(calibrationStates(hall, certabo.id) == ["needed", "learned"])
         let learned = hall.recorder.json(on: hall.topic(certabo.id, "event")).last { $0["state"] == "learned" }
@@ -57,6 +60,16 @@ extension EndToEndTests {
         for board in [certabo.id, sentio.id] {
             game.expectPublished(try await hall.waitForMoves(board, count: uci.count), board: board)
             game.expectPGN(try await hall.waitForPGN(board, plies: uci.count), board: board)
+        }
+
+        // Left alone for longer than the stall watch allows: three health reports go by.
+        let idle = hall.recorder.mark
+        let health = "\(Hall.base)/bridge/\(Hall.node)/health"
+        try await waitUntil("three health reports", context: hall.report) {
+            hall.recorder.messages(on: health, since: idle).count >= 3
+        }
+        for board in [certabo.id, sentio.id] {
+            #expect(!hall.eventTypes(board, since: 0).contains("stalled"), "\(board) taken for a silent board")
         }
 
         let asked = hall.recorder.mark

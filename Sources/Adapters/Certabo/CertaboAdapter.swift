@@ -18,7 +18,8 @@ public import FoundationEssentials
 /// position is reported while one stands on the board, and
 /// ``BoardCalibrationEvent/unknownPieces(_:)`` names its squares (empty again once it is
 /// gone). A board that sends occupancy frames has no piece recognition (a Sentio): the
-/// link is reported ``BoardEvent/handshakeFailed(reason:)``.
+/// link is reported ``BoardEvent/handshakeFailed(reason:)``. The board streams its frames;
+/// after ``keepAliveFrames`` that changed nothing its state is said again.
 public struct CertaboAdapter: BoardAdapter {
     /// A Certabo board is no BLE device: it sits behind a USB serial line.
     public static let profile = BoardProfile(
@@ -29,6 +30,11 @@ public struct CertaboAdapter: BoardAdapter {
     /// The least time between two LED writes (assumed: picochess spaces RGB frames 0.6 s
     /// apart and says nothing of classic LEDs; docs/certabo.md).
     public static let writeInterval: TimeInterval = 0.2
+    /// Frames in a row that changed nothing after which the adapter says the board's state
+    /// again (its position, or where its calibration stands): a board left alone is then not
+    /// taken for a silent one (the bridge's health counts events, and a frame that changes
+    /// nothing is none). About once a second at the board's 10 frames a second.
+    public static let keepAliveFrames = 10
     /// Why a board sending occupancy frames is refused.
     public static let occupancyOnlyReason =
         "the board reports occupancy only (no piece recognition): configure it as family sentio"
@@ -47,6 +53,7 @@ public struct CertaboAdapter: BoardAdapter {
     var isReady = false
     var announcedNeed = false
     var refusedOccupancy = false
+    var quietFrames = 0
     var pending: [Data] = []
 
     /// An adapter naming tags by `calibration`; `nil` learns it from the start position.
@@ -108,7 +115,9 @@ public struct CertaboAdapter: BoardAdapter {
                     }
                     continue
                 }
+                let before = events.count
                 handle(tags: Self.tags(numbers), into: &events)
+                if events.count == before { keepAlive(into: &events) } else { quietFrames = 0 }
             }
         }
         return events
@@ -149,6 +158,21 @@ public struct CertaboAdapter: BoardAdapter {
         guard unknownNow.isEmpty, snapshot != reported else { return }
         reported = snapshot
         events.append(.pieces(snapshot))
+    }
+
+    /// Counts a frame that changed nothing; every ``keepAliveFrames`` of them the state is
+    /// said again.
+    private mutating func keepAlive(into events: inout [BoardEvent]) {
+        quietFrames += 1
+        guard quietFrames >= Self.keepAliveFrames else { return }
+        quietFrames = 0
+        if calibration == nil {
+            events.append(.calibration(.needed))
+        } else if !unknown.isEmpty {
+            events.append(.calibration(.unknownPieces(unknown)))
+        } else if let reported {
+            events.append(.pieces(reported))
+        }
     }
 
     private mutating func learn(from tags: [PieceTag], into events: inout [BoardEvent]) {

@@ -6,7 +6,9 @@ public import FoundationEssentials
 ///
 /// The board streams its 8 rank bitmasks; the first frame makes the adapter
 /// ``BoardEvent/ready`` and every frame that differs from the last one reported is an
-/// ``BoardEvent/occupancy(_:)`` (the kernel's occupancy path tells the moves). A board that
+/// ``BoardEvent/occupancy(_:)`` (the kernel's occupancy path tells the moves); after
+/// ``CertaboAdapter/keepAliveFrames`` frames that changed nothing, the occupancy is said
+/// again (a board left alone is no silent one). A board that
 /// sends tag frames (a Certabo configured as a Sentio) is read the same way, a square
 /// holding a tag being occupied.
 public struct SentioAdapter: BoardAdapter {
@@ -18,6 +20,7 @@ public struct SentioAdapter: BoardAdapter {
     var framer = CertaboFramer()
     var reported: OccupancyMap?
     var ledMarker: UInt8?
+    var quietFrames = 0
 
     /// A fresh adapter.
     public init() {}
@@ -65,7 +68,16 @@ public struct SentioAdapter: BoardAdapter {
                         zip(Square.allCases, CertaboAdapter.tags(numbers)).filter { $0.1 != 0 }.map(\.0))
                 }
                 if reported == nil { events.append(.ready) }
-                guard map != reported else { continue }
+                guard map != reported else {
+                    // Said again now and then: a board left alone is no silent one.
+                    quietFrames += 1
+                    if quietFrames >= CertaboAdapter.keepAliveFrames {
+                        quietFrames = 0
+                        events.append(.occupancy(map))
+                    }
+                    continue
+                }
+                quietFrames = 0
                 reported = map
                 events.append(.occupancy(map))
             }

@@ -162,8 +162,11 @@ extension BoardSession {
 
 extension BoardSession {
     /// Publishes where the board's calibration stands as a `calibration` event, and keeps a
-    /// table the board learned.
+    /// table the board learned. The adapter says it again now and then (so that a board left
+    /// alone is not taken for a silent one): only a change is published.
     func actOnCalibration(_ progress: BoardCalibrationEvent) {
+        guard progress != lastCalibration else { return }
+        lastCalibration = progress
         switch progress {
         case .needed:
             logger.notice("calibration: set the pieces up on the start position (spare queens on d3 and d6)")

@@ -77,6 +77,8 @@ public final class BoardSession {
     var arbiterWatch: ArbiterWatch
     /// The tags a Certabo board learned, kept in the state directory (`nil` for other families).
     var calibration: BoardCalibrationFile?
+    /// The last calibration event published (``actOnCalibration(_:)``).
+    var lastCalibration: BoardCalibrationEvent?
     /// The corrections this session made, the newest (``BoardCorrections``).
     var corrections: BoardCorrections
     var correctionLimiter = RefusalLimiter(burst: BoardSession.correctionBurst, perSecond: BoardSession.correctionRate)

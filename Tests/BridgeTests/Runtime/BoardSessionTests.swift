@@ -74,9 +74,16 @@ struct SessionHarness {
         for action in HumanMoves.actions(
             for: move, on: transport.personality.board, style: .standard, using: &generator)
         {
-            transport.perform(action)
+            perform(action)
         }
         await pump()
+    }
+
+    /// A person acts on the board; a board that streams its frames (Certabo, Sentio) shows
+    /// it in the next frame as well (its 2-of-3 vote needs two).
+    func perform(_ action: PhysicalAction) {
+        transport.perform(action)
+        if transport.personality.family == .certabo { transport.advance(by: 0.1) }
     }
 }
 

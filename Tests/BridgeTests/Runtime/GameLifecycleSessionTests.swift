@@ -1,3 +1,4 @@
+import Adapters
 import BoardKit
 import Chess
 import Config
@@ -21,10 +22,19 @@ import Testing
 
     private func ready(_ family: BoardFamily = .chessnut, store: StateWriter? = nil) async throws -> SessionHarness {
         let harness =
-            family == .chessnut
-            ? try SessionHarness(store: store)
-            : try SessionHarness(family: family, name: "DGT_PEGASUS_1234", store: store, orientation: .whiteNear)
+            switch family {
+            case .chessnut: try SessionHarness(store: store)
+            case .certabo: try SessionHarness(family: family, name: "Certabo", store: store)
+            case .sentio: try SessionHarness(family: family, name: "Sentio", store: store, orientation: .whiteNear)
+            default:
+                try SessionHarness(family: family, name: "DGT_PEGASUS_1234", store: store, orientation: .whiteNear)
+            }
         await harness.connect()
+        // A Certabo board learns its pieces from the start position first.
+        if family == .certabo {
+            for _ in 0..<CertaboCalibrator.minimumFrames { harness.transport.advance(by: 0.1) }
+            await harness.pump()
+        }
         #expect(harness.session.connectionState == "ready")
         return harness
     }
@@ -35,12 +45,12 @@ import Testing
         // Each action is handled before the next, as a person's hands are slower than the
         // session (one pump for the whole set-up left its last events unhandled at times).
         for square in Square.allCases where current[square] != target[square] && current[square] != nil {
-            harness.transport.perform(.lift(square))
+            harness.perform(.lift(square))
             await harness.pump()
         }
         for square in Square.allCases where current[square] != target[square] {
             if let piece = target[square] {
-                harness.transport.perform(.place(piece, on: square))
+                harness.perform(.place(piece, on: square))
                 await harness.pump()
             }
         }
@@ -52,18 +62,18 @@ import Testing
 
     /// Item 5: moves are `move` events, not `in_sync` ones; item 6: an untimed game
     /// publishes no clock action (nor does the sync gate for it).
-    @Test(arguments: [BoardFamily.chessnut, .dgtPegasus])
+    @Test(arguments: [BoardFamily.chessnut, .dgtPegasus, .certabo, .sentio])
     func movesPublishNoInSyncAndAnUntimedGameNoClock(family: BoardFamily) async throws {
         var harness = try await ready(family)
         for uci in ["e2e4", "e7e5", "g1f3"] { await harness.play(uci) }
         #expect(harness.publisher.payloads(on: "boardbridge/board-01/move").count == 3)
         #expect(!eventTypes(harness).contains("in_sync"), "events: \(eventTypes(harness))")
         // Knocked off and put back: out of sync, then in sync; still no clock action.
-        harness.transport.perform(.lift(.a2))
+        harness.perform(.lift(.a2))
         await harness.pump()
         harness.time.advance(3)
         harness.session.tick()
-        harness.transport.perform(.place(Piece(.white, .pawn), on: .a2))
+        harness.perform(.place(Piece(.white, .pawn), on: .a2))
         await harness.pump()
         let types = eventTypes(harness)
         #expect(types.filter { $0 == "out_of_sync" || $0 == "in_sync" } == ["out_of_sync", "in_sync"], "\(types)")
@@ -74,7 +84,7 @@ import Testing
     /// Item 1: `new_game` after a finished game publishes `game_start` (with the tags), a
     /// fresh state and a fresh PGN at once; item 7: until the pieces stand on the start
     /// position the board is out of sync, saying why, and nothing is read as a move.
-    @Test(arguments: [BoardFamily.chessnut, .dgtPegasus])
+    @Test(arguments: [BoardFamily.chessnut, .dgtPegasus, .certabo, .sentio])
     func newGamePublishesAFreshGameAndWaitsForTheStartPosition(family: BoardFamily) async throws {
         var harness = try await ready(family)
         for uci in ["f2f3", "e7e5", "g2g4", "d8h4"] { await harness.play(uci) }
@@ -124,7 +134,7 @@ import Testing
 
     /// Item 2 and 3: a `position` command while the board shows the start is kept (the
     /// reply and the state carry it), awaited, then tracked with the FEN's move numbers.
-    @Test(arguments: [BoardFamily.chessnut, .dgtPegasus])
+    @Test(arguments: [BoardFamily.chessnut, .dgtPegasus, .certabo, .sentio])
     func positionIsKeptAwaitedAndNumberedAsItsFEN(family: BoardFamily) async throws {
         var harness = try await ready(family)
         harness.publisher.clear()

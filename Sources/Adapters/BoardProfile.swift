@@ -54,6 +54,14 @@ public struct BoardProfile: Hashable, Sendable {
         self.writeType = writeType
     }
 
+    /// The profile of a board on a serial line (USB, RS232, RFCOMM): it matches no
+    /// advertisement and names no GATT service.
+    public static func serialLine(_ family: BoardFamily) -> BoardProfile {
+        BoardProfile(
+            family: family, namePrefixes: [], advertisedServiceUUIDs: [], serviceUUID: "",
+            notifyCharacteristicUUIDs: [], writeCharacteristicUUID: "", writeType: .withoutResponse)
+    }
+
     /// Whether an advertisement with `name` and `serviceUUIDs` belongs to this family.
     public func matches(name: String?, serviceUUIDs: [String]) -> Bool {
         if let name {

@@ -22,9 +22,7 @@ public import FoundationEssentials
 /// after ``keepAliveFrames`` that changed nothing its state is said again.
 public struct CertaboAdapter: BoardAdapter {
     /// A Certabo board is no BLE device: it sits behind a USB serial line.
-    public static let profile = BoardProfile(
-        family: .certabo, namePrefixes: [], advertisedServiceUUIDs: [], serviceUUID: "",
-        notifyCharacteristicUUIDs: [], writeCharacteristicUUID: "", writeType: .withoutResponse)
+    public static let profile = BoardProfile.serialLine(.certabo)
     /// The frames a square's tag is voted over.
     public static let votingFrames = 3
     /// The least time between two LED writes (assumed: picochess spaces RGB frames 0.6 s
@@ -42,7 +40,7 @@ public struct CertaboAdapter: BoardAdapter {
     /// The table in use (`nil` while the board is being calibrated).
     public private(set) var calibration: PieceCalibration?
     /// The LED marker the board's frames carry (`L` one LED per square, `D` RGB), if any.
-    public private(set) var ledMarker: UInt8?
+    public var ledMarker: UInt8? { framer.ledMarker }
 
     var framer = CertaboFramer()
     var calibrator = CertaboCalibrator()
@@ -87,15 +85,9 @@ public struct CertaboAdapter: BoardAdapter {
         return pending
     }
 
-    /// `indicate` and `clearIndications` as the 8 LED bytes (every style alike), `custom` as
-    /// is; nothing else. RGB boards (`D`) are not driven: their frame layout is unverified.
+    /// ``CertaboWire/encode(_:ledMarker:)``: the LEDs, and `custom` as is.
     public func encode(_ command: BoardCommand) -> Data? {
-        switch command {
-        case .indicate(let squares, _): ledMarker == UInt8(ascii: "D") ? nil : Data(CertaboWire.leds(squares))
-        case .clearIndications: ledMarker == UInt8(ascii: "D") ? nil : Data(CertaboWire.leds([]))
-        case .custom(let bytes): bytes
-        case .startSession, .requestState, .requestBattery, .executeMove, .loadPosition: nil
-        }
+        CertaboWire.encode(command, ledMarker: framer.ledMarker)
     }
 
     /// Parses every complete frame; keeps an incomplete line for the next call.
@@ -106,8 +98,7 @@ public struct CertaboAdapter: BoardAdapter {
             switch piece {
             case .garbage(let data):
                 events.append(.raw(data))
-            case .frame(let numbers, let marker):
-                if let marker { ledMarker = marker }
+            case .frame(let numbers):
                 if numbers.count == CertaboWire.occupancyFrameCount {
                     if !refusedOccupancy {
                         refusedOccupancy = true

@@ -10,8 +10,8 @@ import FoundationEssentials
 struct CertaboFramer: Sendable {
     /// What one line was.
     enum Piece: Equatable {
-        /// A frame's numbers, and the LED marker it held (`L`, `D`), if any.
-        case frame([UInt8], marker: UInt8?)
+        /// A frame's numbers.
+        case frame([UInt8])
         /// A line that is no frame.
         case garbage(Data)
     }
@@ -21,6 +21,8 @@ struct CertaboFramer: Sendable {
 
     private var line: [UInt8] = []
     private var skipping = false
+    /// The LED marker the board's frames carry (`L` one LED per square, `D` RGB), once one did.
+    private(set) var ledMarker: UInt8?
 
     /// Bytes held for an incomplete line.
     var bufferedByteCount: Int { line.count }
@@ -38,8 +40,9 @@ struct CertaboFramer: Sendable {
             if byte == UInt8(ascii: "\n") {
                 if skipping {
                     skipping = false
-                } else if let piece = Self.parse(line) {
+                } else if let (piece, marker) = Self.parse(line) {
                     pieces.append(piece)
+                    if let marker { ledMarker = marker }
                 }
                 line.removeAll(keepingCapacity: true)
             } else if !skipping {
@@ -55,11 +58,12 @@ struct CertaboFramer: Sendable {
         return pieces
     }
 
-    /// The frame in `line` (without its `\n`), garbage, or `nil` for an empty line.
-    static func parse(_ line: [UInt8]) -> Piece? {
+    /// The frame in `line` (without its `\n`) and the LED marker it held, garbage, or `nil`
+    /// for an empty line.
+    static func parse(_ line: [UInt8]) -> (Piece, marker: UInt8?)? {
         guard let colon = line.lastIndex(of: UInt8(ascii: ":")) else {
             let trimmed = line.filter { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: " ") }
-            return trimmed.isEmpty ? nil : .garbage(Data(line))
+            return trimmed.isEmpty ? nil : (.garbage(Data(line)), nil)
         }
         var numbers: [UInt8] = []
         numbers.reserveCapacity(CertaboWire.tagFrameCount)
@@ -71,14 +75,14 @@ struct CertaboFramer: Sendable {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 value = value * 10 + Int(byte - UInt8(ascii: "0"))
                 digits += 1
-                guard digits <= 3, value <= 255 else { return .garbage(Data(line)) }
+                guard digits <= 3, value <= 255 else { return (.garbage(Data(line)), nil) }
                 continue
             case UInt8(ascii: "L"), UInt8(ascii: "D"):
                 marker = byte
             case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "*"):
                 break
             default:
-                return .garbage(Data(line))
+                return (.garbage(Data(line)), nil)
             }
             if digits > 0 { numbers.append(UInt8(value)) }
             value = 0
@@ -86,8 +90,8 @@ struct CertaboFramer: Sendable {
         }
         if digits > 0 { numbers.append(UInt8(value)) }
         guard numbers.count == CertaboWire.tagFrameCount || numbers.count == CertaboWire.occupancyFrameCount else {
-            return .garbage(Data(line))
+            return (.garbage(Data(line)), nil)
         }
-        return .frame(numbers, marker: marker)
+        return (.frame(numbers), marker)
     }
 }

@@ -1,4 +1,5 @@
 public import BoardKit
+public import FoundationEssentials
 
 /// The wire vocabulary of Certabo boards and the Tabutronic Sentio, which speak one
 /// protocol (board-protocols.md §12; picochess `eboard/certabo`): a USB serial line at
@@ -72,6 +73,19 @@ public enum CertaboWire {
             }
         }
         return squares
+    }
+
+    /// The wire bytes of `command` on a board whose frames carry `ledMarker`: `indicate` and
+    /// `clearIndications` as the 8 LED bytes (every style alike), `custom` as is; nothing
+    /// else, and no LEDs on RGB boards (`D`: their frame layout is unverified).
+    public static func encode(_ command: BoardCommand, ledMarker: UInt8?) -> Data? {
+        let drivesLEDs = ledMarker != UInt8(ascii: "D")
+        switch command {
+        case .indicate(let squares, _): return drivesLEDs ? Data(leds(squares)) : nil
+        case .clearIndications: return drivesLEDs ? Data(leds([])) : nil
+        case .custom(let bytes): return bytes
+        case .startSession, .requestState, .requestBattery, .executeMove, .loadPosition: return nil
+        }
     }
 
     /// The tag of 5 numbers (most significant first).

@@ -13,13 +13,10 @@ public import FoundationEssentials
 /// holding a tag being occupied.
 public struct SentioAdapter: BoardAdapter {
     /// A Sentio is no BLE device: it sits behind a USB serial line.
-    public static let profile = BoardProfile(
-        family: .sentio, namePrefixes: [], advertisedServiceUUIDs: [], serviceUUID: "",
-        notifyCharacteristicUUIDs: [], writeCharacteristicUUID: "", writeType: .withoutResponse)
+    public static let profile = BoardProfile.serialLine(.sentio)
 
     var framer = CertaboFramer()
     var reported: OccupancyMap?
-    var ledMarker: UInt8?
     var quietFrames = 0
 
     /// A fresh adapter.
@@ -39,15 +36,9 @@ public struct SentioAdapter: BoardAdapter {
         [(.clearIndications, 0)]
     }
 
-    /// `indicate` and `clearIndications` as the 8 LED bytes (every style alike), `custom` as
-    /// is; nothing else (not on RGB boards, whose frame layout is unverified).
+    /// ``CertaboWire/encode(_:ledMarker:)``: the LEDs, and `custom` as is.
     public func encode(_ command: BoardCommand) -> Data? {
-        switch command {
-        case .indicate(let squares, _): ledMarker == UInt8(ascii: "D") ? nil : Data(CertaboWire.leds(squares))
-        case .clearIndications: ledMarker == UInt8(ascii: "D") ? nil : Data(CertaboWire.leds([]))
-        case .custom(let bytes): bytes
-        case .startSession, .requestState, .requestBattery, .executeMove, .loadPosition: nil
-        }
+        CertaboWire.encode(command, ledMarker: framer.ledMarker)
     }
 
     /// Parses every complete frame; keeps an incomplete line for the next call.
@@ -58,8 +49,7 @@ public struct SentioAdapter: BoardAdapter {
             switch piece {
             case .garbage(let data):
                 events.append(.raw(data))
-            case .frame(let numbers, let marker):
-                if let marker { ledMarker = marker }
+            case .frame(let numbers):
                 let map: OccupancyMap
                 if numbers.count == CertaboWire.occupancyFrameCount {
                     map = CertaboWire.occupancy(ranks: numbers)

@@ -33,9 +33,7 @@ public struct DGTAdapter: BoardAdapter {
 
     /// A DGT e-Board is no BLE device: the profile matches no advertisement and names no
     /// GATT service (the board is reached over a serial line or RFCOMM).
-    public static let profile = BoardProfile(
-        family: .dgt, namePrefixes: [], advertisedServiceUUIDs: [], serviceUUID: "",
-        notifyCharacteristicUUIDs: [], writeCharacteristicUUID: "", writeType: .withoutResponse)
+    public static let profile = BoardProfile.serialLine(.dgt)
 
     /// The serial line's settings: 9600 baud, 8 data bits, no parity, 1 stop bit.
     public static let baudRate = 9600

@@ -180,6 +180,13 @@ final class SocketPair {
         watch.cancel()
         watch.cancel()
         #expect(!watch.isActive)
+        // Closed now; the peer sees the end once no process of this run still holds a copy: a
+        // child being spawned by a test beside this one holds every descriptor for the moment
+        // between its fork and its exec (close-on-exec ends it only at the exec).
+        let closed = ContinuousClock.now + .seconds(30)
+        while !peerSeesEndOfFile(pair.right) && ContinuousClock.now < closed {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(peerSeesEndOfFile(pair.right))
     }
 

@@ -159,34 +159,3 @@ extension BoardSession {
         return "loaded"
     }
 }
-
-extension BoardSession {
-    /// Publishes where the board's calibration stands as a `calibration` event, and keeps a
-    /// table the board learned. The adapter says it again now and then (so that a board left
-    /// alone is not taken for a silent one): only a change is published.
-    func actOnCalibration(_ progress: BoardCalibrationEvent) {
-        guard progress != lastCalibration else { return }
-        lastCalibration = progress
-        switch progress {
-        case .needed:
-            logger.notice("calibration: set the pieces up on the start position (spare queens on d3 and d6)")
-            publishEvent(.calibration(state: "needed"))
-        case .learned(let table):
-            calibration?.keep(table)
-            logger.notice("calibration: pieces learned", [("tags", String(table.count))])
-            publishEvent(.calibration(state: "learned", pieces: table.count))
-        case .unsettled(let squares):
-            logger.warning(
-                "calibration: squares not read steadily", [("squares", squares.map(\.name).joined(separator: " "))])
-            publishEvent(.calibration(state: "unsettled", squares: squares))
-        case .unknownPieces(let squares) where squares.isEmpty:
-            logger.notice("calibration: the unknown pieces are gone")
-            publishEvent(.calibration(state: "recognised"))
-        case .unknownPieces(let squares):
-            logger.warning(
-                "calibration: pieces never calibrated stand on the board: no position is reported",
-                [("squares", squares.map(\.name).joined(separator: " "))])
-            publishEvent(.calibration(state: "unknown_pieces", squares: squares))
-        }
-    }
-}

@@ -76,9 +76,7 @@ public final class BoardSession {
     /// long, a result the position does not support).
     var arbiterWatch: ArbiterWatch
     /// The tags a Certabo board learned, kept in the state directory (`nil` for other families).
-    var calibration: BoardCalibrationFile?
-    /// The last calibration event published (``actOnCalibration(_:)``).
-    var lastCalibration: BoardCalibrationEvent?
+    var calibration: BoardCalibrationKeeper?
     /// The corrections this session made, the newest (``BoardCorrections``).
     var corrections: BoardCorrections
     var correctionLimiter = RefusalLimiter(burst: BoardSession.correctionBurst, perSecond: BoardSession.correctionRate)
@@ -294,7 +292,7 @@ public final class BoardSession {
         case .unhandled(let bytes):
             logger.debug("unhandled frame", [("bytes", bytes.map { String($0, radix: 16) }.joined(separator: " "))])
         case .calibration(let progress):
-            actOnCalibration(progress)
+            if let event = calibration?.take(progress) { publishEvent(event) }
         case .serialNumber, .version:
             break
         }

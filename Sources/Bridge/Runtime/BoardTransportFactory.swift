@@ -106,7 +106,7 @@ final class BoardTransportFactory {
     /// `calibration` when each link comes up.
     /// - Throws: ``AdapterFactoryError`` for invalid adapter options (a bad developer key).
     func makeTransport(
-        for board: ConfiguredBoard, calibration: BoardCalibrationFile? = nil
+        for board: ConfiguredBoard, calibration: BoardCalibrationKeeper? = nil
     ) throws -> any BridgedBoardTransport {
         if let path = board.serial {
             // Only boards of the serial families are configured with `serial:` (the

@@ -62,7 +62,7 @@ final class BridgeBoards: BoardDirectory {
     func add(_ board: ConfiguredBoard) throws {
         let calibration =
             board.family == .certabo
-            ? BoardCalibrationFile(board: board.id, store: store, logger: logger.labelled(board.id)) : nil
+            ? BoardCalibrationKeeper(board: board.id, store: store, logger: logger.labelled(board.id)) : nil
         let transport = try factory.makeTransport(for: board, calibration: calibration)
         let session = BoardSession(
             board: board, transport: transport, game: game, builder: builder, publisher: publisher, store: store,

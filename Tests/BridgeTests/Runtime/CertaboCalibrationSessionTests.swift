@@ -25,7 +25,7 @@ import Testing
             Issue.record("\(name): \(reason)")
         }
         let harness = try SessionHarness(family: .certabo, name: "Certabo", store: store)
-        let file = BoardCalibrationFile(board: "board-01", store: store, logger: Logger(label: "test", level: .error))
+        let file = BoardCalibrationKeeper(board: "board-01", store: store, logger: Logger(label: "test", level: .error))
         #expect(file.table == nil)
         harness.session.calibration = file
         await harness.connect()
@@ -36,7 +36,8 @@ import Testing
         #expect(learned?["pieces"] == .number(32))
         #expect(file.table?.count == 32)
         store.flush()
-        let again = BoardCalibrationFile(board: "board-01", store: store, logger: Logger(label: "test", level: .error))
+        let again = BoardCalibrationKeeper(
+            board: "board-01", store: store, logger: Logger(label: "test", level: .error))
         #expect(again.table == file.table, "the next run names the pieces by the kept table")
         #expect(harness.session.isReady)
 
@@ -44,7 +45,7 @@ import Testing
         let reply = harness.session.execute(.calibrate)
         #expect((try? reply.get())?["calibrating"] == .bool(true))
         #expect(file.table == nil)
-        let forgotten = BoardCalibrationFile(
+        let forgotten = BoardCalibrationKeeper(
             board: "board-01", store: store, logger: Logger(label: "test", level: .error))
         #expect(forgotten.table == nil)
     }
@@ -55,7 +56,7 @@ import Testing
         let store = StateWriter(store: try StateStore(directory: directory.path)) { _, _ in }
         for damaged in [#"{"board":"board-01","pieces":{"0102030405":"X"}}"#, #"{"board":"other","pieces":{}}"#, "{"] {
             try Data(damaged.utf8).write(to: directory.appendingPathComponent("board-01.calibration.json"))
-            let file = BoardCalibrationFile(board: "board-01", store: store, logger: .silent)
+            let file = BoardCalibrationKeeper(board: "board-01", store: store, logger: .silent)
             #expect(file.table == nil, "\(damaged)")
         }
     }

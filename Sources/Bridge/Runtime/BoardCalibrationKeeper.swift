@@ -1,21 +1,24 @@
 import BoardKit
+import Contract
 import FoundationEssentials
 import JSON
 import Logging
 
-/// The tags a Certabo board learned (``BoardKit/PieceCalibration``), kept in the state
-/// directory as `<id>.calibration.json` (board ids have no `.`, so the name is no board's):
-/// `{"board":"<id>","pieces":{"<10 hex digits>":"<FEN letter>",…}}`. Each new link's adapter
-/// is made with the table read here; without one the board calibrates itself from the start
-/// position, and the table it learns is kept here.
+/// A Certabo board's calibration as the bridge keeps it: the tags it learned
+/// (``BoardKit/PieceCalibration``), kept in the state directory as `<id>.calibration.json`
+/// (board ids have no `.`, so the name is no board's):
+/// `{"board":"<id>","pieces":{"<10 hex digits>":"<FEN letter>",…}}`, and what was last said of
+/// it. Each new link's adapter is made with the table read here; without one the board
+/// calibrates itself from the start position, and the table it learns is kept here.
 @MainActor
-final class BoardCalibrationFile {
+final class BoardCalibrationKeeper {
     /// The board.
     let board: String
     /// The table in use, `nil` until one is learned.
     private(set) var table: PieceCalibration?
     private let store: StateWriter?
     private let logger: Logger
+    private var lastSaid: BoardCalibrationEvent?
 
     /// The file of `board` in `store`, read now (a damaged file is reported and the board
     /// calibrated afresh).
@@ -39,6 +42,36 @@ final class BoardCalibrationFile {
         }
         let json: JSONValue = .object(["board": .string(board), "pieces": .object(pieces)])
         store?.save(Data(json.encoded()), as: Self.fileName(board))
+    }
+
+    /// Takes where the board's calibration stands: keeps a learned table, logs, and returns
+    /// the `calibration` event to publish — `nil` when the board said the same before (its
+    /// adapter says it again now and then, so that a board left alone is not taken for a
+    /// silent one).
+    func take(_ progress: BoardCalibrationEvent) -> BoardEventPayload? {
+        guard progress != lastSaid else { return nil }
+        lastSaid = progress
+        switch progress {
+        case .needed:
+            logger.notice("calibration: set the pieces up on the start position (spare queens on d3 and d6)")
+            return .calibration(state: "needed")
+        case .learned(let table):
+            keep(table)
+            logger.notice("calibration: pieces learned", [("tags", String(table.count))])
+            return .calibration(state: "learned", pieces: table.count)
+        case .unsettled(let squares):
+            logger.warning(
+                "calibration: squares not read steadily", [("squares", squares.map(\.name).joined(separator: " "))])
+            return .calibration(state: "unsettled", squares: squares)
+        case .unknownPieces(let squares) where squares.isEmpty:
+            logger.notice("calibration: the unknown pieces are gone")
+            return .calibration(state: "recognised")
+        case .unknownPieces(let squares):
+            logger.warning(
+                "calibration: pieces never calibrated stand on the board: no position is reported",
+                [("squares", squares.map(\.name).joined(separator: " "))])
+            return .calibration(state: "unknown_pieces", squares: squares)
+        }
     }
 
     /// Forgets the table: the next link calibrates afresh.

@@ -130,11 +130,13 @@ public struct CertaboAdapter: BoardAdapter {
             learn(from: tags, into: &events)
             return
         }
-        vote(tags)
+        let changed = vote(tags)
         if !isReady {
             isReady = true
             events.append(.ready)
         }
+        // Nothing decided differently: the position and the unknown pieces are as they were.
+        guard changed || reported == nil else { return }
         var snapshot = BoardSnapshot()
         var unknownNow: [Square] = []
         for square in Square.allCases {
@@ -187,17 +189,23 @@ public struct CertaboAdapter: BoardAdapter {
 
     /// Takes `tags` into the vote: a square's tag changes when at least two of the last
     /// ``votingFrames`` frames show the new one (the first frame of a link counts alone).
-    private mutating func vote(_ tags: [PieceTag]) {
+    /// Returns whether a square's tag changed.
+    private mutating func vote(_ tags: [PieceTag]) -> Bool {
         if recent.count == Self.votingFrames { recent.removeFirst() }
         recent.append(tags)
         guard recent.count > 1 else {
-            decided = tags
-            return
+            defer { decided = tags }
+            return decided != tags
         }
+        var changed = false
         for index in 0..<64 where decided[index] != tags[index] {
             let candidate = tags[index]
             let votes = recent.reduce(0) { $0 + ($1[index] == candidate ? 1 : 0) }
-            if votes >= 2 { decided[index] = candidate }
+            if votes >= 2 {
+                decided[index] = candidate
+                changed = true
+            }
         }
+        return changed
     }
 }

@@ -21,6 +21,9 @@ struct CertaboFramer: Sendable {
 
     private var line: [UInt8] = []
     private var skipping = false
+    private var overlong: Piece?
+    private var lastLine: [UInt8] = []
+    private var lastPiece: Piece?
     /// The LED marker the board's frames carry (`L` one LED per square, `D` RGB), once one did.
     private(set) var ledMarker: UInt8?
 
@@ -29,33 +32,57 @@ struct CertaboFramer: Sendable {
 
     /// Forgets an incomplete line.
     mutating func reset() {
-        line = []
-        skipping = false
+        self = CertaboFramer()
     }
 
     /// Appends `bytes` and returns every line they complete.
     mutating func feed(_ bytes: Data) -> [Piece] {
         var pieces: [Piece] = []
-        for byte in bytes {
-            if byte == UInt8(ascii: "\n") {
+        bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            var start = 0
+            while start < raw.count {
+                let end = raw[start...].firstIndex(of: UInt8(ascii: "\n"))
+                take(UnsafeRawBufferPointer(rebasing: raw[start..<(end ?? raw.count)]))
+                if let garbage = overlong.take() { pieces.append(garbage) }
+                guard let end else { break }
                 if skipping {
                     skipping = false
-                } else if let (piece, marker) = Self.parse(line) {
+                } else if let piece = finishLine() {
                     pieces.append(piece)
-                    if let marker { ledMarker = marker }
                 }
                 line.removeAll(keepingCapacity: true)
-            } else if !skipping {
-                if line.count == Self.maximumLineLength {
-                    pieces.append(.garbage(Data(line)))
-                    line.removeAll(keepingCapacity: true)
-                    skipping = true
-                } else {
-                    line.append(byte)
-                }
+                start = end + 1
             }
         }
         return pieces
+    }
+
+    /// Appends part of a line, up to ``maximumLineLength`` bytes; a longer line is handed
+    /// back as garbage and skipped to its end.
+    private mutating func take(_ part: UnsafeRawBufferPointer) {
+        guard !skipping, !part.isEmpty else { return }
+        let room = Self.maximumLineLength - line.count
+        guard part.count > room else {
+            line.append(contentsOf: part)
+            return
+        }
+        line.append(contentsOf: UnsafeRawBufferPointer(rebasing: part[0..<room]))
+        overlong = .garbage(Data(line))
+        line.removeAll(keepingCapacity: true)
+        skipping = true
+    }
+
+    /// The line just ended: its frame (the one before again when the board sent the same
+    /// line, as it does while nothing moves), garbage, or `nil` for an empty line.
+    private mutating func finishLine() -> Piece? {
+        if line == lastLine, let lastPiece { return lastPiece }
+        guard let (piece, marker) = Self.parse(line) else { return nil }
+        if let marker { ledMarker = marker }
+        if case .frame = piece {
+            lastLine = line
+            lastPiece = piece
+        }
+        return piece
     }
 
     /// The frame in `line` (without its `\n`) and the LED marker it held, garbage, or `nil`

@@ -87,12 +87,23 @@ public enum AdapterFactory {
             }
         case .millennium:
             return MillenniumAdapter()
-        case .dgt:
-            return DGTAdapter(model: options.dgtModel ?? .classic)
-        case .certabo:
-            return CertaboAdapter(calibration: options.calibration)
-        case .sentio:
-            return SentioAdapter()
+        case .dgt, .certabo, .sentio:
+            return makeSerialAdapter(for: family, options: options)
+        }
+    }
+
+    /// A fresh adapter for a new link to a board of a serial family
+    /// (``BoardKit/BoardFamily/connectsOverSerialLine``, a precondition): none of them has
+    /// options that can be wrong, so making one cannot fail.
+    public static func makeSerialAdapter(
+        for family: BoardFamily, options: AdapterOptions = AdapterOptions()
+    ) -> any BoardAdapter {
+        switch family {
+        case .dgt: DGTAdapter(model: options.dgtModel ?? .classic)
+        case .certabo: CertaboAdapter(calibration: options.calibration)
+        case .sentio: SentioAdapter()
+        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium:
+            preconditionFailure("\(family.rawValue) boards are no serial boards")
         }
     }
 

@@ -25,7 +25,8 @@ public struct PieceCalibration: Hashable, Sendable, Codable {
     /// The table as text, one `tag piece` pair a line (`0a1b2c3d4e P`), sorted by tag: the
     /// form kept in the state directory.
     public var text: String {
-        pieces.sorted { $0.key < $1.key }.map { Self.hex($0.key) + " " + String($0.value.fenLetter) + "\n" }.joined()
+        pieces.sorted { $0.key < $1.key }.map { Self.text(of: $0.key) + " " + String($0.value.fenLetter) + "\n" }
+            .joined()
     }
 
     /// Parses ``text``; `nil` when a line is not a 10-digit hex tag, a space and a FEN piece
@@ -42,7 +43,8 @@ public struct PieceCalibration: Hashable, Sendable, Codable {
         self.pieces = pieces
     }
 
-    private static func hex(_ tag: PieceTag) -> String {
+    /// `tag` as the table's text writes it: 10 hex digits (`0a1b2c3d4e`).
+    public static func text(of tag: PieceTag) -> String {
         let digits = String(tag, radix: 16)
         return String(repeating: "0", count: max(0, 10 - digits.count)) + digits
     }

@@ -36,9 +36,8 @@ final class BoardCalibrationKeeper {
     func keep(_ table: PieceCalibration) {
         self.table = table
         var pieces = JSONObject()
-        for line in table.text.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            pieces[String(fields[0])] = .string(String(fields[1]))
+        for (tag, piece) in table.pieces.sorted(by: { $0.key < $1.key }) {
+            pieces[PieceCalibration.text(of: tag)] = .string(String(piece.fenLetter))
         }
         let json: JSONValue = .object(["board": .string(board), "pieces": .object(pieces)])
         store?.save(Data(json.encoded()), as: Self.fileName(board))

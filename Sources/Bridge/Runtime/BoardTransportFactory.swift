@@ -114,14 +114,12 @@ final class BoardTransportFactory {
             let family = board.family
             let baudRate = AdapterFactory.baudRate(for: family).flatMap(SerialPort.BaudRate.init) ?? .b9600
             var options = AdapterOptions(dgtModel: Self.dgtModel(board, bluetooth: false))
-            _ = try AdapterFactory.makeAdapter(for: family, options: options)
             return SerialBoardTransport(
                 path: path, baudRate: baudRate, policy: board.reconnect, scheduler: manager.scheduler,
                 logger: manager.logger.prefixed("[\(board.id)] ")
             ) {
                 options.calibration = calibration?.table
-                // The options were checked above: making the adapter cannot fail.
-                return (try? AdapterFactory.makeAdapter(for: family, options: options)) ?? DGTAdapter()
+                return AdapterFactory.makeSerialAdapter(for: family, options: options)
             }
         }
         if board.family == .dgt, case .address(let address) = board.match {

@@ -214,7 +214,8 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["BridgeCLI", "Contract", "TestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["boardbridge-bench", "TestSupport"]),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["Contract", "JSON", "MQTT", "Chess", "BoardKit", "TestSupport"]),
+            name: "EndToEndTests",
+            dependencies: ["Contract", "JSON", "MQTT", "Chess", "BoardKit", "TestSupport", "TestScheduling"]),
     ],
     swiftLanguageModes: [.v6]
 )

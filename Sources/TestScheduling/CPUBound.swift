@@ -2,7 +2,7 @@ public import Testing
 
 /// A trait for tests that compute for long without suspending (property tests, fuzz
 /// targets): each of its test cases runs on a ``ThreadExecutor`` of its own, off Swift's
-/// cooperative pool, and one at a time (``CPUBoundGate``), so that the tests running beside
+/// cooperative pool, and one at a time (``TestGate``), so that the tests running beside
 /// them in parallel keep their timing.
 ///
 /// Only the test's nonisolated code moves; a `@MainActor` test still runs on the main actor
@@ -12,6 +12,9 @@ public import Testing
 /// @Suite(.cpuBound) struct GapPropertyTests { … }
 /// ```
 public struct CPUBound: TestTrait, SuiteTrait, TestScoping {
+    /// The gate every CPU-bound test case passes, one at a time.
+    static let gate = TestGate(width: 1)
+
     /// Applies to every test of a suite it is given to.
     public var isRecursive: Bool { true }
 
@@ -26,18 +29,11 @@ public struct CPUBound: TestTrait, SuiteTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        await CPUBoundGate.shared.enter()
-        let executor = ThreadExecutor(name: "cpu-bound: \(test.name)")
-        let result: Result<Void, any Error>
-        do {
+        try await Self.gate.pass {
+            let executor = ThreadExecutor(name: "cpu-bound: \(test.name)")
+            defer { executor.shutDown() }
             try await withTaskExecutorPreference(executor) { try await function() }
-            result = .success(())
-        } catch {
-            result = .failure(error)
         }
-        executor.shutDown()
-        await CPUBoundGate.shared.leave()
-        try result.get()
     }
 }
 

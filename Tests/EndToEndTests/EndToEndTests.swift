@@ -1,14 +1,16 @@
 import Chess
 import Contract
 import Foundation
+import TestScheduling
 import TestSupport
 import Testing
 
 /// Issue #7: the whole product with real processes — a private `dbus-daemon`, `boardsim`
 /// faking BlueZ with emulated boards, `mosquitto`, and `boardbridge run` between them.
-/// Each test builds its own hall and tears it down by PID (also on failure). The suite is
-/// serialized: each hall already keeps both cores of a CI machine busy.
-@Suite(.serialized, .enabled(if: TestTools.available("dbus-daemon", "mosquitto")))
+/// Each test builds its own hall and tears it down by PID (also on failure). A hall mostly
+/// waits on its processes, so a few run at once (``WholeHall``), each on its own bus, broker,
+/// ports and paths.
+@Suite(.wholeHall, .enabled(if: TestTools.available("dbus-daemon", "mosquitto")))
 @MainActor
 struct EndToEndTests {
     /// The games played are legal and hold castling, en passant and a promotion each.

@@ -53,6 +53,7 @@ public enum AdapterFactory {
         case .dgt: DGTAdapter.profile
         case .certabo: CertaboAdapter.profile
         case .sentio: SentioAdapter.profile
+        case .iChessOne: IChessOneAdapter.profile
         }
     }
 
@@ -61,7 +62,7 @@ public enum AdapterFactory {
         switch family {
         case .dgt: DGTAdapter.baudRate
         case .certabo, .sentio: CertaboWire.baudRate
-        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium: nil
+        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium, .iChessOne: nil
         }
     }
 
@@ -87,6 +88,8 @@ public enum AdapterFactory {
             }
         case .millennium:
             return MillenniumAdapter()
+        case .iChessOne:
+            return IChessOneAdapter()
         case .dgt, .certabo, .sentio:
             return makeSerialAdapter(for: family, options: options)
         }
@@ -102,7 +105,7 @@ public enum AdapterFactory {
         case .dgt: DGTAdapter(model: options.dgtModel ?? .classic)
         case .certabo: CertaboAdapter(calibration: options.calibration)
         case .sentio: SentioAdapter()
-        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium:
+        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium, .iChessOne:
             preconditionFailure("\(family.rawValue) boards are no serial boards")
         }
     }

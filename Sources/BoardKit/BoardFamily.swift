@@ -16,6 +16,8 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
     case certabo
     /// Tabutronic Sentio: occupancy, over USB serial (Certabo's protocol without tags).
     case sentio
+    /// iChessOne: piece identity and RGB LEDs, over Bluetooth LE (the Nordic UART service).
+    case iChessOne = "ichessone"
 
     /// The families reached over Bluetooth LE (every family but the serial ones).
     public static let bluetoothLE: [BoardFamily] = allCases.filter(\.isBluetoothLE)
@@ -28,7 +30,7 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
     public var connectsOverSerialLine: Bool {
         switch self {
         case .dgt, .certabo, .sentio: true
-        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium: false
+        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium, .iChessOne: false
         }
     }
 
@@ -42,6 +44,7 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
         case .millennium: "Millennium"
         case .certabo: "Certabo"
         case .sentio: "Tabutronic"
+        case .iChessOne: "iChessOne"
         }
     }
 
@@ -56,6 +59,7 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
         case .millennium: "Millennium ChessLink"
         case .certabo: "Certabo"
         case .sentio: "Tabutronic Sentio"
+        case .iChessOne: "iChessOne"
         }
     }
 }

@@ -159,7 +159,8 @@ public enum BoardBridgeCLI {
                           and column, and exit. Prints "configuration OK: N boards" when
                           there are none.
           decode          Decode captured notifications of a board family (chessnut,
-                          chessup, squareoff, pegasus, dgt, millennium, certabo, sentio):
+                          chessup, squareoff, pegasus, dgt, millennium, certabo, sentio,
+                          ichessone):
                           one hex string per argument, or one per line on stdin (a Certabo or
                           Sentio line as the board sends it, starting with ":", as text).
                           Prints one JSON line per event.

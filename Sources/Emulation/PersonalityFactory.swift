@@ -37,6 +37,8 @@ public enum PersonalityFactory {
             CertaboPersonality(name: name, board: board, isFlipped: isFlipped)
         case .sentio:
             CertaboPersonality(name: name, board: board, isFlipped: isFlipped, options: .init(recognisesPieces: false))
+        case .iChessOne:
+            IChessOnePersonality(name: name, board: board, isFlipped: isFlipped)
         }
     }
 

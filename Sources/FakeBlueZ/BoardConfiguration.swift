@@ -25,7 +25,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
     /// Whether Black sits on the near side (the wire order flips).
     public var flipped: Bool
     /// The server's ATT MTU; a family default when absent (Chessnut 185, Millennium 160,
-    /// others 247). Notifications longer than MTU − 3 are truncated or refused.
+    /// iChessOne 23, others 247). Notifications longer than MTU − 3 are truncated or refused.
     public var mtu: Int?
     /// The position set up at start (a FEN or a FEN placement); the starting position when absent.
     public var fen: String?
@@ -146,15 +146,18 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         case .millennium: "MILLENNIUM CHESS"
         case .certabo: "Certabo"
         case .sentio: "Sentio"
+        case .iChessOne: "iChessOne"
         }
     }
 
     /// The server MTU boards of `family` negotiate (board-protocols.md: the Chessnut Air gave
-    /// 185 on macOS, the Millennium's server MTU is 160).
+    /// 185 on macOS, the Millennium's server MTU is 160; the iChessOne's is not known, so
+    /// the ATT default of 23, which splits its 34-byte position in two notifications).
     public static func defaultMTU(for family: BoardFamily) -> Int {
         switch family {
         case .chessnut: 185
         case .millennium: 160
+        case .iChessOne: 23
         case .chessUp, .squareOff, .dgtPegasus, .dgt, .certabo, .sentio: 247
         }
     }

@@ -14,7 +14,9 @@ enum SimulatedBoards {
     static let pegasus = "id=pegasus,family=pegasus,name=DGT_Pegasus_1,address=AA:00:00:00:00:04"
     static let millennium = "id=millennium,family=millennium,name=MILLENNIUM CHESS,address=AA:00:00:00:00:05"
 
-    static let all = [chessnut, chessUp, squareOff, pegasus, millennium]
+    static let ichessone = "id=ichessone,family=ichessone,name=iChessOne,address=AA:00:00:00:00:06"
+
+    static let all = [chessnut, chessUp, squareOff, pegasus, millennium, ichessone]
 
     static func specification(_ family: BoardFamily) -> String {
         switch family {
@@ -23,6 +25,7 @@ enum SimulatedBoards {
         case .squareOff: squareOff
         case .dgtPegasus: pegasus
         case .millennium: millennium
+        case .iChessOne: ichessone
         case .dgt, .certabo, .sentio: preconditionFailure("\(family) is no Bluetooth LE board")
         }
     }

@@ -73,6 +73,18 @@ import Testing
             lines.contains { $0.contains(#""event":"occupancy""#) && $0.contains(#""e4""#) && !$0.contains(#""e2""#) })
     }
 
+    @Test func decodeReadsAnIChessOnePositionSplitAcrossTwoNotifications() async throws {
+        // picochess's start-position fixture, cut where a 23-byte MTU cuts it, then its battery vector.
+        let outcome = try await run([
+            "decode", "--family", "ichessone", "3d70a89bc98a7777777700000000000000000000",
+            "0000000000001111111142356324", "3d620164",
+        ])
+        #expect(outcome.status == 0, "\(outcome.error)")
+        let lines = outcome.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains(#"{"event":"pieces","fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"}"#))
+        #expect(lines.contains { $0.contains(#""event":"battery""#) && $0.contains("100") })
+    }
+
     @Test func runWithABrokenConfigExits78() async throws {
         let scratch = try TestTools.temporaryDirectory("boardbridge-run")
         defer { try? FileManager.default.removeItem(at: scratch) }

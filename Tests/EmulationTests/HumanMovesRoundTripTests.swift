@@ -138,6 +138,19 @@ import Testing
         }
     }
 
+    /// The board reports a8 first however it stands: a board set up the other way round is
+    /// found by the kernel from its start position.
+    @Test func iChessOneGamesAreRecovered() {
+        for index in 0..<Self.gameCount {
+            let moves = Self.randomGame(seed: 0x1C10 + UInt64(index), underpromotions: true)
+            let personality = IChessOnePersonality(isFlipped: index % 4 == 1)
+            var link = EmulatedLink(IChessOneAdapter(), personality)
+            let result = Self.replay(moves, on: &link, options: TrackerOptions(), seed: UInt64(index))
+            Self.check(moves, result, game: index)
+            #expect(link.personality.violations.total == 0)
+        }
+    }
+
     @Test func pegasusGamesAreRecovered() throws {
         for index in 0..<Self.gameCount {
             // Occupancy cannot show which piece a pawn became: queens only.

@@ -146,6 +146,7 @@ extension EndToEndTests {
             HallBoard(id: "bat-up", family: "chessup", address: "AA:BB:CC:00:15:12"),
             HallBoard(id: "bat-so", family: "squareoff", address: "AA:BB:CC:00:15:13", orientation: "white"),
             HallBoard(id: "bat-peg", family: "pegasus", address: "AA:BB:CC:00:15:14", orientation: "white"),
+            HallBoard(id: "bat-one", family: "ichessone", address: "AA:BB:CC:00:15:15"),
         ]
         let hall = try await Hall(boards: boards, settings: HallSettings(batteryInterval: 1))
         defer { hall.stop() }

@@ -13,6 +13,7 @@ enum LifecycleBoards {
         HallBoard(id: "chessnut", family: "chessnut", address: "AA:BB:CC:00:15:02"),
         HallBoard(id: "squareoff", family: "squareoff", address: "AA:BB:CC:00:15:03", orientation: "white"),
         HallBoard(id: "pegasus", family: "pegasus", address: "AA:BB:CC:00:15:04", orientation: "white"),
+        HallBoard(id: "ichessone", family: "ichessone", address: "AA:BB:CC:00:15:05"),
     ]
 }
 

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 extension EndToEndTests {
-    /// The hall: five boards of every family on two adapters.
+    /// The hall: six boards of every BLE family on two adapters.
     static let hallBoards = [
         HallBoard(id: "air", family: "chessnut", address: "AA:BB:CC:00:01:01", adapter: "hci0"),
         HallBoard(id: "up", family: "chessup", address: "AA:BB:CC:00:01:02", adapter: "hci0"),
@@ -15,6 +15,7 @@ extension EndToEndTests {
             id: "squareoff", family: "squareoff", address: "AA:BB:CC:00:01:04", adapter: "hci1",
             orientation: "white"),
         HallBoard(id: "mill", family: "millennium", address: "AA:BB:CC:00:01:05", adapter: "hci1"),
+        HallBoard(id: "one", family: "ichessone", address: "AA:BB:CC:00:01:06", adapter: "hci1"),
     ]
 
     /// The game each hall board plays: occupancy boards promote to the default queen, the

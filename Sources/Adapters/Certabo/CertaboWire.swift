@@ -57,22 +57,14 @@ public enum CertaboWire {
         }
     }
 
-    /// The 8 LED bytes lighting `squares` (byte 0 = rank 8, bit 0 = file a).
+    /// The 8 LED bytes lighting `squares` (byte 0 = rank 8, bit 0 = file a: ``RankBitmasks``).
     public static func leds(_ squares: some Sequence<Square>) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: 8)
-        for square in squares { bytes[7 - square.rank] |= 1 << UInt8(square.file) }
-        return bytes
+        RankBitmasks.bytes(lighting: squares)
     }
 
     /// The squares 8 LED bytes light.
     public static func litSquares(_ bytes: [UInt8]) -> Set<Square> {
-        var squares: Set<Square> = []
-        for (row, bits) in bytes.prefix(8).enumerated() {
-            for file in 0..<8 where bits & (1 << UInt8(file)) != 0 {
-                squares.insert(Square(file: file, rank: 7 - row)!)
-            }
-        }
-        return squares
+        RankBitmasks.squares(lit: bytes)
     }
 
     /// The wire bytes of `command` on a board whose frames carry `ledMarker`: `indicate` and

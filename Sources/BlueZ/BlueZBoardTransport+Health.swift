@@ -11,6 +11,11 @@ extension BlueZBoardTransport {
         link?.writer?.droppedCount ?? 0
     }
 
+    /// Bytes the current link's notifications carried (0 without a link).
+    public var linkBytesReceived: Int {
+        link?.bytesFed ?? 0
+    }
+
     /// Treats the current link as lost (`reason` becomes ``lastError``): it is torn down,
     /// ``BoardKit/BoardEvent/disconnected(error:)`` is yielded and the reconnect policy
     /// starts, as after a drop. For a link BlueZ says is up but that carries nothing (a

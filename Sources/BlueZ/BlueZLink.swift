@@ -50,6 +50,8 @@ final class BlueZLink {
     var failure: BlueZLinkError?
     /// Torn down (idempotence).
     @exclusivity(unchecked) var isTornDown = false
+    /// Bytes fed to the adapter (the health watch's sign of life).
+    @exclusivity(unchecked) var bytesFed = 0
     /// Notifications that arrived after subscribing but before `.connected`.
     var early: [Data] = []
     /// The adapter said `.ready` or `.handshakeFailed` (the handshake is answered either way).
@@ -83,6 +85,7 @@ final class BlueZLink {
     /// adapter's mandatory responses on the writer; returns the adapter's events (none
     /// without an adapter).
     func feed(_ bytes: Data) -> [BoardEvent] {
+        bytesFed &+= bytes.count
         guard let (events, responses) = adapter?.feedAndDrain(bytes) else { return [] }
         if !responses.isEmpty, let writer {
             for response in responses { writer.enqueueResponse(response) }

@@ -67,6 +67,9 @@ public final class BlueZRFCOMMTransport: BoardEventDelivering, BoardCommandCheck
     private let continuation: AsyncStream<BoardEvent>.Continuation
     private var eventHandler: (@MainActor (BoardEvent) -> Void)?
     private var link: StreamLink?
+
+    /// Bytes the current link has read from the board (0 without a link).
+    public var linkBytesReceived: Int { link?.bytesReceived ?? 0 }
     /// The BlueZ device of the link that is up.
     private var linkDevicePath: String?
     private lazy var runner = ReconnectRunner(scheduler: manager.scheduler)

@@ -25,6 +25,8 @@ public final class StreamLink {
     public private(set) var adapter: any BoardAdapter
     /// The link's writer, while the link is open.
     public private(set) var writer: PacedWriter?
+    /// Bytes read from the stream so far (the health watch's sign of life).
+    public private(set) var bytesReceived = 0
     private let stream: any LinkByteStream
     private var watch: DescriptorWatch?
     private var buffer = [UInt8](repeating: 0, count: StreamLink.readSize)
@@ -99,6 +101,7 @@ public final class StreamLink {
         let read = buffer.withUnsafeMutableBytes { stream.read(into: $0) }
         switch read {
         case .bytes(let count):
+            bytesReceived &+= count
             let events = adapter.feed(bytes: Data(buffer[0..<count]))
             for response in adapter.takePendingResponses() { writer?.enqueueResponse(response) }
             if !events.isEmpty { onEvents(events) }

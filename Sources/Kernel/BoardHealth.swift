@@ -24,7 +24,8 @@ public struct BoardHealth: Equatable, Sendable {
     public let stallAfter: Double
     /// Frames (decoded notifications) received since the bridge started.
     public private(set) var frames = 0
-    /// When the last frame arrived, or `nil` before the first.
+    /// When the board last sent something (a frame, or bytes that made none), or `nil` before
+    /// the first.
     public private(set) var lastFrame: Double?
     /// When the current link came up, or `nil` while it is down.
     public private(set) var linkUpSince: Double?
@@ -86,6 +87,15 @@ public struct BoardHealth: Equatable, Sendable {
         probed = false
         isStalled = false
         if malformed { malformedFrames += 1 }
+    }
+
+    /// The link carried bytes at `now` that made no event (a report that changed nothing,
+    /// the answer to a ``StallDecision/probe`` among them): the board is there. Ends a
+    /// silence as a frame does, without counting one.
+    public mutating func bytesArrived(at now: Double) {
+        lastFrame = now
+        probed = false
+        isStalled = false
     }
 
     /// A handshake or command went unanswered.

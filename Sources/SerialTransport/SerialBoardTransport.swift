@@ -46,6 +46,9 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     private let runner: ReconnectRunner
     private var link: StreamLink?
 
+    /// Bytes the current link has read from the board (0 without a link).
+    public var linkBytesReceived: Int { link?.bytesReceived ?? 0 }
+
     /// A transport for the device at `path`; `makeAdapter` gives a fresh adapter per link.
     public init(
         path: String, baudRate: SerialPort.BaudRate = .b9600, policy: BoardReconnectPolicy = BoardReconnectPolicy(),

@@ -27,6 +27,22 @@ import Testing
         #expect(health.secondsSinceLastFrame(at: 16) == 10)
     }
 
+    /// A board that reports only changes answers the probe with a report that changed
+    /// nothing: no event, but bytes, and those end the silence without counting a frame.
+    @Test func bytesThatMadeNoEventAnswerTheProbeToo() {
+        var health = BoardHealth(stallAfter: 10)
+        health.linkUp(at: 0)
+        #expect(health.check(at: 5) == .probe)
+        health.bytesArrived(at: 6)
+        #expect(health.check(at: 10) == .none)
+        #expect(health.check(at: 11) == .probe)
+        #expect(health.frames == 0)
+        #expect(health.secondsSinceLastFrame(at: 12) == 6)
+        #expect(health.check(at: 16) == .stalled(silentFor: 10))
+        health.bytesArrived(at: 17)
+        #expect(!health.isStalled)
+    }
+
     @Test func downLinkOrZeroStallAfterNeverStalls() {
         var down = BoardHealth(stallAfter: 10)
         #expect(down.check(at: 1000) == .none)

@@ -16,6 +16,9 @@ public protocol BoardLinkHealthReporting: AnyObject {
     var linkRSSI: Int? { get }
     /// Writes the current link dropped unacknowledged.
     var linkDroppedWrites: Int { get }
+    /// Bytes the current link has carried from the board (0 without a link): a board whose
+    /// report changed nothing makes no event, but has answered.
+    var linkBytesReceived: Int { get }
     /// Ends the link as a drop does, so that the reconnect policy re-establishes it.
     func recycleLink(reason: String)
 }
@@ -38,6 +41,8 @@ public final class HealthMonitor {
         var health: BoardHealth
         var state: BoardTransportState = .idle
         var published: String?
+        /// ``BoardLinkHealthReporting/linkBytesReceived`` at the last stall check.
+        var bytesReceived = 0
     }
 
     private let settings: HealthConfiguration
@@ -212,6 +217,13 @@ public final class HealthMonitor {
         let now = clock.now()
         for id in entries.keys.sorted() {
             guard var entry = entries[id], entry.session.transport.state == .connected else { continue }
+            if let reporting = entry.session.transport as? any BoardLinkHealthReporting {
+                let received = reporting.linkBytesReceived
+                if received != entry.bytesReceived {
+                    entry.bytesReceived = received
+                    entry.health.bytesArrived(at: now)
+                }
+            }
             let decision = entry.health.check(at: now)
             entries[id] = entry
             switch decision {

@@ -18,7 +18,10 @@ swift build --build-tests -Xswiftc -warnings-as-errors >&2
 
 log="$(mktemp /tmp/boardbridge-faults.XXXXXX)"
 trap 'rm -f "$log"' EXIT
-run=(env BOARDBRIDGE_FAULT_SUITE=1 BOARDBRIDGE_PRODUCTS="$bin" swift test --skip-build --filter FaultInjectionTests)
+# The bundle itself, not `swift test`, which would hold the build folder's lock throughout.
+bundle="$(swift build --show-bin-path)/BoardBridgePackageTests.xctest"
+run=(env NO_COLOR=1 BOARDBRIDGE_FAULT_SUITE=1 BOARDBRIDGE_PRODUCTS="$bin" "$bundle" --testing-library swift-testing
+    --filter FaultInjectionTests)
 . deploy/own-loopback.sh
 status=0
 in_own_loopback "${run[@]}" >"$log" 2>&1 || status=$?

@@ -60,8 +60,9 @@ import Testing
     @Test func familiesParseFromConfigNames() {
         #expect(BoardFamily(rawValue: "chessup") == .chessUp)
         #expect(BoardFamily(rawValue: "pegasus") == .dgtPegasus)
-        #expect(BoardFamily.allCases.count == 8)
+        #expect(BoardFamily(rawValue: "ichessone") == .iChessOne)
+        #expect(BoardFamily.allCases.count == 9)
         #expect(BoardFamily(rawValue: "dgt") == .dgt)
-        #expect(BoardFamily.bluetoothLE.count == 5)
+        #expect(BoardFamily.bluetoothLE.count == 6)
     }
 }

@@ -295,7 +295,42 @@ enum CertaboFrames {
         #expect(adapter.encode(.indicate(squares: [.a1, .h8], style: .hint)) == Data([0x80, 0, 0, 0, 0, 0, 0, 0x01]))
         _ = adapter.feed(bytes: CertaboFrames.frame(CertaboFrames.startTags, marker: "D"))
         #expect(adapter.ledMarker == UInt8(ascii: "D"))
-        #expect(adapter.encode(.indicate(squares: [.a1], style: .hint)) == nil, "RGB boards are not driven")
+        let rgb = adapter.encode(.indicate(squares: [.a1], style: .move))
+        #expect(rgb == Data(CertaboWire.rgbFrame([.a1], colour: [0, 0, 0x40])))
+        #expect(
+            adapter.encode(.clearIndications) == Data([0xFF, 0x55] + [UInt8](repeating: 0, count: 243) + [0x0D, 0x0A]))
+    }
+
+    /// picochess's RGB translator (checked by running it): the four corners of a1 are LEDs
+    /// 7, 8, 16, 17; h1 0, 1, 9, 10; a8 70, 71, 79, 80; h8 63, 64, 72, 73; e2 12, 13, 21, 22.
+    @Test func rgbLEDsAreTheCornersOfTheSquareFromTheH1Edge() {
+        #expect(CertaboWire.rgbLEDs(for: .a1) == [7, 8, 16, 17])
+        #expect(CertaboWire.rgbLEDs(for: .h1) == [0, 1, 9, 10])
+        #expect(CertaboWire.rgbLEDs(for: .a8) == [70, 71, 79, 80])
+        #expect(CertaboWire.rgbLEDs(for: .h8) == [63, 64, 72, 73])
+        #expect(CertaboWire.rgbLEDs(for: .e2) == [12, 13, 21, 22])
+        let frame = CertaboWire.rgbFrame([.e2], colour: [0, 0, 0x40])
+        #expect(frame.count == CertaboWire.rgbFrameLength && frame.count == 247)
+        #expect(Array(frame[(2 + 3 * 12)..<(2 + 3 * 12 + 3)]) == [0, 0, 0x40])
+        #expect(frame.enumerated().filter { $0.element != 0 }.count == 2 + 4 + 2)
+        #expect(CertaboWire.rgbLitSquares(frame) == [.e2])
+        for square in Square.allCases {
+            #expect(CertaboWire.rgbLitSquares(CertaboWire.rgbFrame([square], colour: [1, 2, 3])) == [square])
+        }
+    }
+
+    /// An RGB board (`D`) still being calibrated gets the calibration squares as an RGB write
+    /// once it said what it is, and the LEDs off as one when the pieces are learned.
+    @Test func anRGBBoardGetsItsCalibrationLightsAsRGB() {
+        var adapter = CertaboAdapter()
+        _ = adapter.feed(bytes: CertaboFrames.frame(CertaboFrames.startTags, marker: "D"))
+        let calibrationSquares = CertaboWire.litSquares(CertaboWire.calibrationLEDs)
+        #expect(
+            adapter.takePendingResponses()
+                == [Data(CertaboWire.rgbFrame(calibrationSquares, colour: CertaboWire.rgbColour(for: .highlight)))])
+        for _ in 0..<10 { _ = adapter.feed(bytes: CertaboFrames.frame(CertaboFrames.startTags, marker: "D")) }
+        #expect(adapter.calibration?.count == 32)
+        #expect(adapter.takePendingResponses() == [adapter.encode(.clearIndications)!])
     }
 }
 

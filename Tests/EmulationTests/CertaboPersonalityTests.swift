@@ -73,6 +73,25 @@ import Testing
         #expect(link.events.last == .calibration(.unknownPieces([])))
     }
 
+    /// A board with RGB LEDs (`D`) takes RGB writes, whole or cut anywhere; the handshake's
+    /// 8-byte write, sent before the board said what it is, is the one it cannot use.
+    @Test func anRGBBoardIsLitThroughRGBWrites() {
+        var link = Link(CertaboPersonality(options: .init(ledMarker: "D")), CertaboAdapter())
+        link.connect()
+        link.advance(by: 1)
+        #expect(link.adapter.calibration?.count == 32)
+        #expect(link.personality.litSquares.isEmpty, "dark once learned")
+        // Corner LEDs: e2 and e4 would light all four corners of e3 too.
+        link.send(.indicate(squares: [.e2, .e5], style: .move))
+        #expect(link.personality.litSquares == [.e2, .e5])
+        var personality = link.personality
+        let frame = Data(CertaboWire.rgbFrame([.a8, .h1], colour: [0x40, 0, 0]))
+        _ = personality.handleWrite(frame.prefix(100), at: 10)
+        _ = personality.handleWrite(frame.dropFirst(100), at: 10)
+        #expect(personality.litSquares == [.a8, .h1])
+        #expect(personality.violations.malformedCommands == 1, "the handshake's 8-byte write")
+    }
+
     @Test func aSentioStreamsItsOccupancy() {
         var link = ChessUpSquareOffLink(
             CertaboPersonality(name: "Sentio", options: .init(recognisesPieces: false)), SentioAdapter())

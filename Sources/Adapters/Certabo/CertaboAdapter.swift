@@ -25,9 +25,9 @@ public struct CertaboAdapter: BoardAdapter {
     public static let profile = BoardProfile.serialLine(.certabo)
     /// The frames a square's tag is voted over.
     public static let votingFrames = 3
-    /// The least time between two LED writes (assumed: picochess spaces RGB frames 0.6 s
-    /// apart and says nothing of classic LEDs; docs/certabo.md).
-    public static let writeInterval: TimeInterval = 0.2
+    /// The least time between two LED writes: picochess's LED thread sends at most one every
+    /// 0.6 s, classic or RGB (`led_control.py`).
+    public static let writeInterval: TimeInterval = 0.6
     /// Frames in a row that changed nothing after which the adapter says the board's state
     /// again (its position, or where its calibration stands): a board left alone is then not
     /// taken for a silent one (the bridge's health counts events, and a frame that changes
@@ -172,6 +172,12 @@ public struct CertaboAdapter: BoardAdapter {
         if !announcedNeed {
             announcedNeed = true
             events.append(.calibration(.needed))
+            // The handshake lit the calibration squares with the 8-byte write, before the
+            // board said which LEDs it has; an RGB board takes them again as its own write.
+            if framer.ledMarker == CertaboWire.rgbMarker {
+                let squares = CertaboWire.litSquares(CertaboWire.calibrationLEDs)
+                pending.append(Data(CertaboWire.rgbFrame(squares, colour: CertaboWire.rgbColour(for: .highlight))))
+            }
         }
         switch calibrator.observe(tags) {
         case .waiting:
@@ -181,7 +187,7 @@ public struct CertaboAdapter: BoardAdapter {
         case .learned(let table):
             calibration = table
             events.append(.calibration(.learned(table)))
-            pending.append(Data(CertaboWire.leds([])))
+            pending.append(CertaboWire.encode(.clearIndications, ledMarker: framer.ledMarker) ?? Data())
             recent = []
             handle(tags: tags, into: &events)
         }

@@ -67,14 +67,61 @@ public enum CertaboWire {
         RankBitmasks.squares(lit: bytes)
     }
 
+    /// The marker of a board with RGB LEDs (its answer to an LED write, in its frames).
+    public static let rgbMarker = UInt8(ascii: "D")
+    /// The RGB LEDs: a 9 × 9 grid of square corners.
+    public static let rgbLEDCount = 81
+    /// An RGB LED write: `FF 55`, 81 × (R, G, B), `0D 0A`.
+    public static let rgbFrameLength = 2 + 3 * rgbLEDCount + 2
+
+    /// The four corner LEDs of `square` on an RGB board (picochess's
+    /// `rgb_led_command_translator.py`, BearChess's Spectrum driver): row by row from the
+    /// rank-1 edge, each row from the h-file edge, so LED 0 is h1's outer corner and LED 80
+    /// a8's.
+    public static func rgbLEDs(for square: Square) -> [Int] {
+        let base = 9 * square.rank + 7 - square.file
+        return [base, base + 1, base + 9, base + 10]
+    }
+
+    /// The colour (red, green, blue) an indication style is lit in on an RGB board: picochess
+    /// lights every square a dim blue; alerts and check are red here, hints green.
+    public static func rgbColour(for style: IndicationStyle) -> [UInt8] {
+        switch style {
+        case .move, .highlight: [0x00, 0x00, 0x40]
+        case .hint: [0x00, 0x40, 0x00]
+        case .check, .alert: [0x40, 0x00, 0x00]
+        }
+    }
+
+    /// The RGB LED write lighting `squares` in `colour` (none: every LED off).
+    public static func rgbFrame(_ squares: some Sequence<Square>, colour: [UInt8]) -> [UInt8] {
+        let rgb = (0..<3).map { $0 < colour.count ? colour[$0] : 0 }
+        var leds = [UInt8](repeating: 0, count: 3 * rgbLEDCount)
+        for square in squares {
+            for led in rgbLEDs(for: square) { leds.replaceSubrange((3 * led)..<(3 * led + 3), with: rgb) }
+        }
+        return [0xFF, 0x55] + leds + [0x0D, 0x0A]
+    }
+
+    /// The squares an RGB LED write lights (all four corners on), or `nil` when `frame` is
+    /// no such write.
+    public static func rgbLitSquares(_ frame: [UInt8]) -> Set<Square>? {
+        guard frame.count == rgbFrameLength, frame.starts(with: [0xFF, 0x55]), frame.suffix(2) == [0x0D, 0x0A]
+        else { return nil }
+        let isOn = { (led: Int) in frame[2 + 3 * led..<2 + 3 * led + 3].contains { $0 != 0 } }
+        return Set(Square.allCases.filter { rgbLEDs(for: $0).allSatisfy(isOn) })
+    }
+
     /// The wire bytes of `command` on a board whose frames carry `ledMarker`: `indicate` and
-    /// `clearIndications` as the 8 LED bytes (every style alike), `custom` as is; nothing
-    /// else, and no LEDs on RGB boards (`D`: their frame layout is unverified).
+    /// `clearIndications` as the 8 LED bytes (every style alike), or on an RGB board (`D`) as
+    /// an RGB write in the style's colour; `custom` as is; nothing else.
     public static func encode(_ command: BoardCommand, ledMarker: UInt8?) -> Data? {
-        let drivesLEDs = ledMarker != UInt8(ascii: "D")
+        let isRGB = ledMarker == rgbMarker
         switch command {
-        case .indicate(let squares, _): return drivesLEDs ? Data(leds(squares)) : nil
-        case .clearIndications: return drivesLEDs ? Data(leds([])) : nil
+        case .indicate(let squares, let style):
+            return Data(isRGB ? rgbFrame(squares, colour: rgbColour(for: style)) : leds(squares))
+        case .clearIndications:
+            return Data(isRGB ? rgbFrame([], colour: []) : leds([]))
         case .custom(let bytes): return bytes
         case .startSession, .requestState, .requestBattery, .executeMove, .loadPosition: return nil
         }

@@ -20,7 +20,8 @@ public struct CertaboPersonality: BoardPersonality {
         public var recognisesPieces: Bool
         /// How often the board sends its frame.
         public var frameInterval: TimeInterval
-        /// The LED marker the frames carry (`L`), or none.
+        /// The LED marker the frames carry (`L`; `D` for a board with RGB LEDs, which takes
+        /// RGB writes only), or none.
         public var ledMarker: Character?
 
         /// Creates options: a Certabo streaming 10 frames a second with classic LEDs.
@@ -49,6 +50,7 @@ public struct CertaboPersonality: BoardPersonality {
     public private(set) var offBoard: [Piece: [PieceTag]] = [:]
 
     private var pendingWrite: [UInt8] = []
+    private var isSkipping = false
     private var nextTag: PieceTag
 
     /// A board called `name` with `board` set up on it.
@@ -83,17 +85,48 @@ public struct CertaboPersonality: BoardPersonality {
     /// The board keeps streaming into an unplugged line; nothing to forget but a half write.
     public mutating func linkLost() {
         pendingWrite = []
+        isSkipping = false
     }
 
-    /// Takes LED writes: 8 bytes each (the line may cut them anywhere).
+    /// Takes LED writes (the line may cut them anywhere): 8 bytes each, or on an RGB board
+    /// (``Options/ledMarker`` `D`) RGB writes of ``CertaboWire/rgbFrameLength`` bytes, where
+    /// bytes that start none are skipped and counted as malformed.
     public mutating func handleWrite(_ bytes: Data, at time: TimeInterval) -> [Data] {
         pendingWrite += bytes
-        while pendingWrite.count >= 8 {
-            let leds = Array(pendingWrite.prefix(8))
-            pendingWrite.removeFirst(8)
-            litSquares = Set(CertaboWire.litSquares(leds).map { isFlipped ? $0.rotated : $0 })
+        guard options.ledMarker == "D" else {
+            while pendingWrite.count >= 8 {
+                let leds = Array(pendingWrite.prefix(8))
+                pendingWrite.removeFirst(8)
+                light(CertaboWire.litSquares(leds))
+            }
+            return []
+        }
+        while !pendingWrite.isEmpty {
+            guard pendingWrite.starts(with: [0xFF, 0x55].prefix(pendingWrite.count)) else {
+                // One violation for a run of bytes that start no write.
+                if !isSkipping { violations.malformedCommands += 1 }
+                isSkipping = true
+                let next = (1..<pendingWrite.count).first { index in
+                    pendingWrite[index] == 0xFF && (index + 1 == pendingWrite.count || pendingWrite[index + 1] == 0x55)
+                }
+                pendingWrite.removeFirst(next ?? pendingWrite.count)
+                continue
+            }
+            guard pendingWrite.count >= CertaboWire.rgbFrameLength else { break }
+            let frame = Array(pendingWrite.prefix(CertaboWire.rgbFrameLength))
+            pendingWrite.removeFirst(CertaboWire.rgbFrameLength)
+            isSkipping = false
+            if let squares = CertaboWire.rgbLitSquares(frame) {
+                light(squares)
+            } else {
+                violations.malformedCommands += 1
+            }
         }
         return []
+    }
+
+    private mutating func light(_ squares: Set<Square>) {
+        litSquares = Set(squares.map { isFlipped ? $0.rotated : $0 })
     }
 
     /// Moves tags with the pieces. The board scans continuously, so a change shows in a frame

@@ -11,18 +11,9 @@ public import Testing
 /// ```swift
 /// @Suite(.cpuBound) struct GapPropertyTests { … }
 /// ```
-public struct CPUBound: TestTrait, SuiteTrait, TestScoping {
+public struct CPUBound: TestCaseScoped {
     /// The gate every CPU-bound test case passes, one at a time.
     static let gate = TestGate(width: 1)
-
-    /// Applies to every test of a suite it is given to.
-    public var isRecursive: Bool { true }
-
-    /// A scope for each test case (not for the suite itself, nor a parameterized test as a
-    /// whole).
-    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
-        testCase == nil ? nil : self
-    }
 
     /// Runs `function` on a thread of its own once no other CPU-bound test case runs, ending
     /// the thread afterwards.

@@ -12,7 +12,7 @@ public import Testing
 /// ```swift
 /// @Suite(.wholeHall) @MainActor struct EndToEndTests { … }
 /// ```
-public struct WholeHall: TestTrait, SuiteTrait, TestScoping {
+public struct WholeHall: TestCaseScoped {
     /// How many halls run at once: `BOARDBRIDGE_TEST_HALLS` if set to a positive count,
     /// else three (measured on two cores: the end-to-end suite's wall time falls from 230 s
     /// one at a time to about a third, with no test's timing at risk).
@@ -22,15 +22,6 @@ public struct WholeHall: TestTrait, SuiteTrait, TestScoping {
     }()
 
     static let gate = TestGate(width: width)
-
-    /// Applies to every test of a suite it is given to.
-    public var isRecursive: Bool { true }
-
-    /// A scope for each test case (not for the suite itself, nor a parameterized test as a
-    /// whole).
-    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
-        testCase == nil ? nil : self
-    }
 
     /// Runs `function` once fewer than ``width`` other hall test cases run.
     public func provideScope(

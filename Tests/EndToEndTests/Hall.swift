@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import JSON
 import TestSupport
+import Testing
 
 /// One simulated board as both `boardsim` and the bridge's configuration know it.
 struct HallBoard {
@@ -160,6 +161,19 @@ final class Hall {
     /// The `event_type`s published for `board` since `mark`.
     func eventTypes(_ board: String, since mark: Int) -> [String] {
         recorder.json(on: topic(board, "event"), since: mark).compactMap { $0["event_type"]?.stringValue }
+    }
+
+    /// Leaves the boards alone while three health reports go by (longer than a short stall
+    /// watch allows) and checks that none of `boards` was taken for a silent board.
+    func expectNoStallWhileLeftAlone(_ boards: [String]) async throws {
+        let idle = recorder.mark
+        let health = "\(Self.base)/bridge/\(Self.node)/health"
+        try await waitUntil("three health reports", context: report) {
+            self.recorder.messages(on: health, since: idle).count >= 3
+        }
+        for board in boards {
+            #expect(!eventTypes(board, since: 0).contains("stalled"), "\(board) taken for a silent board")
+        }
     }
 
     /// Plays ``Games/opening`` on `board` and checks its four moves were published.

@@ -40,14 +40,7 @@ extension EndToEndTests {
             game.expectPGN(try await hall.waitForPGN(board, plies: uci.count), board: board)
         }
 
-        // Left alone for longer than the stall watch allows: three health reports go by.
-        let idle = hall.recorder.mark
-        let health = "\(Hall.base)/bridge/\(Hall.node)/health"
-        try await waitUntil("three health reports", context: hall.report) {
-            hall.recorder.messages(on: health, since: idle).count >= 3
-        }
-        for board in [ichessone.id, millennium.id] {
-            #expect(!hall.eventTypes(board, since: 0).contains("stalled"), "\(board) taken for a silent board")
-        }
+        // Left alone for longer than the stall watch allows.
+        try await hall.expectNoStallWhileLeftAlone([ichessone.id, millennium.id])
     }
 }

@@ -12,3 +12,8 @@ require_swift() {
     fi
     command -v swift >/dev/null || { echo "$1: no Swift toolchain on PATH (install Swift 6.x)" >&2; exit 1; }
 }
+
+# The debug build of every target and test that test.sh and test-faults.sh share: one set
+# of flags (another set would rebuild everything). The index store stays on: the test
+# discovery of a Linux build reads it.
+test_build_flags=(--build-tests -Xswiftc -warnings-as-errors)

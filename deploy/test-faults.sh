@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 bin="$(release_bin_dir test-faults.sh)"
 . deploy/swift-toolchain.sh
 require_swift test-faults.sh
-swift build --build-tests -Xswiftc -warnings-as-errors >&2
+swift build "${test_build_flags[@]}" >&2
 
 log="$(mktemp /tmp/boardbridge-faults.XXXXXX)"
 trap 'rm -f "$log"' EXIT

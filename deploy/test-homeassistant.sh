@@ -168,6 +168,10 @@ PY
 status=0
 ran=0
 summaries=()
+# First every venv (they need the network), then the versions' test runs side by side, each
+# on a loopback of its own (deploy/own-loopback.sh): a run mostly waits on Home Assistant,
+# and in namespaces of their own their brokers and cores share no port.
+runs=()
 for entry in "${versions[@]}"; do
     read -r version minor paho device_discovery pins <<<"$entry"
     if [ ${#selected[@]} -gt 0 ] && [[ " ${selected[*]} " != *" $version "* ]]; then
@@ -191,19 +195,37 @@ for entry in "${versions[@]}"; do
         summaries+=("Home Assistant $version: installed in $venv")
         continue
     fi
-    started=$SECONDS
-    log="$(mktemp /tmp/boardbridge-ha-test.XXXXXX)"
+    runs+=("$version $device_discovery $venv")
+done
+
+. deploy/own-loopback.sh
+logs="$(mktemp -d /tmp/boardbridge-ha-test.XXXXXX)"
+pids=()
+for run in ${runs[@]+"${runs[@]}"}; do
+    read -r version device_discovery venv <<<"$run"
+    (
+        started=$SECONDS
+        code=0
+        in_own_loopback env BOARDBRIDGE_BIN_DIR="$bin" BOARDBRIDGE_HA_VERSION="$version" \
+            BOARDBRIDGE_HA_DEVICE_DISCOVERY="$device_discovery" PYTHONPYCACHEPREFIX="$venv/pycache" \
+            "$venv/bin/python" -m pytest -p no:cacheprovider -rxXfE Tests/HomeAssistant \
+            ${pytest_args[@]+"${pytest_args[@]}"} >"$logs/$version.log" 2>&1 || code=$?
+        echo "$code $((SECONDS - started))" >"$logs/$version.status"
+    ) &
+    pids+=($!)
+done
+for pid in ${pids[@]+"${pids[@]}"}; do wait "$pid" || true; done
+for run in ${runs[@]+"${runs[@]}"}; do
+    read -r version device_discovery venv <<<"$run"
     echo "== Home Assistant $version (device_discovery: $device_discovery)" >&2
-    code=0
-    BOARDBRIDGE_BIN_DIR="$bin" BOARDBRIDGE_HA_VERSION="$version" \
-        BOARDBRIDGE_HA_DEVICE_DISCOVERY="$device_discovery" PYTHONPYCACHEPREFIX="$venv/pycache" \
-        "$venv/bin/python" -m pytest -p no:cacheprovider -rxXfE Tests/HomeAssistant \
-        ${pytest_args[@]+"${pytest_args[@]}"} 2>&1 | tee "$log" || code=$?
-    line="$(grep -E '^=+ .*(passed|failed|error|xfailed|skipped).* in [0-9.]+s' "$log" | tail -1 | sed -E 's/^=+ //; s/ =+$//')"
-    rm -f "$log"
-    summaries+=("Home Assistant $version: ${line:-no pytest summary} (exit $code, $((SECONDS - started)) s)")
+    cat "$logs/$version.log" >&2
+    read -r code seconds <"$logs/$version.status" || { code=1; seconds=0; }
+    line="$(grep -E '^=+ .*(passed|failed|error|xfailed|skipped).* in [0-9.]+s' "$logs/$version.log" | tail -1 \
+        | sed -E 's/^=+ //; s/ =+$//' || true)"
+    summaries+=("Home Assistant $version: ${line:-no pytest summary} (exit $code, $seconds s)")
     [ "$code" -eq 0 ] && [ -n "$line" ] || status=1
 done
+rm -rf "$logs"
 
 [ "$ran" -gt 0 ] || { echo "test-homeassistant: no tested version matches ${selected[*]}" >&2; exit 64; }
 for summary in "${summaries[@]}"; do

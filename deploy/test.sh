@@ -26,7 +26,7 @@ echo "== swift format lint --strict" >&2
 swift format lint --strict --recursive Package.swift Sources Tests
 
 echo "== swift build (debug, all targets, warnings are errors)" >&2
-swift build --build-tests -Xswiftc -warnings-as-errors
+swift build "${test_build_flags[@]}"
 
 
 # Every suite runs in one parallel phase (each starts its own buses, brokers and boards on

@@ -29,9 +29,9 @@ public struct CertaboAdapter: BoardAdapter {
     /// 0.6 s, classic or RGB (`led_control.py`).
     public static let writeInterval: TimeInterval = 0.6
     /// Frames in a row that changed nothing after which the adapter says the board's state
-    /// again (its position, or where its calibration stands): a board left alone is then not
-    /// taken for a silent one (the bridge's health counts events, and a frame that changes
-    /// nothing is none). About once a second at the board's 10 frames a second.
+    /// again (its position, or where its calibration stands), about once a second at the
+    /// board's 10 frames a second. Written when the stall watch counted events; it counts
+    /// the line's bytes now, so a quiet board is no silent one without this.
     public static let keepAliveFrames = 10
     /// Why a board sending occupancy frames is refused.
     public static let occupancyOnlyReason =

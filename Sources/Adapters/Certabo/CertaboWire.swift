@@ -31,11 +31,11 @@ public enum CertaboWire {
 
     /// The square of wire index `index` (0 = a8 … 63 = h1).
     public static func square(index: Int) -> Square {
-        Square(file: index & 7, rank: 7 - index >> 3)!
+        Square(readingIndex: index)
     }
 
     /// The wire index of `square`.
-    public static func index(of square: Square) -> Int { (7 - square.rank) * 8 + square.file }
+    public static func index(of square: Square) -> Int { square.readingIndex }
 
     /// The occupancy of an 8-number frame (rank 8 first, bit 7 = file a).
     public static func occupancy(ranks: some Collection<UInt8>) -> OccupancyMap {

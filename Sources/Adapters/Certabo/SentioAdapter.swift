@@ -8,7 +8,7 @@ public import FoundationEssentials
 /// ``BoardEvent/ready`` and every frame that differs from the last one reported is an
 /// ``BoardEvent/occupancy(_:)`` (the kernel's occupancy path tells the moves); after
 /// ``CertaboAdapter/keepAliveFrames`` frames that changed nothing, the occupancy is said
-/// again (a board left alone is no silent one). A board that
+/// again. A board that
 /// sends tag frames (a Certabo configured as a Sentio) is read the same way, a square
 /// holding a tag being occupied.
 public struct SentioAdapter: BoardAdapter {
@@ -59,7 +59,7 @@ public struct SentioAdapter: BoardAdapter {
                 }
                 if reported == nil { events.append(.ready) }
                 guard map != reported else {
-                    // Said again now and then: a board left alone is no silent one.
+                    // Said again now and then (CertaboAdapter.keepAliveFrames).
                     quietFrames += 1
                     if quietFrames >= CertaboAdapter.keepAliveFrames {
                         quietFrames = 0

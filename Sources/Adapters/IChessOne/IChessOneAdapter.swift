@@ -9,8 +9,8 @@ public import FoundationEssentials
 /// the report mode across a link is not known; picochess sends both again). The first
 /// position makes the adapter ``BoardEvent/ready``. Every position reply is an event, an
 /// unchanged one too: the board sends one only at a change or when asked, so each says
-/// something — and the answer to the health watch's request is what tells it the board is
-/// still there.
+/// something, and a request for the state (the kernel's, when it thinks it missed a
+/// placement) must be answered even when nothing changed.
 ///
 /// Replies are found by their fixed length (34 bytes for `=p`, 4 for `=b`, 2 for anything
 /// else); a byte that starts none, or a position byte with a code of 13…15, is skipped and

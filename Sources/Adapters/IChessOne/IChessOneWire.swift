@@ -8,8 +8,8 @@ public import FoundationEssentials
 ///
 /// - `CPIRQ` turns on reports at every change, `RP` asks for the position, `RB` for the
 ///   battery.
-/// - `=p` + 32 bytes: the position, two squares a byte, high nibble first, a8, b8 … h8,
-///   a7 … h1; 0 empty, 1…6 the white pawn, knight, bishop, rook, queen and king, 7…12 the
+/// - `=p` + 32 bytes: the position, two squares a byte, high nibble first, in reading order
+///   (a8, b8 … h8, a7 … h1); 0 empty, 1…6 the white pawn, knight, bishop, rook, queen and king, 7…12 the
 ///   black ones (13…15 never appear: `=`, 0x3D, can never be inside a position).
 /// - `=b`, a status byte (1 = charging) and the charge in percent.
 /// - `EL` + 14 bytes lights LEDs: brightness and red, green and blue (a nibble each), an
@@ -63,17 +63,12 @@ public enum IChessOneWire {
         return piece.color == .white ? kind : kind + 6
     }
 
-    /// The square of wire index `index` (0 = a8 … 63 = h1).
-    public static func square(index: Int) -> Square {
-        Square(file: index & 7, rank: 7 - index >> 3)!
-    }
-
     /// The whole `=p` reply for `board`.
     public static func positionFrame(_ board: BoardSnapshot) -> [UInt8] {
         var frame = [replyMarker, positionLetter]
         for pair in 0..<32 {
-            let high = code(of: board[square(index: 2 * pair)])
-            let low = code(of: board[square(index: 2 * pair + 1)])
+            let high = code(of: board[Square(readingIndex: 2 * pair)])
+            let low = code(of: board[Square(readingIndex: 2 * pair + 1)])
             frame.append(high << 4 | low)
         }
         return frame
@@ -86,8 +81,8 @@ public enum IChessOneWire {
         var board = BoardSnapshot()
         for (pair, byte) in payload.prefix(32).enumerated() {
             guard isPositionByte(byte) else { return nil }
-            if let piece = piece(code: byte >> 4) { board[square(index: 2 * pair)] = piece }
-            if let piece = piece(code: byte & 0x0F) { board[square(index: 2 * pair + 1)] = piece }
+            if let piece = piece(code: byte >> 4) { board[Square(readingIndex: 2 * pair)] = piece }
+            if let piece = piece(code: byte & 0x0F) { board[Square(readingIndex: 2 * pair + 1)] = piece }
         }
         return board
     }

@@ -108,7 +108,7 @@ public enum MillenniumWire {
 
     /// The square of status-string index `index` in the documented order (A8 = 0 … H1 = 63).
     public static func square(statusIndex index: Int) -> Square {
-        Square(rawValue: (7 - index / 8) * 8 + index % 8)!
+        Square(readingIndex: index)
     }
 
     /// The four corner LEDs (1-based, LED 1 at the A8 corner, 9 at A1, 73 at H8, 81 at H1)

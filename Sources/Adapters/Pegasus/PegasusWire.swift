@@ -59,13 +59,13 @@ public enum PegasusWire {
 
     /// The DGT field index of `square` (a8 = 0 … h1 = 63).
     public static func field(of square: Square) -> UInt8 {
-        UInt8((7 - square.rank) * 8 + square.file)
+        UInt8(square.readingIndex)
     }
 
     /// The square of a DGT field index, or `nil` outside 0…63.
     public static func square(field: UInt8) -> Square? {
         guard field < 64 else { return nil }
-        return Square(file: Int(field) % 8, rank: 7 - Int(field) / 8)
+        return Square(readingIndex: Int(field))
     }
 
     /// A message with its 3-byte header (`id` gets bit 7, the size counts the header).

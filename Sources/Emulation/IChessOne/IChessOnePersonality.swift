@@ -112,36 +112,27 @@ public struct IChessOnePersonality: BoardPersonality {
         pending += bytes
         var output: [Data] = []
         while !pending.isEmpty {
-            guard let length = Self.commandLength(pending) else {
+            // The command whose first letters the bytes show (all of them while they are fewer).
+            guard let command = Self.commands.first(where: { $0.prefix.starts(with: pending.prefix($0.prefix.count)) })
+            else {
                 violations.malformedCommands += 1
                 pending.removeFirst()
                 continue
             }
-            guard pending.count >= length else { break }
-            let command = Array(pending.prefix(length))
-            pending.removeFirst(length)
+            guard pending.count >= command.length else { break }
+            let bytes = Array(pending.prefix(command.length))
+            pending.removeFirst(command.length)
             if let last = lastCommandTime, time - last < Self.commandFloor - 1e-9 { violations.writesTooClose += 1 }
             lastCommandTime = time
-            output += execute(command)
+            output += execute(bytes)
         }
         return output
     }
 
-    /// The length of the command `bytes` start (`Int.max` while they are too few to tell
-    /// which), or `nil` when they start none.
-    static func commandLength(_ bytes: [UInt8]) -> Int? {
-        for (text, length) in commands {
-            let prefix = Array(text.utf8)
-            let shown = min(prefix.count, bytes.count)
-            if bytes.prefix(shown).elementsEqual(prefix.prefix(shown)) {
-                return shown < prefix.count ? Int.max : length
-            }
-        }
-        return nil
-    }
-
-    static let commands: [(String, Int)] = [
-        ("CPIRQ", 5), ("RP", 2), ("RB", 2), ("EL", IChessOneWire.ledCommandLength), ("ES", 5),
+    /// Every command the firmware knows: its first letters and its whole length.
+    static let commands: [(prefix: [UInt8], length: Int)] = [
+        (Array("CPIRQ".utf8), 5), (Array("RP".utf8), 2), (Array("RB".utf8), 2),
+        (Array("EL".utf8), IChessOneWire.ledCommandLength), (Array("ES".utf8), 5),
     ]
 
     private mutating func execute(_ command: [UInt8]) -> [Data] {

@@ -2,14 +2,15 @@ import Adapters
 import BoardKit
 import Chess
 
-/// The game the emulated ChessUp firmware keeps: the position, side to move, castling
+/// The position an emulated board's firmware keeps (a ChessUp's own game, the host's
+/// position a Chess Peripheral Protocol board holds): the pieces, side to move, castling
 /// rights, en-passant square and clocks, with the movement rules of each piece.
 ///
-/// The board's own engine decides which moves it reports: a move is found from the sensors
-/// by the movement of the pieces (``isPseudoLegal(from:to:)``, ``castling(kingSide:)``),
-/// then kept only when the rules allow it (``isLegal(_:)``: not into or through check). The
-/// real board refuses such a move: it shows an error and reports nothing.
-struct ChessUpGame: Hashable, Sendable {
+/// The firmware finds a move from its sensors by the movement of the pieces
+/// (``isPseudoLegal(from:to:)``, ``castling(kingSide:)``, ``FirmwareMoveRecognizer``); a
+/// board with an engine of its own (ChessUp) then keeps it only when the rules allow it
+/// (``isLegal(_:)``: not into or through check).
+struct FirmwareGame: Hashable, Sendable {
     var pieces: BoardSnapshot
     var sideToMove: PieceColor
     /// White king side, white queen side, black king side, black queen side.
@@ -19,16 +20,9 @@ struct ChessUpGame: Hashable, Sendable {
     var fullmoveNumber: Int
 
     /// A new game from the standard starting position.
-    static let standard = ChessUpGame(
+    static let standard = FirmwareGame(
         pieces: .startingPosition, sideToMove: .white, castlingRights: [true, true, true, true],
         enPassant: nil, halfmoveClock: 0, fullmoveNumber: 1)
-
-    /// The `67` state of this game.
-    var state: ChessUpState {
-        ChessUpState(
-            pieces: pieces, sideToMove: sideToMove, castlingRights: castlingRights, enPassant: enPassant,
-            halfmoveClock: UInt8(clamping: halfmoveClock), fullmoveNumber: UInt8(clamping: fullmoveNumber))
-    }
 
     /// The game as FEN.
     var fen: String {
@@ -155,33 +149,31 @@ struct ChessUpGame: Hashable, Sendable {
     }
 }
 
-extension ChessUpGame {
-    /// Parses the body of a `66` load-position frame: `/` + placement, side, castling and
-    /// en-passant fields + ` ` + halfmove byte + fullmove byte. `nil` when malformed.
-    init?(loadFrameBody body: some Collection<UInt8>) {
-        let bytes = Array(body)
-        guard bytes.count > 3, bytes[0] == UInt8(ascii: "/"), bytes[bytes.count - 3] == UInt8(ascii: " ") else {
-            return nil
-        }
-        let text = String(decoding: bytes[1..<(bytes.count - 3)], as: UTF8.self)
-        let fields = text.split(separator: " ", omittingEmptySubsequences: false)
-        guard fields.count == 4, let pieces = BoardSnapshot(fenPlacement: fields[0]) else { return nil }
-        switch fields[1] {
+extension FirmwareGame {
+    /// A game from a FEN: its placement and side to move; castling rights, en-passant square
+    /// and clocks when the FEN has them (castling rights otherwise where king and rook still
+    /// stand at home). `nil` when the placement or the side is malformed.
+    init?(fen: some StringProtocol) {
+        let fields = fen.split(separator: " ")
+        guard let placement = fields.first, let pieces = BoardSnapshot(fenPlacement: placement) else { return nil }
+        self.pieces = pieces
+        switch fields.count > 1 ? fields[1] : "w" {
         case "w": sideToMove = .white
         case "b": sideToMove = .black
         default: return nil
         }
-        let castling = fields[2]
-        guard castling == "-" || (!castling.isEmpty && castling.allSatisfy { "KQkq".contains($0) }) else { return nil }
-        castlingRights = ["K", "Q", "k", "q"].map { castling.contains($0) }
-        if fields[3] == "-" {
-            enPassant = nil
+        if fields.count > 2 {
+            castlingRights = ["K", "Q", "k", "q"].map { fields[2].contains($0) }
         } else {
-            guard let square = Square(fields[3]) else { return nil }
-            enPassant = square
+            let home: [(Square, Square, PieceColor)] = [
+                (.e1, .h1, .white), (.e1, .a1, .white), (.e8, .h8, .black), (.e8, .a8, .black),
+            ]
+            castlingRights = home.map { king, rook, color in
+                pieces[king] == Piece(color, .king) && pieces[rook] == Piece(color, .rook)
+            }
         }
-        self.pieces = pieces
-        halfmoveClock = Int(bytes[bytes.count - 2])
-        fullmoveNumber = Int(bytes[bytes.count - 1])
+        enPassant = fields.count > 3 ? Square(fields[3]) : nil
+        halfmoveClock = fields.count > 4 ? Int(fields[4]) ?? 0 : 0
+        fullmoveNumber = fields.count > 5 ? Int(fields[5]) ?? 1 : 1
     }
 }

@@ -1,7 +1,8 @@
 import BoardKit
 
-/// How the emulated ChessUp firmware turns what its sensors see into completed moves, the
-/// way the real board does before it sends an `A3` frame.
+/// How an emulated board's firmware turns what its sensors see into completed moves, the
+/// way a real ChessUp does before it sends an `A3` frame and a Chess Peripheral Protocol
+/// board before it sends `move`.
 ///
 /// The firmware senses occupancy; it compares the occupancy with its game position and
 /// knows where a piece is being put down right now and which squares were lifted since the
@@ -16,7 +17,7 @@ import BoardKit
 /// A rook leaving its corner for the square next to the castling king is ambiguous while
 /// castling is still possible: it may be the first half of castling rook-first. The
 /// personality then waits for the next action before it reports the rook move.
-enum ChessUpMoveRecognizer {
+enum FirmwareMoveRecognizer {
     /// What the sensors' picture amounts to.
     enum Recognition: Equatable, Sendable {
         /// No complete move (nothing changed, a move in progress, or something illegal).
@@ -29,23 +30,25 @@ enum ChessUpMoveRecognizer {
 
     /// Recognises the move that turns `game` (whose occupancy is `gameOccupancy`) into the
     /// `physical` board (`physicalOccupancy`); `placedNow` is the square of the placement
-    /// that triggers the check, `nil` after a lift.
+    /// that triggers the check, `nil` after a lift. `checksRules`: the firmware keeps only
+    /// moves the rules allow (a board with an engine of its own); without it, a move the
+    /// pieces' movement shows is reported for the host to judge.
     static func recognise(
-        game: ChessUpGame, gameOccupancy: OccupancyMap, physical: BoardSnapshot, physicalOccupancy: OccupancyMap,
-        placedNow: Square?, lifted: Set<Square>, defaultPromotion: PieceKind
+        game: FirmwareGame, gameOccupancy: OccupancyMap, physical: BoardSnapshot, physicalOccupancy: OccupancyMap,
+        placedNow: Square?, lifted: Set<Square>, defaultPromotion: PieceKind, checksRules: Bool = true
     ) -> Recognition {
         let found = movement(
             game: game, gameOccupancy: gameOccupancy, physical: physical, physicalOccupancy: physicalOccupancy,
             placedNow: placedNow, lifted: lifted, defaultPromotion: defaultPromotion)
         // The board's engine refuses a move into or through check (a pinned pawn's step,
         // castling out of check): nothing is reported.
-        if case .move(let move) = found, !game.isLegal(move) { return .none }
+        if checksRules, case .move(let move) = found, !game.isLegal(move) { return .none }
         return found
     }
 
     /// The move the pieces' movement shows, before the rules of check are applied.
     private static func movement(
-        game: ChessUpGame, gameOccupancy: OccupancyMap, physical: BoardSnapshot, physicalOccupancy: OccupancyMap,
+        game: FirmwareGame, gameOccupancy: OccupancyMap, physical: BoardSnapshot, physicalOccupancy: OccupancyMap,
         placedNow: Square?, lifted: Set<Square>, defaultPromotion: PieceKind
     ) -> Recognition {
         let emptiedBits = gameOccupancy.bits & ~physicalOccupancy.bits

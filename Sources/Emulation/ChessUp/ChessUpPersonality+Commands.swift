@@ -68,7 +68,7 @@ extension ChessUpPersonality {
             replies.append(Data([ChessUpWire.promotionAck]))
             return 2
         case ChessUpWire.loadPositionOpcode:
-            guard var loaded = ChessUpGame(loadFrameBody: bytes.dropFirst()) else { return nil }
+            guard var loaded = FirmwareGame(loadFrameBody: bytes.dropFirst()) else { return nil }
             if isFlipped {
                 loaded.pieces = loaded.pieces.rotated
                 loaded.enPassant = loaded.enPassant?.rotated

@@ -106,15 +106,15 @@ public struct ChessUpPersonality: BoardPersonality {
     /// How many `A3` / `97` frames wait for their ack.
     public var unacknowledgedFrameCount: Int { outstanding.count }
 
-    var game = ChessUpGame.standard {
+    var game = FirmwareGame.standard {
         didSet { gameOccupancy = game.pieces.occupancy }
     }
     /// The games before each move of this game, oldest first, for an undo on the board (at
     /// most ``undoLimit``).
-    var undoHistory: [ChessUpGame] = []
+    var undoHistory: [FirmwareGame] = []
     /// The most moves the board's undo goes back.
     static let undoLimit = 64
-    private var gameOccupancy = ChessUpGame.standard.pieces.occupancy
+    private var gameOccupancy = FirmwareGame.standard.pieces.occupancy
     var outstanding: [Outstanding] = []
     private var retransmissionsSinceAck = 0
     private var lifted: Set<Square> = []
@@ -279,8 +279,8 @@ public struct ChessUpPersonality: BoardPersonality {
         }
     }
 
-    private func recognise(placedNow: Square?) -> ChessUpMoveRecognizer.Recognition {
-        ChessUpMoveRecognizer.recognise(
+    private func recognise(placedNow: Square?) -> FirmwareMoveRecognizer.Recognition {
+        FirmwareMoveRecognizer.recognise(
             game: game, gameOccupancy: gameOccupancy, physical: board, physicalOccupancy: occupancy,
             placedNow: placedNow, lifted: lifted,
             defaultPromotion: options.defaultPromotion)

@@ -63,11 +63,12 @@ export DBUS_SYSTEM_BUS_ADDRESS="$bus"
 
 boards='[{"family":"chessnut","address":"AA:BB:CC:00:00:01"},{"family":"chessup","address":"AA:BB:CC:00:00:02"},
 {"family":"squareoff","address":"AA:BB:CC:00:00:03"},{"family":"pegasus","address":"AA:BB:CC:00:00:04"},
-{"family":"millennium","address":"AA:BB:CC:00:00:05"},{"family":"ichessone","address":"AA:BB:CC:00:00:06"}]'
+{"family":"millennium","address":"AA:BB:CC:00:00:05"},{"family":"ichessone","address":"AA:BB:CC:00:00:06"},
+{"family":"cpp","address":"AA:BB:CC:00:00:07"}]'
 # bluetoothd's own timings except the absent-board timeout (20 s would only make it slow).
 echo '{"behavior": {"connectTimeout": 3}}' >"$work/boardsim.json"
 arguments=(--bus "$bus" --config "$work/boardsim.json")
-for entry in chessnut:01 chessup:02 squareoff:03 pegasus:04 millennium:05 ichessone:06; do
+for entry in chessnut:01 chessup:02 squareoff:03 pegasus:04 millennium:05 ichessone:06 cpp:07; do
     arguments+=(--board "family=${entry%%:*},address=AA:BB:CC:00:00:${entry#*:}")
 done
 "$bin/boardsim" "${arguments[@]}" >"$work/boardsim.log" 2>&1 &

@@ -54,6 +54,7 @@ public enum AdapterFactory {
         case .certabo: CertaboAdapter.profile
         case .sentio: SentioAdapter.profile
         case .iChessOne: IChessOneAdapter.profile
+        case .chessPeripheral: ChessPeripheralAdapter.profile
         }
     }
 
@@ -62,7 +63,7 @@ public enum AdapterFactory {
         switch family {
         case .dgt: DGTAdapter.baudRate
         case .certabo, .sentio: CertaboWire.baudRate
-        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium, .iChessOne: nil
+        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium, .iChessOne, .chessPeripheral: nil
         }
     }
 
@@ -90,6 +91,8 @@ public enum AdapterFactory {
             return MillenniumAdapter()
         case .iChessOne:
             return IChessOneAdapter()
+        case .chessPeripheral:
+            return ChessPeripheralAdapter()
         case .dgt, .certabo, .sentio:
             return makeSerialAdapter(for: family, options: options)
         }
@@ -105,7 +108,7 @@ public enum AdapterFactory {
         case .dgt: DGTAdapter(model: options.dgtModel ?? .classic)
         case .certabo: CertaboAdapter(calibration: options.calibration)
         case .sentio: SentioAdapter()
-        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium, .iChessOne:
+        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium, .iChessOne, .chessPeripheral:
             preconditionFailure("\(family.rawValue) boards are no serial boards")
         }
     }

@@ -27,6 +27,12 @@ public struct BoardCapabilities: OptionSet, Hashable, Sendable, Codable {
     /// host starts it (``BoardCommand/startSession``) and loads set-up positions into it
     /// (``BoardCommand/loadPosition(fen:)``).
     public static let ownGame = BoardCapabilities(rawValue: 1 << 8)
+    /// The board keeps the host's position and waits for the host to judge each move it
+    /// reports (the Chess Peripheral Protocol): the host loads every position the game
+    /// reaches other than by a reported move (``BoardCommand/loadPosition(fen:)``), answers
+    /// each report (``BoardCommand/judgeMove(reported:taken:)``) and says when the game is
+    /// over (``BoardCommand/endGame(reason:)``).
+    public static let refereedMoves = BoardCapabilities(rawValue: 1 << 9)
 
     /// The names of the members, for logs and published info.
     public var names: [String] {
@@ -35,6 +41,7 @@ public struct BoardCapabilities: OptionSet, Hashable, Sendable, Codable {
             (.perSquareLEDs, "per_square_leds"), (.moveIndication, "move_indication"),
             (.motorised, "motorised"), (.batteryReporting, "battery_reporting"),
             (.gameArchive, "game_archive"), (.reportsMoves, "reports_moves"), (.ownGame, "own_game"),
+            (.refereedMoves, "refereed_moves"),
         ]
         return all.filter { contains($0.0) }.map(\.1)
     }

@@ -32,7 +32,16 @@ public enum BoardCommand: Hashable, Sendable {
     /// Raw bytes written as they are (enabled per board in the bridge config).
     case custom(Data)
     /// Loads the position `fen` into the game a board keeps itself (ChessUp `66`), after a
-    /// ``startSession`` that started the board's game afresh. Boards without a game of
-    /// their own encode nothing.
+    /// ``startSession`` that started the board's game afresh; a board that keeps the host's
+    /// position (a Chess Peripheral Protocol `begin`) takes it as the game's position now.
+    /// Boards without a game of their own encode nothing.
     case loadPosition(fen: String)
+    /// The host's verdict on a move the board reported and waits to have judged (a board
+    /// that keeps the host's position, ``BoardCapabilities/refereedMoves``): `taken` is the
+    /// move as the game took it (with the promotion piece the host chose), `nil` when the
+    /// game refused it.
+    case judgeMove(reported: BoardMove, taken: BoardMove?)
+    /// Tells a board that keeps the host's position that the game is over; `reason` is the
+    /// game's termination (`checkmate`, `stalemate`, `resignation`, `time_forfeit`, …).
+    case endGame(reason: String)
 }

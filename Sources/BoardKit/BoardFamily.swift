@@ -18,6 +18,9 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
     case sentio
     /// iChessOne: piece identity and RGB LEDs, over Bluetooth LE (the Nordic UART service).
     case iChessOne = "ichessone"
+    /// Boards speaking the Chess Peripheral Protocol over Bluetooth LE (OPENCHESSBOARD and
+    /// other DIY and small-maker boards made for the lichess app).
+    case chessPeripheral = "cpp"
 
     /// The families reached over Bluetooth LE (every family but the serial ones).
     public static let bluetoothLE: [BoardFamily] = allCases.filter(\.isBluetoothLE)
@@ -30,7 +33,7 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
     public var connectsOverSerialLine: Bool {
         switch self {
         case .dgt, .certabo, .sentio: true
-        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium, .iChessOne: false
+        case .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium, .iChessOne, .chessPeripheral: false
         }
     }
 
@@ -45,6 +48,7 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
         case .certabo: "Certabo"
         case .sentio: "Tabutronic"
         case .iChessOne: "iChessOne"
+        case .chessPeripheral: "Chess Peripheral Protocol"
         }
     }
 
@@ -60,6 +64,7 @@ public enum BoardFamily: String, CaseIterable, Hashable, Sendable, Codable {
         case .certabo: "Certabo"
         case .sentio: "Tabutronic Sentio"
         case .iChessOne: "iChessOne"
+        case .chessPeripheral: "Chess Peripheral Protocol board"
         }
     }
 }

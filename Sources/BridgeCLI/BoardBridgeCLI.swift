@@ -160,9 +160,10 @@ public enum BoardBridgeCLI {
                           there are none.
           decode          Decode captured notifications of a board family (chessnut,
                           chessup, squareoff, pegasus, dgt, millennium, certabo, sentio,
-                          ichessone):
+                          ichessone, cpp):
                           one hex string per argument, or one per line on stdin (a Certabo or
-                          Sentio line as the board sends it, starting with ":", as text).
+                          Sentio line as the board sends it, starting with ":", and a cpp
+                          command such as "move e2e4", as text).
                           Prints one JSON line per event.
           hall            Serve the arbiter's hall view: every board of every bridge host on
                           the broker, live in a browser (hall: section; docs/hall.md).

@@ -20,12 +20,17 @@ public struct EventDecoder {
     /// The JSON lines for one notification given as hex (spaces and colons allowed), or
     /// an error line naming the bad input.
     /// A line starting with `:` is a Certabo or Sentio frame as the board sends it (text:
-    /// the line's end is added).
+    /// the line's end is added); a Chess Peripheral Protocol line that is no hex is one
+    /// command as text (`move e2e4`).
     public mutating func decode(hex line: String) -> [String] {
         if line.hasPrefix(":"), family.connectsOverSerialLine {
             return adapter.feed(bytes: Data((line + "\r\n").utf8)).map { Self.json($0).encodedString() }
         }
-        guard let bytes = HexBytes.parse(line, ignoring: " :\t-") else {
+        let hex = HexBytes.parse(line, ignoring: " :\t-")
+        if hex == nil, family == .chessPeripheral {
+            return adapter.feed(bytes: Data(line.utf8)).map { Self.json($0).encodedString() }
+        }
+        guard let bytes = hex else {
             let error: JSONValue = ["error": .string("not hex: \(line)")]
             return [error.encodedString()]
         }

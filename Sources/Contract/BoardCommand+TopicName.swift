@@ -8,7 +8,7 @@ extension BoardCommand {
         case .indicate, .clearIndications: "leds"
         case .executeMove: "move"
         case .custom: "raw"
-        case .startSession, .loadPosition: "session"
+        case .startSession, .loadPosition, .judgeMove, .endGame: "session"
         case .requestState, .requestBattery: "request"
         }
     }

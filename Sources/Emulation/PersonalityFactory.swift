@@ -39,6 +39,8 @@ public enum PersonalityFactory {
             CertaboPersonality(name: name, board: board, isFlipped: isFlipped, options: .init(recognisesPieces: false))
         case .iChessOne:
             IChessOnePersonality(name: name, board: board, isFlipped: isFlipped)
+        case .chessPeripheral:
+            ChessPeripheralPersonality(name: name, board: board, isFlipped: isFlipped)
         }
     }
 

@@ -147,6 +147,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         case .certabo: "Certabo"
         case .sentio: "Sentio"
         case .iChessOne: "iChessOne"
+        case .chessPeripheral: "CPP Board"
         }
     }
 
@@ -158,7 +159,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         case .chessnut: 185
         case .millennium: 160
         case .iChessOne: 23
-        case .chessUp, .squareOff, .dgtPegasus, .dgt, .certabo, .sentio: 247
+        case .chessUp, .squareOff, .dgtPegasus, .dgt, .certabo, .sentio, .chessPeripheral: 247
         }
     }
 

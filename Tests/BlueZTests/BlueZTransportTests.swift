@@ -16,7 +16,9 @@ enum SimulatedBoards {
 
     static let ichessone = "id=ichessone,family=ichessone,name=iChessOne,address=AA:00:00:00:00:06"
 
-    static let all = [chessnut, chessUp, squareOff, pegasus, millennium, ichessone]
+    static let cpp = "id=cpp,family=cpp,name=CPP Board,address=AA:00:00:00:00:07"
+
+    static let all = [chessnut, chessUp, squareOff, pegasus, millennium, ichessone, cpp]
 
     static func specification(_ family: BoardFamily) -> String {
         switch family {
@@ -26,6 +28,7 @@ enum SimulatedBoards {
         case .dgtPegasus: pegasus
         case .millennium: millennium
         case .iChessOne: ichessone
+        case .chessPeripheral: cpp
         case .dgt, .certabo, .sentio: preconditionFailure("\(family) is no Bluetooth LE board")
         }
     }

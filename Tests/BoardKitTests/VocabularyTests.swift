@@ -61,8 +61,9 @@ import Testing
         #expect(BoardFamily(rawValue: "chessup") == .chessUp)
         #expect(BoardFamily(rawValue: "pegasus") == .dgtPegasus)
         #expect(BoardFamily(rawValue: "ichessone") == .iChessOne)
-        #expect(BoardFamily.allCases.count == 9)
+        #expect(BoardFamily(rawValue: "cpp") == .chessPeripheral)
+        #expect(BoardFamily.allCases.count == 10)
         #expect(BoardFamily(rawValue: "dgt") == .dgt)
-        #expect(BoardFamily.bluetoothLE.count == 6)
+        #expect(BoardFamily.bluetoothLE.count == 7)
     }
 }

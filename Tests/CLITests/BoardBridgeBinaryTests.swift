@@ -85,6 +85,21 @@ import Testing
         #expect(lines.contains { $0.contains(#""event":"battery""#) && $0.contains("100") })
     }
 
+    /// A Chess Peripheral Protocol exchange as text, one command a line, the features'
+    /// answers first; a hex capture of the same move decodes alike.
+    @Test func decodeReadsChessPeripheralCommandsAsText() async throws {
+        let outcome = try await run([
+            "decode", "--family", "cpp", "ok", "ok", "sync rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w",
+            "move e2e4", "6d6f76652065376535",
+        ])
+        #expect(outcome.status == 0, "\(outcome.error)")
+        let lines = outcome.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == #"{"event":"ready"}"#)
+        #expect(lines.contains { $0.contains(#""event":"occupancy""#) })
+        #expect(lines.contains { $0.contains(#""event":"move""#) && $0.contains("e2e4") })
+        #expect(lines.contains { $0.contains(#""event":"move""#) && $0.contains("e7e5") })
+    }
+
     @Test func runWithABrokenConfigExits78() async throws {
         let scratch = try TestTools.temporaryDirectory("boardbridge-run")
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -106,14 +121,14 @@ import Testing
     @Test func checkConfigOnTheShippedFileExitsZero() async throws {
         let outcome = try await run(["check-config", "--config", shippedConfig])
         #expect(outcome.status == 0)
-        #expect(outcome.output.hasPrefix("configuration OK: 5 boards"))
+        #expect(outcome.output.hasPrefix("configuration OK: 7 boards"))
     }
 
     @Test func checkConfigFindsConfigYamlInTheWorkingDirectory() async throws {
         let repository = URL(fileURLWithPath: shippedConfig).deletingLastPathComponent()
         let outcome = try await run(["check-config"], in: repository)
         #expect(outcome.status == 0)
-        #expect(outcome.output == "configuration OK: 5 boards (config.yaml)\n")
+        #expect(outcome.output == "configuration OK: 7 boards (config.yaml)\n")
     }
 
     @Test func checkConfigOnABadFileExits78WithLocations() async throws {

@@ -45,7 +45,7 @@ let shippedConfig = URL(fileURLWithPath: #filePath)
         let status = BoardBridgeCLI.run(
             ["check-config", "--config", shippedConfig], environment: [:], output: recorded)
         #expect(status == ExitCode.success)
-        #expect(recorded.output == "configuration OK: 5 boards (\(shippedConfig))\n")
+        #expect(recorded.output == "configuration OK: 7 boards (\(shippedConfig))\n")
     }
 
     @Test func checkConfigListsEveryError() throws {

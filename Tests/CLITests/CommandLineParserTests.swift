@@ -33,7 +33,7 @@ import Testing
         (["decode", "01"], "decode needs --family NAME"),
         (
             ["decode", "--family", "fritz"],
-            #"unknown family "fritz", expected one of chessnut, chessup, squareoff, pegasus, dgt, millennium, certabo, sentio, ichessone"#
+            #"unknown family "fritz", expected one of chessnut, chessup, squareoff, pegasus, dgt, millennium, certabo, sentio, ichessone, cpp"#
         ),
         (["decode", "--family", "chessnut", "--family", "chessup"], "--family given more than once"),
         (["--verbose"], #"unknown option "--verbose""#),

@@ -157,7 +157,7 @@ private let board0 = """
                     family: foo
                 """,
             expected: [
-                #"boards[1].family: unknown family "foo", expected one of chessnut, chessup, squareoff, pegasus, dgt, millennium, certabo, sentio, ichessone (config.yaml:7:13)"#
+                #"boards[1].family: unknown family "foo", expected one of chessnut, chessup, squareoff, pegasus, dgt, millennium, certabo, sentio, ichessone, cpp (config.yaml:7:13)"#
             ]),
         BrokenConfig(
             name: "missing required key",

@@ -18,8 +18,12 @@ import Testing
             Issue.record("shipped config.yaml has errors:\n\(error)")
             return
         }
-        #expect(config.boards.map(\.id) == ["board-1", "board-2", "board-3", "analysis", "blitz-1"])
-        #expect(config.boards.map(\.family) == [.chessnut, .chessUp, .dgtPegasus, .squareOff, .millennium])
+        #expect(
+            config.boards.map(\.id) == ["board-1", "board-2", "board-3", "analysis", "blitz-1", "ichessone-1", "diy-1"])
+        #expect(
+            config.boards.map(\.family) == [
+                .chessnut, .chessUp, .dgtPegasus, .squareOff, .millennium, .iChessOne, .chessPeripheral,
+            ])
         let top = try #require(config.board(id: "board-1"))
         #expect(top.match == .address("AA:BB:CC:00:00:01"))
         #expect(top.name == "Top board")

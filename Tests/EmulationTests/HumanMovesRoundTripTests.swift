@@ -151,6 +151,68 @@ import Testing
         }
     }
 
+    /// A Chess Peripheral Protocol board refereed as the bridge's session referees it: the
+    /// position begun once the board is ready, each report answered with what the tracker
+    /// made of it. Every other game the board names its promotion pieces (underpromotions
+    /// too); in the others it names none and the host's queen is taken.
+    @Test func chessPeripheralGamesAreRecovered() {
+        for index in 0..<Self.gameCount {
+            let namesPieces = index % 2 == 0
+            let moves = Self.randomGame(seed: 0xC990 + UInt64(index), underpromotions: namesPieces)
+            var link = EmulatedLink(
+                ChessPeripheralAdapter(),
+                ChessPeripheralPersonality(options: .init(namesPromotionPiece: namesPieces)))
+            var options = TrackerOptions()
+            options.promotionPickWait = 0
+            var tracker = GameTracker(capabilities: link.adapter.capabilities, options: options)
+            var outputs: [TrackerOutput] = []
+            var seen = 0
+            func referee(_ link: inout EmulatedLink<ChessPeripheralAdapter, ChessPeripheralPersonality>) {
+                while seen < link.events.count {
+                    let event = link.events[seen]
+                    seen += 1
+                    let made = tracker.handle(event, at: link.time)
+                    outputs += made
+                    switch event {
+                    case .ready:
+                        link.send(.loadPosition(fen: tracker.position.fen))
+                    case .moveReported(let reported):
+                        var taken: BoardMove?
+                        for case .move(let committed) in made {
+                            taken = BoardMove(uci: committed.uci)
+                            break
+                        }
+                        link.send(.judgeMove(reported: reported, taken: taken))
+                    default:
+                        break
+                    }
+                }
+                outputs += tracker.tick(at: link.time)
+            }
+            link.connect()
+            referee(&link)
+            var generator = SeededGenerator(seed: UInt64(index))
+            for move in moves {
+                for action in HumanMoves.actions(
+                    for: move, on: link.personality.board, style: .random, using: &generator)
+                {
+                    link.perform(action)
+                    referee(&link)
+                }
+            }
+            link.time += 10
+            referee(&link)
+            Self.check(moves, (tracker, outputs), game: index)
+            #expect(link.personality.isSynced, "game \(index)")
+            #expect(
+                link.personality.heldFEN?.split(separator: " ").prefix(3)
+                    == tracker.position.fen.split(separator: " ").prefix(3),
+                "game \(index)")
+            #expect(link.personality.verdicts.allSatisfy { $0 == "ok" || $0.hasPrefix("promote ") }, "game \(index)")
+            #expect(link.personality.violations.total == 0)
+        }
+    }
+
     @Test func pegasusGamesAreRecovered() throws {
         for index in 0..<Self.gameCount {
             // Occupancy cannot show which piece a pawn became: queens only.

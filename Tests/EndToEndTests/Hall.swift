@@ -1,3 +1,4 @@
+import BoardKit
 import Contract
 import Foundation
 import JSON
@@ -116,6 +117,7 @@ final class Hall {
             self.recorder.last(on: self.bridgeStateTopic) == #"{"state":"online"}"#
         }
         for board in boards where board.becomesReady { try await waitUntilReady(board.id) }
+        for board in boards where board.family == "cpp" { try await waitUntilBegun(board.id) }
     }
 
     // MARK: Topics
@@ -155,6 +157,30 @@ final class Hall {
             let availability = self.recorder.json(on: self.topic(board, "availability"), since: mark).last
             return states.last == "ready" && states.contains { $0 != "ready" }
                 && availability?["state"]?.stringValue == "online"
+        }
+    }
+
+    /// Waits until a Chess Peripheral Protocol board was given the game's position on its
+    /// current link (boardsim's write log: a `begin` after the last `feature` of the
+    /// handshake), so that what is played next is played on a begun round.
+    func waitUntilBegun(_ board: String) async throws {
+        func begun() async throws -> Bool {
+            let result = try await simulator.ctl(["writes", board])
+            let words = result.standardOutput.split(separator: "\n").compactMap { line -> String? in
+                guard let object = try? JSONValue(parsing: String(line)), let hex = object["hex"]?.stringValue,
+                    let bytes = HexBytes.parse(hex)
+                else { return nil }
+                return String(decoding: bytes, as: UTF8.self).split(separator: " ").first.map(String.init)
+            }
+            guard let feature = words.lastIndex(of: "feature") else { return false }
+            return words[feature...].contains("begin")
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try await !begun() {
+            guard ContinuousClock.now < deadline else {
+                throw CtlFailure(command: "writes \(board)", result: "no begin after the handshake", report: report())
+            }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 

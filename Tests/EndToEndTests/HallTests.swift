@@ -16,12 +16,14 @@ extension EndToEndTests {
             orientation: "white"),
         HallBoard(id: "mill", family: "millennium", address: "AA:BB:CC:00:01:05", adapter: "hci1"),
         HallBoard(id: "one", family: "ichessone", address: "AA:BB:CC:00:01:06", adapter: "hci1"),
+        HallBoard(id: "diy", family: "cpp", address: "AA:BB:CC:00:01:07", adapter: "hci0"),
     ]
 
-    /// The game each hall board plays: occupancy boards promote to the default queen, the
-    /// others under-promote.
+    /// The game each hall board plays: occupancy boards, and a Chess Peripheral Protocol
+    /// board that names no promotion piece, promote to the default queen; the others
+    /// under-promote.
     static func hallGame(for board: HallBoard) -> [String] {
-        ["pegasus", "squareoff"].contains(board.family) ? Games.whitePromotes : Games.blackUnderpromotes
+        ["pegasus", "squareoff", "cpp"].contains(board.family) ? Games.whitePromotes : Games.blackUnderpromotes
     }
 
     /// Issue #7 (1 and 6): every board plays a full game at once; every move is published

@@ -123,7 +123,8 @@ public enum CertaboWire {
         case .clearIndications:
             return Data(isRGB ? rgbFrame([], colour: []) : leds([]))
         case .custom(let bytes): return bytes
-        case .startSession, .requestState, .requestBattery, .executeMove, .loadPosition: return nil
+        case .startSession, .requestState, .requestBattery, .executeMove, .loadPosition, .judgeMove, .endGame:
+            return nil
         }
     }
 

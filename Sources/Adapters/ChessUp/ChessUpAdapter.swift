@@ -137,7 +137,7 @@ public struct ChessUpAdapter: BoardAuxiliaryReading {
             ChessUpWire.loadPositionFrame(fen: fen)
         case .custom(let data):
             data
-        case .requestBattery, .clearIndications, .executeMove:
+        case .requestBattery, .clearIndications, .executeMove, .judgeMove, .endGame:
             nil
         }
     }

@@ -49,7 +49,7 @@ extension ChessnutAdapter {
             return Data([0x42, 0x21] + ChessnutWire.boardBytes(target) + [autoMoveStopsOnInterference ? 1 : 0])
         case .custom(let bytes):
             return bytes
-        case .loadPosition:
+        case .loadPosition, .judgeMove, .endGame:
             return nil
         }
     }

@@ -129,7 +129,7 @@ public struct DGTAdapter: BoardAdapter {
             return Data(bytes)
         case .clearIndications:
             return model == .revelationII ? Data(DGTWire.ledCommand(on: false, from: 0, to: 63)) : nil
-        case .executeMove, .loadPosition:
+        case .executeMove, .loadPosition, .judgeMove, .endGame:
             return nil
         case .custom(let bytes):
             return bytes

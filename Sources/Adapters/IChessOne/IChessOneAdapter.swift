@@ -76,7 +76,7 @@ public struct IChessOneAdapter: BoardAdapter {
         case .indicate(let squares, let style): IChessOneWire.leds(squares, colour: IChessOneWire.colour(for: style))
         case .clearIndications: IChessOneWire.leds([Square](), colour: IChessOneWire.colour(for: .highlight))
         case .custom(let bytes): bytes
-        case .executeMove, .loadPosition: nil
+        case .executeMove, .loadPosition, .judgeMove, .endGame: nil
         }
     }
 

@@ -150,7 +150,7 @@ public struct MillenniumAdapter: BoardAdapter {
             return MillenniumWire.message(text)
         case .clearIndications:
             return MillenniumWire.message("X")
-        case .requestBattery, .executeMove, .loadPosition:
+        case .requestBattery, .executeMove, .loadPosition, .judgeMove, .endGame:
             return nil
         case .custom(let bytes):
             return bytes

@@ -175,7 +175,7 @@ public struct PegasusAdapter: BoardAdapter {
             let body: [UInt8] = [0x05, ledSettings.speed, ledSettings.mode, ledSettings.intensity] + fields + [0x00]
             return Data([PegasusWire.led, UInt8(body.count)] + body)
         case .clearIndications: return Data(PegasusWire.ledsOff)
-        case .executeMove, .loadPosition: return nil
+        case .executeMove, .loadPosition, .judgeMove, .endGame: return nil
         case .custom(let bytes): return bytes
         }
     }

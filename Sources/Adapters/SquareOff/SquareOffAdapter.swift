@@ -143,7 +143,7 @@ public struct SquareOffAdapter: BoardAdapter {
                 : nil
         case .custom(let data):
             data
-        case .loadPosition:
+        case .loadPosition, .judgeMove, .endGame:
             nil
         }
     }

@@ -50,6 +50,7 @@ extension BoardSession {
         case .gameEnded(let end):
             publishEvent(.gameEnd(result: end.result.rawValue, termination: end.reason.name))
             logger.notice("game over", [("result", end.result.rawValue), ("reason", end.reason.name)])
+            announceEnd(end)
             return true
         case .missedMoves(let missed):
             missedMoves = missed

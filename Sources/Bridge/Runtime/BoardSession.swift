@@ -70,6 +70,9 @@ public final class BoardSession {
     /// The board's own game still has to be set to the kernel's (a new game or position
     /// while the board was not ready).
     var boardGamePending = false
+    /// The position (FEN) a refereed board holds as far as the session knows: the last it
+    /// was given or, after a report the kernel took, the game's; `nil` on a new link.
+    var boardPosition: String?
     let batteryInterval: Double
     var batteryTimer: LoopTimer?
     /// Alerts for the arbiter before anyone asks (a clock paused or a board out of sync too
@@ -97,9 +100,15 @@ public final class BoardSession {
         self.logger = logger.labelled(board.id)
         let adapter = try? AdapterFactory.makeAdapter(for: board.family, options: AdapterOptions(advertisedName: nil))
         capabilities = adapter?.capabilities ?? [.occupancySensing]
-        let options = TrackerOptions(
+        var options = TrackerOptions(
             desyncGrace: game.desyncGrace, promotionDefault: game.promotionDefault.pieceKind,
             maxTakebackPlies: game.maxTakebackPlies, orientation: board.orientation)
+        if capabilities.contains(.refereedMoves) {
+            // A refereed board waits for the verdict and names no promotion piece afterwards;
+            // it speaks the game's squares.
+            options.promotionPickWait = 0
+            options.orientation = .whiteNear
+        }
         batteryInterval = game.batteryInterval
         arbiterWatch = ArbiterWatch(limits: game.arbiterLimits)
         corrections = Self.restoreCorrections(board.id, from: store, logger: self.logger)
@@ -175,6 +184,7 @@ public final class BoardSession {
     public func handle(_ event: BoardEvent) {
         let outputs = core.handle(event, at: clock.now())
         outputObserver?(outputs)
+        if isRefereed, case .moveReported(let reported) = event { judge(reported, by: outputs) }
         apply(outputs)
     }
 
@@ -247,6 +257,7 @@ public final class BoardSession {
         if changedState { publishState() }
         if changedGame { publisher.publish(builder.pgn(board: board.id, text: core.game.pgn)) }
         if persisted { store?.startDeferredSyncs() }
+        keepBoardOnGame()
         watchForArbiter(outputs)
         scheduleTick()
     }
@@ -259,6 +270,7 @@ public final class BoardSession {
         case .connected, .disconnected:
             isReady = false
             handshakeProblem = nil
+            boardPosition = nil
             publishConnection()
             publisher.publish(builder.availability(board: board.id, online: transport.state == .connected))
             return false

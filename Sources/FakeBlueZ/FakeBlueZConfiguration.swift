@@ -168,6 +168,11 @@ public struct BehaviorConfiguration: Hashable, Sendable, Codable {
     public var connectTimeout: Double
     /// Seconds from the link to `ServicesResolved=true`.
     public var serviceDiscoveryDelay: Double
+    /// Up to this many seconds more for each connect, drawn at random (radio conditions,
+    /// the board's advertising interval): 0 by default.
+    public var connectJitter: Double
+    /// Up to this many seconds more for each service discovery, drawn at random: 0 by default.
+    public var serviceDiscoveryJitter: Double
     /// Seconds `Disconnect` waits before dropping the link (bluetoothd's `DISCONNECT_TIMER`, 2).
     public var disconnectDelay: Double
     /// Seconds before a request write is answered (the ATT write response).
@@ -187,7 +192,8 @@ public struct BehaviorConfiguration: Hashable, Sendable, Codable {
     /// (2 s disconnect hold, 20 s LE connect timeout); short radio delays elsewhere.
     public init(
         bluezVersion: String = "5.83", gattCache: Bool = true, connectDelay: Double = 0.05,
-        connectTimeout: Double = 20, serviceDiscoveryDelay: Double = 0.05, disconnectDelay: Double = 2,
+        connectTimeout: Double = 20, serviceDiscoveryDelay: Double = 0.05, connectJitter: Double = 0,
+        serviceDiscoveryJitter: Double = 0, disconnectDelay: Double = 2,
         writeResponseDelay: Double = 0.02, advertisingInterval: Double = 0.25, temporaryTimeout: Double = 30,
         rssiJitter: Int = 2, oversizeNotifications: OversizePolicy = .truncate, seed: UInt64 = 1
     ) {
@@ -196,6 +202,8 @@ public struct BehaviorConfiguration: Hashable, Sendable, Codable {
         self.connectDelay = connectDelay
         self.connectTimeout = connectTimeout
         self.serviceDiscoveryDelay = serviceDiscoveryDelay
+        self.connectJitter = connectJitter
+        self.serviceDiscoveryJitter = serviceDiscoveryJitter
         self.disconnectDelay = disconnectDelay
         self.writeResponseDelay = writeResponseDelay
         self.advertisingInterval = advertisingInterval
@@ -217,6 +225,8 @@ public struct BehaviorConfiguration: Hashable, Sendable, Codable {
         connectDelay = try value(.connectDelay, defaults.connectDelay)
         connectTimeout = try value(.connectTimeout, defaults.connectTimeout)
         serviceDiscoveryDelay = try value(.serviceDiscoveryDelay, defaults.serviceDiscoveryDelay)
+        connectJitter = try value(.connectJitter, defaults.connectJitter)
+        serviceDiscoveryJitter = try value(.serviceDiscoveryJitter, defaults.serviceDiscoveryJitter)
         disconnectDelay = try value(.disconnectDelay, defaults.disconnectDelay)
         writeResponseDelay = try value(.writeResponseDelay, defaults.writeResponseDelay)
         advertisingInterval = try value(.advertisingInterval, defaults.advertisingInterval)
@@ -235,6 +245,7 @@ public struct BehaviorConfiguration: Hashable, Sendable, Codable {
         let delays: [(String, Double)] = [
             ("connectDelay", connectDelay), ("connectTimeout", connectTimeout),
             ("serviceDiscoveryDelay", serviceDiscoveryDelay), ("disconnectDelay", disconnectDelay),
+            ("connectJitter", connectJitter), ("serviceDiscoveryJitter", serviceDiscoveryJitter),
             ("writeResponseDelay", writeResponseDelay), ("temporaryTimeout", temporaryTimeout),
         ]
         for (key, delay) in delays where !(delay >= 0 && delay <= 3600) {

@@ -41,7 +41,9 @@ extension FakeDevice {
         guard state == .connecting else { return adapter.connectFinished(self) }
         let outcome = connectOutcome
         waitingForBoard = outcome == .timeout && !board.isPresent
-        let delay = outcome == .timeout ? sim.behavior.connectTimeout : sim.behavior.connectDelay
+        let delay =
+            outcome == .timeout
+            ? sim.behavior.connectTimeout : sim.jittered(sim.behavior.connectDelay, by: sim.behavior.connectJitter)
         connectTask = schedule(after: delay) { [weak self] in self?.finishConnect(outcome) }
     }
 
@@ -94,7 +96,8 @@ extension FakeDevice {
         invocation?.reply()
         board.linkUp()
         sim.log("\(board.address) connected")
-        resolveTask = schedule(after: sim.behavior.serviceDiscoveryDelay) { [weak self] in self?.resolveServices() }
+        let discovery = sim.jittered(sim.behavior.serviceDiscoveryDelay, by: sim.behavior.serviceDiscoveryJitter)
+        resolveTask = schedule(after: discovery) { [weak self] in self?.resolveServices() }
         if pendingPair != nil { completePairingSoon() }
     }
 

@@ -77,3 +77,11 @@ struct SimulatorRandom: RandomNumberGenerator, Sendable {
         return value ^ (value >> 31)
     }
 }
+
+extension FakeBlueZ {
+    /// `delay` plus up to `jitter` seconds drawn from the simulator's seeded generator.
+    func jittered(_ delay: Double, by jitter: Double) -> Double {
+        guard jitter > 0 else { return delay }
+        return delay + Double.random(in: 0...jitter, using: &random)
+    }
+}

@@ -33,17 +33,25 @@ final class BridgeRig {
     private(set) var latest: [String: String] = [:]
     /// When each topic's payload first became `{"state":"online"}`.
     private(set) var onlineAt: [String: ContinuousClock.Instant] = [:]
+    /// When each board's connection topic last became `ready` (``forgetReady()`` clears it).
+    private(set) var readyAt: [String: ContinuousClock.Instant] = [:]
+    /// boardsim's `behavior` settings (`connectDelay`, `connectJitter`, …); none: its defaults.
+    let behavior: [String: Double]
+    private var simulatorArguments: [String] = []
 
-    /// Prepares a rig for `boards` boards (nothing starts yet).
-    init(boards: Int) throws {
+    /// Prepares a rig for `boards` boards on `adapterCount` adapters (default: 2 for up to 8
+    /// boards, else 4), with boardsim's `behavior` (nothing starts yet).
+    init(boards: Int, adapterCount: Int? = nil, behavior: [String: Double] = [:]) throws {
         self.boards = boards
+        self.behavior = behavior
+        adapters = (0..<(adapterCount ?? (boards <= 8 ? 2 : 4))).map { "hci\($0)" }
         boardIDs = (1...boards).map { String(format: "b%02d", $0) }
         binaries = URL(fileURLWithPath: Self.executablePath()).deletingLastPathComponent()
         directory = try TestTools.temporaryDirectory("bench-e2e")
     }
 
-    /// Adapters used: 2 for up to 8 boards, else 4.
-    var adapters: [String] { (0..<(boards <= 8 ? 2 : 4)).map { "hci\($0)" } }
+    /// The adapters boards are spread over.
+    let adapters: [String]
 
     /// The adapter of board `index`.
     func adapter(of index: Int) -> String { adapters[index % adapters.count] }
@@ -63,6 +71,13 @@ final class BridgeRig {
         ChildProcessRegistry.shared.register(bus.pid)
         self.bus = bus
         var arguments = ["--bus", bus.address, "--quiet"]
+        if !behavior.isEmpty {
+            let path = directory.appendingPathComponent("boardsim.json")
+            let settings = behavior.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }
+            try "{\"behavior\": {\(settings.joined(separator: ", "))}}\n".write(
+                to: path, atomically: true, encoding: .utf8)
+            arguments += ["--config", path.path]
+        }
         for adapter in adapters { arguments += ["--adapter", adapter] }
         for (index, id) in boardIDs.enumerated() {
             arguments += [
@@ -70,12 +85,8 @@ final class BridgeRig {
                 "family=chessnut,id=\(id),name=Chessnut Air,address=\(address(of: index)),adapter=\(adapter(of: index))",
             ]
         }
-        let simulator = BenchProcess(name: "boardsim", executable: boardsim, arguments: arguments)
-        try simulator.start()
-        self.simulator = simulator
-        guard await simulator.timeUntilOutput(containing: "boardsim: ready", timeout: .seconds(20)) != nil else {
-            throw BenchError(description: "boardsim did not become ready:\n\(simulator.output)")
-        }
+        simulatorArguments = arguments
+        try await startSimulator()
         let broker = try BenchBroker()
         self.broker = broker
         try await broker.start()
@@ -102,10 +113,40 @@ final class BridgeRig {
         try writeConfig()
     }
 
+    /// Starts boardsim (the fake bluetoothd) with the rig's boards and waits until it owns
+    /// `org.bluez`.
+    private func startSimulator() async throws {
+        let boardsim = binaries.appendingPathComponent("boardsim").path
+        let simulator = BenchProcess(name: "boardsim", executable: boardsim, arguments: simulatorArguments)
+        try simulator.start()
+        self.simulator = simulator
+        guard await simulator.timeUntilOutput(containing: "boardsim: ready", timeout: .seconds(20)) != nil else {
+            throw BenchError(description: "boardsim did not become ready:\n\(simulator.output)")
+        }
+    }
+
+    /// Stops boardsim and starts it again, as `systemctl restart bluetooth` does to
+    /// bluetoothd: every link goes, `org.bluez` leaves the bus and comes back. Returns when
+    /// the new one is ready.
+    func restartSimulator() async throws {
+        simulator?.stop(grace: 3)
+        simulator = nil
+        try await startSimulator()
+    }
+
+    /// Forgets when boards became ready, to time the next time they do.
+    func forgetReady() { readyAt = [:] }
+
+    /// The connection topic of `board`.
+    static func connectionTopic(_ board: String) -> String { "boardbridge/\(board)/connection" }
+
     private func received(_ message: MQTTMessage, at time: ContinuousClock.Instant) {
         let text = message.payloadString ?? ""
         latest[message.topic] = text
         if onlineAt[message.topic] == nil, text.contains("\"online\"") { onlineAt[message.topic] = time }
+        if readyAt[message.topic] == nil, message.topic.hasSuffix("/connection"), text.contains("\"state\":\"ready\"") {
+            readyAt[message.topic] = time
+        }
         onMessage?(message, time)
     }
 
@@ -166,13 +207,19 @@ final class BridgeRig {
     /// Calls a method of boardsim's control interface.
     @discardableResult
     func controlCall(_ member: String, _ arguments: [String]) async throws -> [DBusValue] {
+        try await controlCall(member, values: arguments.map { DBusValue.string($0) })
+    }
+
+    /// Calls a method of boardsim's control interface with any D-Bus values.
+    @discardableResult
+    func controlCall(_ member: String, values: [DBusValue]) async throws -> [DBusValue] {
         guard let control else { throw BenchError(description: "no control connection") }
         do {
             return try await control.call(
                 destination: "org.bluez", path: "/org/boardbridge/sim", interface: "org.boardbridge.Simulator1",
-                member: member, body: arguments.map { DBusValue.string($0) }, timeout: .seconds(10))
+                member: member, body: values, timeout: .seconds(10))
         } catch {
-            throw BenchError(description: "boardsim \(member)(\(arguments.joined(separator: ", "))) failed: \(error)")
+            throw BenchError(description: "boardsim \(member)(\(values)) failed: \(error)")
         }
     }
 

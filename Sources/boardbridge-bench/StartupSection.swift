@@ -2,7 +2,8 @@ import Foundation
 
 /// Section 4: start-up — from `boardbridge` process start to `{"state":"online"}` on the
 /// bridge state topic and to the first (and last) board's availability online, with 1
-/// and 8 simulated Chessnut boards already waiting in boardsim.
+/// and 8 simulated Chessnut boards already waiting in boardsim; then a full hall with the
+/// radios' own times (``runHall(_:)``).
 @MainActor
 struct StartupSection: BenchSection {
     let number = 4
@@ -56,5 +57,6 @@ struct StartupSection: BenchSection {
                     key: "startup.\(boards).peak_rss", label: "\(boards) boards: peak RSS just after start-up",
                     value: Percentiles(rss).maximum, unit: "MB"))
         }
+        try await runHall(context)
     }
 }

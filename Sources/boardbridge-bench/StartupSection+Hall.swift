@@ -1,0 +1,113 @@
+import BoardKit
+import DBus
+import Foundation
+
+/// Section 4, a full hall: from the bridge's launch to every board `ready`, with boardsim
+/// given LE connect and service-discovery times with jitter, against the floor the radios
+/// set (an adapter makes one LE connection at a time: its boards' connect times one after
+/// the other, then the last one's discovery). The same after an adapter reset and after a
+/// `bluetoothd` restart.
+extension StartupSection {
+    /// Mean connect and discovery times of the hall (seconds): the delay plus half the jitter.
+    static let connect = (delay: 0.2, jitter: 0.1)
+    static let discovery = (delay: 0.4, jitter: 0.2)
+
+    func runHall(_ context: BenchContext) async throws {
+        let boards = context.quick ? 16 : 64
+        let rig = try BridgeRig(
+            boards: boards, adapterCount: 4,
+            behavior: [
+                "connectDelay": Self.connect.delay, "connectJitter": Self.connect.jitter,
+                "serviceDiscoveryDelay": Self.discovery.delay, "serviceDiscoveryJitter": Self.discovery.jitter,
+            ])
+        defer { rig.stop() }
+        try await rig.startSupport()
+        let meanConnect = Self.connect.delay + Self.connect.jitter / 2
+        let meanDiscovery = Self.discovery.delay + Self.discovery.jitter / 2
+        let perAdapter = rig.adapters.map { adapter in rig.boardIDs.indices.filter { rig.adapter(of: $0) == adapter } }
+        let hallFloor = Double(perAdapter.map(\.count).max() ?? 0) * meanConnect + meanDiscovery
+
+        // Launch.
+        try rig.startBridge()
+        guard let launched = rig.bridge?.launchedAt else { return }
+        let launch = try await waitUntilReady(rig, rig.boardIDs, since: launched)
+        record(context, "launch", "launch → every board ready", launch, floor: hallFloor, boards: boards)
+
+        // An adapter reset: hci0 off until its boards are down, then on again.
+        let first = perAdapter[0].map { rig.boardIDs[$0] }
+        try await rig.controlCall("SetAdapterPowered", values: [.string(rig.adapters[0]), .bool(false)])
+        try await waitUntilDown(rig, first)
+        rig.forgetReady()
+        let poweredOn = ContinuousClock.now
+        try await rig.controlCall("SetAdapterPowered", values: [.string(rig.adapters[0]), .bool(true)])
+        let reset = try await waitUntilReady(rig, first, since: poweredOn)
+        let adapterFloor = Double(first.count) * meanConnect + meanDiscovery
+        let policyDelay = BoardReconnectPolicy().nextDelay(attempt: 1) ?? 0
+        record(
+            context, "adapter_reset", "\(rig.adapters[0]) powered on again → its \(first.count) boards ready", reset,
+            floor: adapterFloor, boards: boards, policyDelay: policyDelay)
+
+        // bluetoothd restarted.
+        rig.forgetReady()
+        let restarted = ContinuousClock.now
+        try await rig.restartSimulator()
+        let daemon = try await waitUntilReady(rig, rig.boardIDs, since: restarted)
+        record(
+            context, "bluetoothd_restart", "bluetoothd restarted → every board ready", daemon, floor: hallFloor,
+            boards: boards, policyDelay: policyDelay)
+    }
+
+    /// `policyDelay`: the reconnect policy's first wait (BoardKit's default `[2, 4, 8]`),
+    /// which a dropped link waits before its first attempt, by the specification.
+    private func record(
+        _ context: BenchContext, _ key: String, _ label: String, _ seconds: Double, floor: Double, boards: Int,
+        policyDelay: Double = 0
+    ) {
+        context.record(
+            BenchResult(
+                key: "startup.hall.\(key)", label: "full hall, \(boards) boards on 4 adapters: \(label)",
+                value: seconds * 1e3, unit: "ms",
+                details: [
+                    "floor_ms": floor * 1e3, "ratio": seconds / floor, "policy_delay_ms": policyDelay * 1e3,
+                    "ratio_with_policy_delay": seconds / (floor + policyDelay),
+                ],
+                note: String(
+                    format: "%.2f× the radios' floor (%.0f ms: per adapter its boards' connects one after the other, "
+                        + "%.2f s each on average, then %.2f s of discovery)",
+                    seconds / floor, floor * 1e3, Self.connect.delay + Self.connect.jitter / 2,
+                    Self.discovery.delay + Self.discovery.jitter / 2)
+                    + (policyDelay > 0
+                        ? String(
+                            format: "; %.2f× it with the reconnect policy's first wait (%.0f s)",
+                            seconds / (floor + policyDelay), policyDelay) : "")))
+    }
+
+    /// Waits until every board of `ids` is ready; the seconds from `start` to the last.
+    private func waitUntilReady(
+        _ rig: BridgeRig, _ ids: [String], since start: ContinuousClock.Instant
+    ) async throws
+        -> Double
+    {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while true {
+            let times = ids.compactMap { rig.readyAt[BridgeRig.connectionTopic($0)] }
+            if times.count == ids.count, let last = times.max() { return (last - start).seconds }
+            guard ContinuousClock.now < deadline, rig.bridge?.isRunning == true else {
+                throw BenchError(description: "\(ids.count - times.count) of \(ids.count) boards not ready")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Waits until no board of `ids` shows `ready` on its connection topic.
+    private func waitUntilDown(_ rig: BridgeRig, _ ids: [String]) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ids.contains(where: { rig.latest[BridgeRig.connectionTopic($0)]?.contains("\"state\":\"ready\"") == true }
+        ) {
+            guard ContinuousClock.now < deadline else {
+                throw BenchError(description: "the adapter's boards stayed ready")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}

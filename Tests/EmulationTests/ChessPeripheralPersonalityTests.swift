@@ -126,6 +126,24 @@ import Testing
         #expect(link.personality.isSynced)
     }
 
+    /// A hand already at the next move when the verdict on a move reported as a round
+    /// resumed comes: the next move is still reported (found in CI: the firmware stayed out
+    /// of sync and reported nothing more).
+    @Test func theNextMoveIsReportedWhenTheVerdictComesAfterAHandMoved() {
+        var link = Self.begun(ChessPeripheralPersonality(options: .init(features: [])))
+        link.personality.linkLost()
+        Self.play("g1f3", on: &link)
+        link.adapter = ChessPeripheralAdapter()
+        link.connect(isReconnect: true)
+        link.send(.loadPosition(fen: Self.startFEN))
+        let g1f3 = BoardMove(uci: "g1f3")!
+        #expect(link.events.last == .moveReported(g1f3))
+        link.perform(.lift(.e7))
+        link.send(.judgeMove(reported: g1f3, taken: g1f3))
+        link.perform(.place(Piece(.black, .pawn), on: .e5))
+        #expect(link.events.last == .moveReported(BoardMove(uci: "e7e5")!))
+    }
+
     /// After `end`, nothing is reported until the next `begin`; `check` is kept.
     @Test func theRoundEndsAndTheCheckSquareIsShown() {
         var link = Self.begun()

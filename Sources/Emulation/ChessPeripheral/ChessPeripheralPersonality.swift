@@ -187,7 +187,13 @@ public struct ChessPeripheralPersonality: BoardPersonality {
             awaitingVerdict = nil
             game?.apply(move)
             checkSquare = nil
-            return evaluate(placedNow: nil, liftedNow: nil)
+            // Its squares were the held position and this move when it reported the move (a
+            // move reported when a round resumed, from a board out of sync, too): in sync, even
+            // if a hand is already at the next move.
+            let wasSynced = isSynced
+            isSynced = true
+            let back = !wasSynced && physical.occupancy == game?.pieces.occupancy
+            return (back ? [said("sync")] : []) + evaluate(placedNow: nil, liftedNow: nil)
         case "nok":
             guard awaitingVerdict != nil else { return malformed() }
             verdicts.append("nok")

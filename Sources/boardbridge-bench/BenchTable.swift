@@ -74,6 +74,14 @@ enum BenchTable {
                 extra.append("segments \(figures(best))–\(figures(worst)) µs")
             }
         }
+        if let floor = result.details["floor_ms"], let ratio = result.details["ratio"] {
+            extra.append("floor \(figures(floor)) ms: \(String(format: "%.2f", ratio))×")
+            if let delay = result.details["policy_delay_ms"], delay > 0,
+                let withDelay = result.details["ratio_with_policy_delay"]
+            {
+                extra.append("\(String(format: "%.2f", withDelay))× with the policy's \(figures(delay / 1e3)) s wait")
+            }
+        }
         if let lost = result.details["lost"], lost > 0 { extra.append("\(Int(lost)) lost") }
         if let spread = result.details["spread"], (result.details["runs"] ?? 0) > 1 {
             extra.append("spread \(String(format: "%.0f", spread * 100)) %")

@@ -20,6 +20,9 @@ import Testing
         var later = 0
         var open = 0
         var listed = 0
+        /// Open gaps whose candidate lines all lead to the same position (orders of the same
+        /// moves, a tempo lost and regained): no later board, move or clock tells them apart.
+        var undecidable = 0
         var collapsed = 0
         var lost = 0
         var byLength: [Int: (gaps: Int, wonBack: Int)] = [:]
@@ -30,7 +33,8 @@ import Testing
                 return "\(length) plies \(entry.wonBack)/\(entry.gaps)"
             }
             return "gaps \(gaps): won back at once \(atOnce), by the moves after \(later), open \(open) "
-                + "(true line listed \(listed)), collapsed \(collapsed), lost \(lost); \(lengths.joined(separator: ", "))"
+                + "(true line listed \(listed); every line to the same position \(undecidable)), collapsed \(collapsed), "
+                + "lost \(lost); \(lengths.joined(separator: ", "))"
         }
     }
 
@@ -144,6 +148,17 @@ import Testing
         }
     }
 
+    /// The position `line` leads to from `start` (placement, side, castling, en passant), or
+    /// `nil` when it is no legal line.
+    static func end(of line: [String], from start: Position) -> String? {
+        var position = start
+        for uci in line {
+            guard let move = position.legalMove(uci: uci) else { return nil }
+            position.apply(move)
+        }
+        return position.fen.split(separator: " ").prefix(4).joined(separator: " ")
+    }
+
     /// Ends a gap still open after the play that followed: the arbiter names the true line,
     /// which the tracker takes (the board shows where it leads); a gap read as a shorter line
     /// to the same placement (moves that cancel out) is put right with a new game.
@@ -155,9 +170,11 @@ import Testing
         let held = tracker.game.moves.count
         let line = reference.moves[held...].map(\.move.uci)
         let context = "seed \(seed) gap \(episode.length) at ply \(episode.start), \(line)"
-        if tracker.openGap != nil {
+        if let gap = tracker.openGap {
             tally.open += 1
-            if tracker.openGap?.candidates.contains(line) == true { tally.listed += 1 }
+            if gap.candidates.contains(line) { tally.listed += 1 }
+            let ends = Set(gap.candidates.map { Self.end(of: $0, from: tracker.game.position) })
+            if gap.candidates.count > 1, ends.count == 1, ends.first != nil { tally.undecidable += 1 }
             #expect(throws: Never.self, "\(context)") { _ = try tracker.resolve(line, fromPly: held, at: time) }
             #expect(tracker.game.moves.count == reference.moves.count, "\(context)")
         } else {

@@ -28,6 +28,30 @@ enum FirmwareMoveRecognizer {
         case possibleCastlingRookMove(BoardMove)
     }
 
+    /// What a firmware waiting on a rook move that may turn into castling
+    /// (``Recognition/possibleCastlingRookMove(_:)``) makes of the next action.
+    enum RookMoveWait: Equatable, Sendable {
+        /// The king followed: castling (the king's move).
+        case castling(BoardMove)
+        /// Nothing decided yet (the board as the rook move left it, or the king lifted).
+        case waiting
+        /// Something else happened: the rook move stands, and the action belongs to the next move.
+        case rookMove(BoardMove)
+    }
+
+    /// Decides a wait on `rookMove`, which left `waitedAt`, now that the board is
+    /// `occupancy` and `recognition` is what it shows against `game`.
+    static func decide(
+        _ rookMove: BoardMove, waitedAt: OccupancyMap, game: FirmwareGame, occupancy: OccupancyMap,
+        recognition: Recognition
+    ) -> RookMoveWait {
+        if case .move(let move) = recognition, game.pieces[move.from]?.kind == .king { return .castling(move) }
+        var kingLifted = waitedAt
+        if let king = game.castling(kingSide: rookMove.from.file == 7)?.king { kingLifted.remove(king.from) }
+        if occupancy == waitedAt || occupancy == kingLifted { return .waiting }
+        return .rookMove(rookMove)
+    }
+
     /// Recognises the move that turns `game` (whose occupancy is `gameOccupancy`) into the
     /// `physical` board (`physicalOccupancy`); `placedNow` is the square of the placement
     /// that triggers the check, `nil` after a lift. `checksRules`: the firmware keeps only

@@ -240,16 +240,19 @@ public struct ChessPeripheralPersonality: BoardPersonality {
             physicalOccupancy: occupancy, placedNow: placedNow, lifted: lifted, defaultPromotion: .queen,
             checksRules: false)
         if let deferred = deferredRookMove {
-            if case .move(let move) = recognition, game.pieces[move.from]?.kind == .king {
+            switch FirmwareMoveRecognizer.decide(
+                deferred.move, waitedAt: deferred.occupancy, game: game, occupancy: occupancy, recognition: recognition)
+            {
+            case .waiting:
+                return []
+            case .castling(let castling):
                 deferredRookMove = nil
-                return report(move, keeping: nil)
+                return report(castling, keeping: nil)
+            case .rookMove(let rookMove):
+                deferredRookMove = nil
+                // The action that ended the wait belongs to the next move.
+                return report(rookMove, keeping: liftedNow)
             }
-            var kingLifted = deferred.occupancy
-            if let king = game.castling(kingSide: deferred.move.from.file == 7)?.king { kingLifted.remove(king.from) }
-            if occupancy == deferred.occupancy || occupancy == kingLifted { return [] }
-            deferredRookMove = nil
-            // The action that ended the wait belongs to the next move.
-            return report(deferred.move, keeping: liftedNow)
         }
         switch recognition {
         case .none:

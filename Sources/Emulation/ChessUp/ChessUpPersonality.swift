@@ -253,20 +253,23 @@ public struct ChessUpPersonality: BoardPersonality {
     private mutating func recogniseMove(at time: TimeInterval, placedNow: Square?, liftedNow: Square?) -> [Data] {
         var recognition = recognise(placedNow: placedNow)
         if let deferred = deferredRookMove {
-            if case .move(let move) = recognition, game.pieces[move.from]?.kind == .king {
+            switch FirmwareMoveRecognizer.decide(
+                deferred.move, waitedAt: deferred.occupancy, game: game, occupancy: occupancy, recognition: recognition)
+            {
+            case .waiting:
+                return []
+            case .castling(let castling):
                 deferredRookMove = nil
-                return commit(move, at: time)
+                return commit(castling, at: time)
+            case .rookMove(let rookMove):
+                deferredRookMove = nil
+                var frames = commit(rookMove, at: time)
+                // The action that ended the wait belongs to the next move.
+                if let liftedNow { lifted.insert(liftedNow) }
+                recognition = recognise(placedNow: placedNow)
+                if case .move(let move) = recognition { frames += commit(move, at: time) }
+                return frames
             }
-            var kingLifted = deferred.occupancy
-            if let king = game.castling(kingSide: deferred.move.from.file == 7)?.king { kingLifted.remove(king.from) }
-            if occupancy == deferred.occupancy || occupancy == kingLifted { return [] }
-            deferredRookMove = nil
-            var frames = commit(deferred.move, at: time)
-            // The action that ended the wait belongs to the next move.
-            if let liftedNow { lifted.insert(liftedNow) }
-            recognition = recognise(placedNow: placedNow)
-            if case .move(let move) = recognition { frames += commit(move, at: time) }
-            return frames
         }
         switch recognition {
         case .none:

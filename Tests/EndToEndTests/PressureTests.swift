@@ -13,12 +13,13 @@ extension EndToEndTests {
     /// Eight moves: 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. d3 Bc5.
     static let eightMoves = ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "d2d3", "f8c5"]
 
-    /// Issue #16 (3): 100 000 bad commands and 2 000 bad 60 KB commands on board b02 while
-    /// b01 plays eight moves: all eight arrive, the bridge's peak RSS stays under 96 MiB
-    /// (2 000 answers echoing 60 KB each alone would be 120 MB) and its log under 256 KiB
-    /// (one line per refusal would be megabytes; one 60 KB value per line, 120 MB). The
-    /// broker queues without limit, so it hands the bridge the whole flood as fast as
-    /// the bridge reads.
+    /// Issue #16 (3): 50 000 bad commands and 1 000 bad 60 KB commands on board b02 while
+    /// b01 plays eight moves: all eight arrive, the bridge's peak RSS stays under 48 MiB
+    /// (1 000 answers echoing 60 KB each alone would be 60 MB; it peaks near 24 MB) and its
+    /// log under 256 KiB (one line per refusal would be megabytes; one 60 KB value per line,
+    /// 60 MB). The broker queues without limit, so it hands the bridge the whole flood as
+    /// fast as the bridge reads. (Half the flood of stop 44 and before: that one was the test
+    /// run's longest test, 150–210 s with a debug bridge, for the same proof.)
     @Test(.enabled(if: TestTools.available("mosquitto_pub")))
     func floodOfBadCommandsCostsAnotherBoardNothing() async throws {
         let boards = [
@@ -29,10 +30,10 @@ extension EndToEndTests {
         let hall = try await Hall(boards: boards, settings: settings)
         defer { hall.stop() }
         let logBefore = hall.bridge.output.utf8.count
-        let small = try Self.commandFile(in: hall.directory, name: "small", line: #"{"leds":"x"}"#, count: 100_000)
+        let small = try Self.commandFile(in: hall.directory, name: "small", line: #"{"leds":"x"}"#, count: 50_000)
         let large = try Self.commandFile(
             in: hall.directory, name: "large", line: #"{"leds":"\#(String(repeating: "x", count: 60_000))"}"#,
-            count: 2_000, last: #"{"request":"state","transaction":"last"}"#)
+            count: 1_000, last: #"{"request":"state","transaction":"last"}"#)
         let game = try PlayedGame(Self.eightMoves)
         let mark = hall.recorder.mark
         let floods = try [small, large].map {
@@ -57,17 +58,18 @@ extension EndToEndTests {
         #expect(floods.allSatisfy { $0.terminationStatus == 0 })
         // A good command after the floods: once it is answered the bridge has read them all.
         try hall.recorder.publish(hall.topic("b02", "set"), #"{"request":"state","transaction":"after"}"#)
-        try await waitUntil("the bridge answers after the flood", timeout: .seconds(120), context: hall.report) {
+        // A wait for the bridge to have read everything, not a speed limit.
+        try await waitUntil("the bridge answers after the flood", timeout: .seconds(300), context: hall.report) {
             hall.recorder.messages(on: hall.topic("b02", "response"), since: mark).contains {
                 $0.text.contains(#""transaction":"after""#)
             }
         }
         let peak = try #require(Self.peakResidentBytes(of: hall.bridge.pid))
-        #expect(peak < 96 << 20, "peak RSS \(peak >> 20) MiB")
+        #expect(peak < 48 << 20, "peak RSS \(peak >> 20) MiB")
         let logged = hall.bridge.output.utf8.count - logBefore
         #expect(logged < 256 << 10, "log grew by \(logged) bytes")
         let answers = hall.recorder.messages(on: hall.topic("b02", "response"), since: mark).count
-        #expect(answers < 1_000, "\(answers) answers to 102 000 bad commands")
+        #expect(answers < 1_000, "\(answers) answers to 51 000 bad commands")
         print("flood: peak RSS \(peak >> 10) KiB, log +\(logged) bytes, \(answers) answers")
     }
 

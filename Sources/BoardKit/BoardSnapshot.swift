@@ -54,47 +54,19 @@ public struct BoardSnapshot: Hashable, Sendable, Codable {
     /// The piece-placement field of FEN (first field only), e.g.
     /// `rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR`.
     public var fenPlacement: String {
-        var result = ""
-        for rank in stride(from: 7, through: 0, by: -1) {
-            var empty = 0
-            for file in 0..<8 {
-                if let piece = squares[rank * 8 + file] {
-                    if empty > 0 { result += String(empty) }
-                    empty = 0
-                    result.append(piece.fenLetter)
-                } else {
-                    empty += 1
-                }
-            }
-            if empty > 0 { result += String(empty) }
-            if rank > 0 { result.append("/") }
-        }
-        return result
+        FENPlacement.text { self[$0]?.fenLetter }
     }
 
     /// Parses a FEN piece-placement field (the first field of a FEN; further fields are ignored).
     /// Returns `nil` when it does not describe exactly 8 ranks of 8 squares.
     public init?(fenPlacement: some StringProtocol) {
-        let placement = fenPlacement.split(separator: " ", maxSplits: 1).first ?? ""
-        let ranks = placement.split(separator: "/", omittingEmptySubsequences: false)
-        guard ranks.count == 8 else { return nil }
         var snapshot = BoardSnapshot()
-        for (index, rankText) in ranks.enumerated() {
-            let rank = 7 - index
-            var file = 0
-            for character in rankText {
-                if let digit = character.wholeNumberValue, (1...8).contains(digit) {
-                    file += digit
-                } else if let piece = Piece(fenLetter: character), file < 8 {
-                    snapshot[Square(file: file, rank: rank)!] = piece
-                    file += 1
-                } else {
-                    return nil
-                }
-                if file > 8 { return nil }
-            }
-            guard file == 8 else { return nil }
+        let isPlacement = FENPlacement.read(fenPlacement) { square, character in
+            guard let piece = Piece(fenLetter: character) else { return false }
+            snapshot[square] = piece
+            return true
         }
+        guard isPlacement else { return nil }
         self = snapshot
     }
 }

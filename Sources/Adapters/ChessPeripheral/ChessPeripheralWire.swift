@@ -70,46 +70,19 @@ public enum ChessPeripheralWire {
     /// The squares a FEN's placement shows occupied (a known or unknown piece), or `nil`
     /// when its first field is no placement of eight ranks.
     public static func occupancy(fen: some StringProtocol) -> OccupancyMap? {
-        let placement = fen.prefix { $0 != " " }
-        let ranks = placement.split(separator: "/", omittingEmptySubsequences: false)
-        guard ranks.count == 8 else { return nil }
         var map = OccupancyMap()
-        for (index, rank) in ranks.enumerated() {
-            var file = 0
-            for character in rank {
-                if let skip = character.wholeNumberValue, (1...8).contains(skip) {
-                    file += skip
-                } else if "pnbrqkPNBRQKuU?".contains(character) {
-                    guard let square = Square(file: file, rank: 7 - index) else { return nil }
-                    map.insert(square)
-                    file += 1
-                } else {
-                    return nil
-                }
-                guard file <= 8 else { return nil }
-            }
-            guard file == 8 else { return nil }
+        let isPlacement = FENPlacement.read(fen) { square, character in
+            guard Piece(fenLetter: character) != nil || "uU?".contains(character) else { return false }
+            map.insert(square)
+            return true
         }
-        return map
+        return isPlacement ? map : nil
     }
 
     /// A placement for `occupancy` where a square shows `pieces`' piece when it has one and
     /// `?` otherwise: what a board that senses occupancy only knows.
     public static func placement(_ occupancy: OccupancyMap, knowing pieces: BoardSnapshot) -> String {
-        (0..<8).reversed().map { rank in
-            var text = ""
-            var empty = 0
-            for file in 0..<8 {
-                guard let square = Square(file: file, rank: rank), occupancy.contains(square) else {
-                    empty += 1
-                    continue
-                }
-                if empty > 0 { text += String(empty) }
-                empty = 0
-                text += pieces[square].map { String($0.fenLetter) } ?? "?"
-            }
-            return empty > 0 ? text + String(empty) : text
-        }.joined(separator: "/")
+        FENPlacement.text { square in occupancy.contains(square) ? pieces[square]?.fenLetter ?? "?" : nil }
     }
 
     /// The central's answer to a move the board reported: `ok`, `nok`, or `promote <uci>`

@@ -175,8 +175,8 @@ public struct CertaboAdapter: BoardAdapter {
             // The handshake lit the calibration squares with the 8-byte write, before the
             // board said which LEDs it has; an RGB board takes them again as its own write.
             if framer.ledMarker == CertaboWire.rgbMarker {
-                let squares = CertaboWire.litSquares(CertaboWire.calibrationLEDs)
-                pending.append(Data(CertaboWire.rgbFrame(squares, colour: CertaboWire.rgbColour(for: .highlight))))
+                let squares = Array(CertaboWire.litSquares(CertaboWire.calibrationLEDs))
+                pending.append(encode(.indicate(squares: squares, style: .highlight)) ?? Data())
             }
         }
         switch calibrator.observe(tags) {
@@ -187,7 +187,7 @@ public struct CertaboAdapter: BoardAdapter {
         case .learned(let table):
             calibration = table
             events.append(.calibration(.learned(table)))
-            pending.append(CertaboWire.encode(.clearIndications, ledMarker: framer.ledMarker) ?? Data())
+            pending.append(encode(.clearIndications) ?? Data())
             recent = []
             handle(tags: tags, into: &events)
         }

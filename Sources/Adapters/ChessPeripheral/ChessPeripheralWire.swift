@@ -36,10 +36,11 @@ public enum ChessPeripheralWire {
             self.argument = argument
         }
 
+        /// The command as written: the word, then a space and the argument when it has one.
+        public var text: String { argument.isEmpty ? command : command + " " + argument }
+
         /// The bytes of one write or notification.
-        public var bytes: Data {
-            Data((argument.isEmpty ? command : command + " " + argument).utf8.prefix(maximumMessageLength))
-        }
+        public var bytes: Data { Data(text.utf8.prefix(maximumMessageLength)) }
     }
 
     /// The messages in one write or notification: normally one; lines split on `\n` (and a

@@ -93,7 +93,7 @@ public struct CertaboPersonality: BoardPersonality {
     /// bytes that start none are skipped and counted as malformed.
     public mutating func handleWrite(_ bytes: Data, at time: TimeInterval) -> [Data] {
         pendingWrite += bytes
-        guard options.ledMarker == "D" else {
+        guard options.ledMarker?.asciiValue == CertaboWire.rgbMarker else {
             while pendingWrite.count >= 8 {
                 let leds = Array(pendingWrite.prefix(8))
                 pendingWrite.removeFirst(8)

@@ -173,7 +173,7 @@ public struct ChessPeripheralPersonality: BoardPersonality {
             // made, not a board out of step.
             let inHand = begun.pieces.occupancy.bits & ~physical.occupancy.bits
             isSynced = physical.occupancy.bits & ~begun.pieces.occupancy.bits == 0 && inHand.nonzeroBitCount <= 2
-            lifted = Set(Square.allCases.filter { inHand & (1 << UInt64($0.rawValue)) != 0 })
+            lifted = Set(OccupancyMap(bits: inHand).squares)
             return [said(isSynced ? "sync" : "unsync")] + evaluate(placedNow: nil, liftedNow: nil, atBegin: resumes)
         case "ok", "promote":
             guard var move = awaitingVerdict else { return malformed() }
@@ -183,7 +183,7 @@ public struct ChessPeripheralPersonality: BoardPersonality {
                 else { return malformed() }
                 move = promoted
             }
-            verdicts.append(message.argument.isEmpty ? message.command : message.command + " " + message.argument)
+            verdicts.append(message.text)
             awaitingVerdict = nil
             game?.apply(move)
             checkSquare = nil

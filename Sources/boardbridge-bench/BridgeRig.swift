@@ -144,7 +144,7 @@ final class BridgeRig {
         let text = message.payloadString ?? ""
         latest[message.topic] = text
         if onlineAt[message.topic] == nil, text.contains("\"online\"") { onlineAt[message.topic] = time }
-        if readyAt[message.topic] == nil, message.topic.hasSuffix("/connection"), text.contains("\"state\":\"ready\"") {
+        if readyAt[message.topic] == nil, message.topic.hasSuffix("/connection"), text.contains(Self.readyState) {
             readyAt[message.topic] = time
         }
         onMessage?(message, time)
@@ -190,13 +190,40 @@ final class BridgeRig {
 
     /// Waits until every board's availability is online; throws naming the missing ones.
     func waitUntilOnline(timeout: Duration) async throws {
+        try await waitForBoards("online", timeout: timeout) {
+            self.latest[Self.availabilityTopic($0)]?.contains("\"online\"") == true
+        }
+    }
+
+    /// Waits until every board of `ids` was ready since ``forgetReady()``; returns when the
+    /// last one became ready.
+    func waitUntilReady(_ ids: [String], timeout: Duration) async throws -> ContinuousClock.Instant {
+        try await waitForBoards("ready", of: ids, timeout: timeout) { self.readyAt[Self.connectionTopic($0)] != nil }
+        return ids.compactMap { readyAt[Self.connectionTopic($0)] }.max() ?? .now
+    }
+
+    /// Waits until no board of `ids` shows `ready` on its connection topic.
+    func waitUntilDown(_ ids: [String], timeout: Duration) async throws {
+        try await waitForBoards("down", of: ids, timeout: timeout) {
+            self.latest[Self.connectionTopic($0)]?.contains(Self.readyState) != true
+        }
+    }
+
+    /// A connection payload's `ready` state.
+    static let readyState = "\"state\":\"ready\""
+
+    /// Waits until `condition` holds for every board of `ids` (every board of the rig by
+    /// default) while the bridge runs; throws naming the boards it does not hold for.
+    private func waitForBoards(
+        _ what: String, of ids: [String]? = nil, timeout: Duration, _ condition: (String) -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let missing = boardIDs.filter { latest[Self.availabilityTopic($0)]?.contains("\"online\"") != true }
+            let missing = (ids ?? boardIDs).filter { !condition($0) }
             if missing.isEmpty { return }
             guard ContinuousClock.now < deadline, bridge?.isRunning == true else {
                 throw BenchError(
-                    description: "boards not online: \(missing.prefix(8).joined(separator: ", "))"
+                    description: "boards not \(what): \(missing.prefix(8).joined(separator: ", "))"
                         + (missing.count > 8 ? " and \(missing.count - 8) more" : "")
                         + "\nbridge output:\n\(String((bridge?.output ?? "").suffix(2000)))")
             }

@@ -30,17 +30,17 @@ extension StartupSection {
         // Launch.
         try rig.startBridge()
         guard let launched = rig.bridge?.launchedAt else { return }
-        let launch = try await waitUntilReady(rig, rig.boardIDs, since: launched)
+        let launch = (try await rig.waitUntilReady(rig.boardIDs, timeout: .seconds(120)) - launched).seconds
         record(context, "launch", "launch → every board ready", launch, floor: hallFloor, boards: boards)
 
         // An adapter reset: hci0 off until its boards are down, then on again.
         let first = perAdapter[0].map { rig.boardIDs[$0] }
         try await rig.controlCall("SetAdapterPowered", values: [.string(rig.adapters[0]), .bool(false)])
-        try await waitUntilDown(rig, first)
+        try await rig.waitUntilDown(first, timeout: .seconds(60))
         rig.forgetReady()
         let poweredOn = ContinuousClock.now
         try await rig.controlCall("SetAdapterPowered", values: [.string(rig.adapters[0]), .bool(true)])
-        let reset = try await waitUntilReady(rig, first, since: poweredOn)
+        let reset = (try await rig.waitUntilReady(first, timeout: .seconds(120)) - poweredOn).seconds
         let adapterFloor = Double(first.count) * meanConnect + meanDiscovery
         let policyDelay = BoardReconnectPolicy().nextDelay(attempt: 1) ?? 0
         record(
@@ -51,7 +51,7 @@ extension StartupSection {
         rig.forgetReady()
         let restarted = ContinuousClock.now
         try await rig.restartSimulator()
-        let daemon = try await waitUntilReady(rig, rig.boardIDs, since: restarted)
+        let daemon = (try await rig.waitUntilReady(rig.boardIDs, timeout: .seconds(120)) - restarted).seconds
         record(
             context, "bluetoothd_restart", "bluetoothd restarted → every board ready", daemon, floor: hallFloor,
             boards: boards, policyDelay: policyDelay)
@@ -85,34 +85,5 @@ extension StartupSection {
                         ? String(
                             format: "; %.2f× it with the reconnect policy's first wait (%.0f s)",
                             seconds / (floor + policyDelay), policyDelay) : "")))
-    }
-
-    /// Waits until every board of `ids` is ready; the seconds from `start` to the last.
-    private func waitUntilReady(
-        _ rig: BridgeRig, _ ids: [String], since start: ContinuousClock.Instant
-    ) async throws
-        -> Double
-    {
-        let deadline = ContinuousClock.now + .seconds(120)
-        while true {
-            let times = ids.compactMap { rig.readyAt[BridgeRig.connectionTopic($0)] }
-            if times.count == ids.count, let last = times.max() { return (last - start).seconds }
-            guard ContinuousClock.now < deadline, rig.bridge?.isRunning == true else {
-                throw BenchError(description: "\(ids.count - times.count) of \(ids.count) boards not ready")
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
-
-    /// Waits until no board of `ids` shows `ready` on its connection topic.
-    private func waitUntilDown(_ rig: BridgeRig, _ ids: [String]) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ids.contains(where: { rig.latest[BridgeRig.connectionTopic($0)]?.contains("\"state\":\"ready\"") == true }
-        ) {
-            guard ContinuousClock.now < deadline else {
-                throw BenchError(description: "the adapter's boards stayed ready")
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
     }
 }

@@ -160,17 +160,21 @@ final class Hall {
         }
     }
 
+    /// The bytes the bridge wrote to `board`, oldest first (boardsim's write log).
+    func writes(_ board: String) async throws -> [[UInt8]] {
+        let result = try await simulator.ctl(["writes", board])
+        return result.standardOutput.split(separator: "\n").compactMap { line in
+            (try? JSONValue(parsing: String(line)))?["hex"]?.stringValue.flatMap { HexBytes.parse($0) }
+        }
+    }
+
     /// Waits until a Chess Peripheral Protocol board was given the game's position on its
     /// current link (boardsim's write log: a `begin` after the last `feature` of the
     /// handshake), so that what is played next is played on a begun round.
     func waitUntilBegun(_ board: String) async throws {
         func begun() async throws -> Bool {
-            let result = try await simulator.ctl(["writes", board])
-            let words = result.standardOutput.split(separator: "\n").compactMap { line -> String? in
-                guard let object = try? JSONValue(parsing: String(line)), let hex = object["hex"]?.stringValue,
-                    let bytes = HexBytes.parse(hex)
-                else { return nil }
-                return String(decoding: bytes, as: UTF8.self).split(separator: " ").first.map(String.init)
+            let words = try await writes(board).compactMap {
+                String(decoding: $0, as: UTF8.self).split(separator: " ").first.map(String.init)
             }
             guard let feature = words.lastIndex(of: "feature") else { return false }
             return words[feature...].contains("begin")

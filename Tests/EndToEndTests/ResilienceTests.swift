@@ -1,3 +1,4 @@
+import BoardKit
 import Contract
 import Foundation
 import JSON
@@ -126,8 +127,7 @@ extension EndToEndTests {
         var game = try await hall.playOpening(board.id)
         let requestState = "333023522a"  // `30#R*`
         func stateRequests() async throws -> Int {
-            let writes = try await hall.simulator.ctl(["writes", board.id])
-            return writes.standardOutput.split(separator: "\n").filter { $0.contains(requestState) }.count
+            try await hall.writes(board.id).filter { HexBytes.string($0).contains(requestState) }.count
         }
         let requestsBefore = try await stateRequests()
 

@@ -144,6 +144,22 @@ import Testing
         #expect(link.events.last == .moveReported(BoardMove(uci: "e7e5")!))
     }
 
+    /// The link drops after the host took a move but before its `ok` reached the board, and
+    /// a move is made meanwhile: the host begins the position with the taken move, which is
+    /// the held position and the report the board waits on, so the round resumes and the
+    /// move made meanwhile is reported (found in a full run: the game stopped at ply 15).
+    @Test func aRoundResumesWhenTheVerdictWasLostWithTheLink() {
+        var link = Self.begun(ChessPeripheralPersonality(options: .init(features: [])))
+        Self.play("e2e4", on: &link)
+        #expect(link.personality.awaitingVerdict == BoardMove(uci: "e2e4"))
+        link.personality.linkLost()
+        Self.play("e7e5", on: &link)
+        link.adapter = ChessPeripheralAdapter()
+        link.connect(isReconnect: true)
+        link.send(.loadPosition(fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"))
+        #expect(link.events.last == .moveReported(BoardMove(uci: "e7e5")!))
+    }
+
     /// After `end`, nothing is reported until the next `begin`; `check` is kept.
     @Test func theRoundEndsAndTheCheckSquareIsShown() {
         var link = Self.begun()

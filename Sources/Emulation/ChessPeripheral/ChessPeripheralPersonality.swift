@@ -17,7 +17,8 @@ public import FoundationEssentials
 ///   ``Options/namesPromotionPiece``, and nothing more is reported until the host answers:
 ///   `ok` or `promote <uci>` plays it in the held position, `nok` leaves the position and
 ///   says `unsync`. A move made while no link was up is reported after the next `begin` of
-///   the position the firmware holds (the round resumes; another position is a new round).
+///   the position the firmware holds, or of that position and the move still waiting for its
+///   verdict when the link went (the round resumes; another position is a new round).
 /// - While out of sync, and with `submove_state` always, every change sends `state`; the
 ///   board matching the held position again sends `sync`. Out of sync, nothing is taken
 ///   for a move: a board being set up can look like one.
@@ -102,15 +103,11 @@ public struct ChessPeripheralPersonality: BoardPersonality {
         return []
     }
 
-    /// Forgets the link's features and a report the host never answered (the move stays
-    /// on the board and is reported again after the next `begin`).
+    /// Forgets the link's features. A report the host had not answered stays waiting: the
+    /// next `begin` says whether the host took it.
     public mutating func linkLost() {
         isLinkUp = false
         enabledFeatures = []
-        if awaitingVerdict != nil {
-            awaitingVerdict = nil
-            isSynced = false
-        }
     }
 
     /// Nothing happens on its own.
@@ -160,10 +157,18 @@ public struct ChessPeripheralPersonality: BoardPersonality {
             return [ChessPeripheralWire.Message(message.argument == "standard" ? "ok" : "nok").bytes]
         case "begin":
             guard let begun = FirmwareGame(fen: message.argument) else { return malformed() }
-            // The host begins the position the firmware holds again (a new link, a restarted
-            // host): the round resumes, and a move made meanwhile is reported. Any other
-            // position is a new round.
-            let resumes = game.map { Self.sameRound($0.fen, begun.fen) } ?? false
+            // The host begins the position the firmware holds again, or that position and the
+            // move it reported (a new link, a restarted host; the verdict may have been lost
+            // with the link): the round resumes, and a move made meanwhile is reported. Any
+            // other position is a new round.
+            let taken = game.flatMap { held in
+                awaitingVerdict.map { move in
+                    var played = held
+                    played.apply(move)
+                    return played
+                }
+            }
+            let resumes = [game, taken].contains { $0.map { Self.sameRound($0.fen, begun.fen) } ?? false }
             game = begun
             endReason = nil
             checkSquare = nil

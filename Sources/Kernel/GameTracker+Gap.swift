@@ -17,19 +17,30 @@ extension GameTracker {
     /// The longest gap searched on an occupancy board, in plies (occupancy says less, so
     /// longer gaps are rarely unambiguous).
     static let occupancyGapPlies = 6
-    /// How many plies past the shortest line an occupancy board's search looks for a line
-    /// to another placement (one more move for each side).
-    static let occupancyGapMargin = 2
-    /// The most positions an occupancy board's search expands (its bound prunes less, so
-    /// each costs more: a tenth of a second at most in a release build).
-    static let occupancyGapNodes = 40_000
-    /// The most positions an occupancy board's search expands to make sure that no line of
-    /// up to ``occupancyGapPlies`` leads to another placement with the same squares filled
-    /// (past that the gap is refused: the board cannot be read safely).
-    static let occupancyConfirmNodes = 100_000
-    /// The most positions an occupancy board's search expands to list every line of an
-    /// ambiguous gap, so that its histories can be followed (past that it is reported only).
-    static let occupancyHistoryNodes = 5_000
+    /// The most positions an occupancy board's search expands (every placement that fills
+    /// the squares shown is listed: a tenth of a second at most in a release build); past
+    /// that the gap is too far to read.
+    static let occupancyGapNodes = 100_000
+    /// The same once play went on after a gap (more boards than one move in progress shows:
+    /// the search can then read no line, only report, and each board the game shows must not
+    /// cost the full search), and from each history of an ambiguous gap when the link
+    /// dropped again.
+    static let occupancyLaterNodes = 5_000
+
+    /// The least time one ply takes at a board, in seconds: both players at bullet pace,
+    /// each reaching, moving a piece and pressing the clock in about a second.
+    static let fastestPly: TimeInterval = 0.5
+
+    /// The most plies that can have been made by `time` since the link dropped: `limit`, or
+    /// fewer when the gap was short (a ply under way when it dropped, and one more for
+    /// each ``fastestPly`` since the board last showed something). A blip of a second
+    /// holds three plies at most, so the lines of four that would fill the same squares
+    /// with other pieces are ruled out and the board read.
+    func gapPlies(within limit: Int, at time: TimeInterval) -> Int {
+        guard let since = gapSince, time >= since else { return limit }
+        let plies = 1 + (time - since) / Self.fastestPly
+        return plies < Double(limit) ? Int(plies) : limit
+    }
 
     /// Searches the gap to `target` (which differs from the game on `difference`) and
     /// commits or reports what it finds; returns the verdict for the board.
@@ -42,18 +53,7 @@ extension GameTracker {
             // since lies on it.
             return takeGapLine([], to: target, difference: difference, at: time, into: &outputs)
         }
-        var search: GapSearch
-        switch target {
-        case .placement: search = GapSearch(maxPlies: Self.identityGapPlies)
-        case .occupancy:
-            search = GapSearch(maxPlies: Self.occupancyGapPlies)
-            search.distinctPositions = true
-            search.extraPlies = Self.occupancyGapMargin
-            search.nodeLimit = Self.occupancyGapNodes
-            search.confirmNodeLimit = Self.occupancyConfirmNodes
-            search.seenLimit = Self.occupancyConfirmNodes
-        }
-        switch search.run(from: game.position, board: analysis.board, to: target) {
+        switch search(from: game.position, board: analysis.board, to: target, at: time) {
         case .line(let moves):
             return takeGapLine(moves, to: target, difference: difference, at: time, into: &outputs)
         case .ambiguous(let plies, let lines):
@@ -61,7 +61,7 @@ extension GameTracker {
             // move half made (a piece in the hand), which no history of the gap explains.
             let first = gapObservations.isEmpty
             gapObservations.record(target)
-            if first, let histories = histories(for: target, lines: lines, at: time) {
+            if first, let histories = GapHistories(lines: lines, from: game.position, board: analysis.board, at: time) {
                 // Nothing is committed yet, not even what every line begins with: the lines
                 // are the shortest ones, and a longer truth (a tempo lost, which leaves the
                 // other side to move) shows only once play goes on.
@@ -69,7 +69,8 @@ extension GameTracker {
                 report(histories, difference, &outputs)
                 return .outOfSync(difference)
             }
-            reportMissed(MissedMoves(plies: plies, candidates: lines.map { $0.map(\.uci) }), difference, &outputs)
+            let listed = lines.count > GapSearch.maxLines ? [] : lines.map { $0.map(\.uci) }
+            reportMissed(MissedMoves(plies: plies, candidates: listed), difference, &outputs)
             return .outOfSync(difference)
         case .notFound:
             // Maybe a move in progress, maybe too far: the grace decides (even for what
@@ -84,18 +85,42 @@ extension GameTracker {
         }
     }
 
-    /// The histories to follow for an ambiguous gap to `target`: its lines on a piece board
-    /// (every shortest line, when few), every line of up to ``occupancyGapPlies`` to each
-    /// placement with the squares filled on an occupancy board; `nil` when too many.
-    private func histories(for target: GapSearch.Target, lines: [[Move]], at time: TimeInterval) -> GapHistories? {
-        // Many lines, or a search cut short: more histories than are followed, surely.
-        guard !lines.isEmpty else { return nil }
-        let all: [[Move]]?
+    /// The lines from `position` (placed as `board`) to `target`: the shortest ones on a
+    /// piece board; on an occupancy board every placement that fills the squares, each with
+    /// its shortest lines (ambiguous when more than one line, or when the search gave up
+    /// after it found one; not found when it gave up before, which the grace then judges as
+    /// a gap too far).
+    private func search(
+        from position: Position, board: PackedBoard, to target: GapSearch.Target, at time: TimeInterval
+    ) -> GapSearch.Outcome {
         switch target {
-        case .placement: all = lines
-        case .occupancy: all = self.lines(from: game.position, board: analysis.board, to: target)
+        case .placement(let placement):
+            var search = GapSearch(maxPlies: gapPlies(within: Self.identityGapPlies, at: time))
+            return search.run(from: position, board: board, to: placement)
+        case .occupancy(let occupancy):
+            let nodes =
+                gapObservations.count <= GapObservations.oneMove ? Self.occupancyGapNodes : Self.occupancyLaterNodes
+            let plies = gapPlies(within: Self.occupancyGapPlies, at: time)
+            switch Self.occupancyLines(from: position, board: board, occupancy, plies: plies, nodes: nodes) {
+            case .lines(let lines):
+                guard let first = lines.first else { return .notFound }
+                return lines.count == 1 ? .line(first) : .ambiguous(plies: first.count, lines: lines)
+            case .tooMany(let plies):
+                // A line found, but maybe others to other placements: never read as it.
+                guard let plies else { return .notFound }
+                return .ambiguous(plies: plies, lines: [])
+            }
         }
-        return all.flatMap { GapHistories(lines: $0, from: game.position, board: analysis.board, at: time) }
+    }
+
+    /// Every line of up to `plies` from `position` (placed as `board`) to each placement
+    /// that fills `occupancy` (``OccupancyGapSearch``), searching at most `nodes` positions.
+    private static func occupancyLines(
+        from position: Position, board: PackedBoard, _ occupancy: UInt64, plies: Int, nodes: Int
+    ) -> OccupancyGapSearch.Found {
+        var search = OccupancyGapSearch(maxPlies: plies)
+        search.nodeLimit = nodes
+        return search.lines(from: position, board: board, occupancy: occupancy)
     }
 
     /// While an ambiguous gap's histories are followed, judges what the board shows by them
@@ -110,7 +135,7 @@ extension GameTracker {
         let relinked = histories.relinked
         var outcome = histories.observe(target, touched: relinked ? nil : touched, at: time)
         if relinked, outcome == .unexplained, difference(to: target) != 0 {
-            outcome = histories.bridge({ lines(from: $0, board: $1, to: target) }, at: time)
+            outcome = histories.bridge({ lines(from: $0, board: $1, to: target, at: time) }, at: time)
         }
         // Only the first board after the link came back is searched so (a later one may be
         // a move half made).
@@ -142,19 +167,22 @@ extension GameTracker {
 
     /// Every shortest line (on an occupancy board: to each placement) from `position` to
     /// `target`, for a history crossing a new gap; `nil` when too many to follow.
-    private func lines(from position: Position, board: PackedBoard, to target: GapSearch.Target) -> [[Move]]? {
+    private func lines(
+        from position: Position, board: PackedBoard, to target: GapSearch.Target, at time: TimeInterval
+    ) -> [[Move]]? {
         switch target {
         case .placement:
-            var search = GapSearch(maxPlies: Self.identityGapPlies)
-            switch search.run(from: position, board: board, to: target) {
+            switch search(from: position, board: board, to: target, at: time) {
             case .line(let line): return [line]
             case .ambiguous(_, let lines): return lines.isEmpty ? nil : lines
             case .notFound: return []
             }
         case .occupancy(let occupancy):
-            var search = GapSearch(maxPlies: Self.occupancyGapPlies)
-            search.nodeLimit = Self.occupancyHistoryNodes
-            return search.allLines(from: position, board: board, occupancy: occupancy, limit: GapHistories.capacity)
+            let plies = gapPlies(within: Self.occupancyGapPlies, at: time)
+            let found = Self.occupancyLines(
+                from: position, board: board, occupancy, plies: plies, nodes: Self.occupancyLaterNodes)
+            guard case .lines(let lines) = found else { return nil }
+            return lines
         }
     }
 
@@ -267,5 +295,16 @@ extension GameTracker {
     mutating func noteMissed(_ missed: MissedMoves, into outputs: inout [TrackerOutput]) {
         openGap = missed
         outputs.append(.missedMoves(missed))
+    }
+}
+
+extension BoardEvent {
+    /// Whether the event shows what stands on the board (a state, a square, a move made):
+    /// the moves of a gap were made after the last such event before the link dropped.
+    var showsTheBoard: Bool {
+        switch self {
+        case .pieces, .gameState, .occupancy, .pieceLifted, .piecePlaced, .moveReported: true
+        default: false
+        }
     }
 }

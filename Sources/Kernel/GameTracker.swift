@@ -97,6 +97,12 @@ public struct GameTracker: Sendable {
     /// Every history an ambiguous gap may have had, followed through the play after it
     /// (``GapHistories``), or `nil`.
     var gapHistories: GapHistories?
+    /// When the board last showed something (a state, a square, a move).
+    var lastBoardSeen: TimeInterval?
+    /// When the board last showed something before the link dropped: every move made
+    /// while nobody watched was made after it (``gapPlies(within:at:)``). `nil` after a
+    /// restore (the bridge was down: nothing says since when).
+    var gapSince: TimeInterval?
     /// Whether the gap being caught up was reported as missed moves already.
     var gapReported = false
     /// The missed moves reported last, while the board has not come back to the game: what
@@ -160,6 +166,7 @@ public struct GameTracker: Sendable {
     /// Feeds one board event observed at `time`; returns what happened, in order.
     public mutating func handle(_ event: BoardEvent, at time: TimeInterval) -> [TrackerOutput] {
         var outputs: [TrackerOutput] = []
+        defer { if event.showsTheBoard { lastBoardSeen = time } }
         switch event {
         case .pieces(let snapshot):
             switch inputPath {
@@ -215,6 +222,7 @@ public struct GameTracker: Sendable {
         case .disconnected:
             touched = 0
             lastPlaced = nil
+            gapSince = lastBoardSeen
         case .button(.undo):
             observeUndo(at: time)
         case .ready, .handshakeFailed, .battery, .button, .version, .serialNumber, .clock, .calibration, .raw:

@@ -177,14 +177,15 @@ struct GapHistories: Sendable, Equatable {
         }
         if reaches(history.board) { return [[]] }
         // On a piece board each move of such a line starts on a square where the board now
-        // differs from the history's end (emptied, or filled since by the other side).
+        // differs from the history's end (emptied, or filled since by the other side); on an
+        // occupancy board on a touched square (every move changes the square it leaves).
         let starts: UInt64? =
             switch target {
             case .placement(let placement): history.board.differences(from: placement)
-            case .occupancy: nil
+            case .occupancy: touched
             }
         var lines: [[Move]] = []
-        for first in moves(of: history.position, from: starts) {
+        for first in OccupancyGapSearch.moves(of: history.position, from: starts) {
             let afterFirst = MoveCandidate(move: first, on: history.board).result
             guard allowed(history.board, afterFirst) else { continue }
             if reaches(afterFirst) {
@@ -193,7 +194,7 @@ struct GapHistories: Sendable, Equatable {
             }
             guard stepPlies > 1 else { continue }
             let position = history.position.applying(first)
-            for second in moves(of: position, from: starts) {
+            for second in OccupancyGapSearch.moves(of: position, from: starts) {
                 let afterSecond = MoveCandidate(move: second, on: afterFirst).result
                 if reaches(afterSecond), allowed(afterFirst, afterSecond) {
                     lines.append([first, second])
@@ -203,16 +204,6 @@ struct GapHistories: Sendable, Equatable {
         return lines
     }
 
-    /// The legal moves of `position`; only those from `squares` when given.
-    private static func moves(of position: Position, from squares: UInt64?) -> [Move] {
-        guard var bits = squares else { return position.legalMoves() }
-        var moves: [Move] = []
-        while bits != 0 {
-            if let square = Square(rawValue: bits.trailingZeroBitCount) { moves += position.legalMoves(from: square) }
-            bits &= bits - 1
-        }
-        return moves
-    }
 }
 
 extension GapHistories.History {

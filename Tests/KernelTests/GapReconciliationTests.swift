@@ -120,12 +120,9 @@ import Testing
         let shown = start.applying(start.legalMove(uci: "e4d5")!)
         let outputs = tracker.handle(.pieces(shown.snapshot), at: 11)
         #expect(outputs.moves.isEmpty)
-        let candidates = missed(outputs).first?.candidates ?? []
-        #expect(candidates.first == ["e4d5"])
-        #expect(candidates.count == 2)
-        let other = candidates.last.map { after($0[...], from: start) }
-        #expect(other?.snapshot.occupancy == shown.snapshot.occupancy)
-        #expect(other?.snapshot != shown.snapshot)
+        // More lines than the search lists this early in a game (every one of them, or none:
+        // a list the arbiter reads is complete; OccupancyGapSearchTests lists them).
+        #expect(missed(outputs) == [MissedMoves(plies: 1, candidates: [])])
         #expect(tracker.syncState.isOutOfSync)
     }
 
@@ -176,10 +173,41 @@ import Testing
         let reports = missed(outputs)
         #expect(reports.count == 1)
         #expect(reports.first?.plies == 3)
-        #expect(reports.first?.candidates.contains(["e1e2", "d7d5", "e4d5"]) == true)
-        #expect(reports.first?.candidates.count ?? 0 >= 2)
+        // Every placement that fills the squares, with its shortest line: the short line, the
+        // true one, and the same with the bishop for the queen.
+        #expect(
+            Set(reports.first?.candidates ?? []) == [
+                ["e1e2", "d7d5", "e4d5"], ["d1e2", "d7d6", "e1d1", "d6d5", "e4d5"],
+                ["f1e2", "d7d6", "e1f1", "d6d5", "e4d5"],
+            ])
         #expect(tracker.syncState.isOutOfSync)
         #expect(tracker.game.moves.isEmpty)
+    }
+
+    @Test func occupancyGapOfABlipIsReadWithinThePliesItCanHold() {
+        // The board 2. Ke2 shows, a second after the last board before the link dropped: at
+        // most three plies fit in a second (``GameTracker/fastestPly``), and the four-ply
+        // lines that fill the same squares with king and queen swapped (`2. Qe2 Nf6 3. Kd1
+        // Ng8`, the test below) do not. Ten seconds later they would.
+        let start = after(["e2e4", "e7e5"][...])
+        let shown = after(["e1e2"][...], from: start)
+        var tracker = GameTracker(game: Game(startPosition: start), inputPath: .occupancy, options: options)
+        _ = tracker.handle(.pieces(start.snapshot), at: 0)
+        _ = tracker.handle(.disconnected(error: "link lost"), at: 0.4)
+        _ = tracker.handle(.connected, at: 0.8)
+        let outputs = tracker.handle(.pieces(shown.snapshot), at: 1)
+        #expect(outputs.moves.map(\.uci) == ["e1e2"])
+        #expect(outputs.moves.allSatisfy { $0.recovered })
+        #expect(tracker.syncState == .inSync)
+
+        var later = GameTracker(game: Game(startPosition: start), inputPath: .occupancy, options: options)
+        _ = later.handle(.pieces(start.snapshot), at: 0)
+        _ = later.handle(.disconnected(error: "link lost"), at: 0.4)
+        _ = later.handle(.connected, at: 9.8)
+        let reported = later.handle(.pieces(shown.snapshot), at: 10)
+        #expect(reported.moves.isEmpty)
+        #expect(missed(reported).count == 1)
+        #expect(later.syncState.isOutOfSync)
     }
 
     @Test func occupancyGapThatALongerLineToAnotherPlacementFillsIsReportedNotGuessed() {
@@ -192,13 +220,8 @@ import Testing
         #expect(outputs.moves.isEmpty, "\(outputs.moves.map(\.uci))")
         let reports = missed(outputs)
         #expect(reports.count == 1)
-        // Listed: the short line and the first line found to another placement.
-        let candidates = reports.first?.candidates ?? []
-        #expect(candidates.first == ["e1e2"], "\(reports)")
-        #expect(candidates.count == 2, "\(reports)")
-        let other = candidates.last.map { after($0[...], from: start) }
-        #expect(other?.snapshot.occupancy == shown.snapshot.occupancy)
-        #expect(other?.snapshot != after(["e1e2"][...], from: start).snapshot)
+        // Too many lines this early to list them all: none is listed.
+        #expect(reports.first?.candidates == [], "\(reports)")
         #expect(tracker.syncState.isOutOfSync)
         #expect(tracker.game.moves.isEmpty)
     }

@@ -56,6 +56,7 @@ import Testing
         first.transport.dropLink()
         await first.pump()
         for uci in ["g1f3", "b8c6", "f1c4"] { await first.play(uci) }
+        first.time.advance(10)
         first.transport.establishLink()
         await first.pump()
         #expect(lastList(first)?.entries.map(\.action) == ["illegal_move", "missed_moves"])

@@ -41,6 +41,8 @@ import Testing
         harness.transport.dropLink()
         await harness.pump()
         for uci in ["e2e4", "e7e5", "d2d4"] { await harness.play(uci) }
+        // Three plies take more than an instant: the link was down long enough to hold them.
+        harness.time.advance(10)
         harness.publisher.clear()
         harness.transport.establishLink()
         await harness.pump()
@@ -66,6 +68,9 @@ import Testing
         harness.transport.dropLink()
         await harness.pump()
         for uci in ["d1e2", "g8f6", "e1d1", "f6g8"] { await harness.play(uci) }
+        // Four plies take more than an instant: the link was down long enough to hold them
+        // (a blip of a second holds three at most, and the board would be read as 2. Ke2).
+        harness.time.advance(10)
         harness.publisher.clear()
         harness.transport.establishLink()
         await harness.pump()
@@ -79,8 +84,9 @@ import Testing
         let candidates = outOfSync.first?["candidates"]?.arrayValue?.map { line in
             line.arrayValue?.compactMap(\.stringValue) ?? []
         }
-        #expect(candidates?.first == ["e1e2"], "\(candidates ?? [])")
-        #expect(candidates?.count == 2, "\(candidates ?? [])")
+        // More lines fill these squares this early in a game than are listed (a list is
+        // complete, or absent): none.
+        #expect(candidates ?? [] == [], "\(candidates ?? [])")
         #expect(harness.session.core.game.moves.count == 2)
     }
 
@@ -93,6 +99,7 @@ import Testing
         harness.transport.dropLink()
         await harness.pump()
         for uci in ["e2e4", "e7e5", "d2d4"] { await harness.play(uci) }
+        harness.time.advance(10)
         harness.transport.establishLink()
         await harness.pump()
         let state = try #require(harness.publisher.payloads(on: "boardbridge/board-01").last)

@@ -186,7 +186,7 @@ struct GapHistories: Sendable, Equatable {
             }
         var lines: [[Move]] = []
         for first in OccupancyGapSearch.moves(of: history.position, from: starts) {
-            let afterFirst = MoveCandidate(move: first, on: history.board).result
+            let afterFirst = history.board.applying(first)
             guard allowed(history.board, afterFirst) else { continue }
             if reaches(afterFirst) {
                 lines.append([first])
@@ -195,7 +195,7 @@ struct GapHistories: Sendable, Equatable {
             guard stepPlies > 1 else { continue }
             let position = history.position.applying(first)
             for second in OccupancyGapSearch.moves(of: position, from: starts) {
-                let afterSecond = MoveCandidate(move: second, on: afterFirst).result
+                let afterSecond = afterFirst.applying(second)
                 if reaches(afterSecond), allowed(afterFirst, afterSecond) {
                     lines.append([first, second])
                 }
@@ -209,7 +209,7 @@ struct GapHistories: Sendable, Equatable {
 extension GapHistories.History {
     /// Adds `move` (legal at the history's end), seen at `time`.
     mutating func append(_ move: Move, at time: TimeInterval) {
-        board = MoveCandidate(move: move, on: board).result
+        board = board.applying(move)
         position = position.applying(move)
         moves.append(move)
         times.append(time)

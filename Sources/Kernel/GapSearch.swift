@@ -106,7 +106,7 @@ struct GapSearch {
         var any = false
         let opponent = position.sideToMove.opponent
         for move in position.legalMoves() {
-            let next = MoveCandidate(move: move, on: board).result
+            let next = board.applying(move)
             // Cut before the position is made (the rights after the move are a subset of
             // these, so the bound stays safe).
             let promising =

@@ -97,8 +97,14 @@ struct OccupancyGapSearch {
                 let reach = OccupancyReach(target: occupancy, rights: position.castlingRights)
                 // A last move must leave a square the target empties (every move leaves its own).
                 let leaving = remaining == 0 ? board.occupancy & ~occupancy : nil
+                // The move before it must put its piece on a square the target fills or take
+                // one (the last move, the other side's, can empty no square of this side's):
+                // castling and en passant are left to the bound.
+                let landing = remaining == 1 ? (occupancy & ~board.occupancy) | board.occupancy : ~0
                 for move in Self.moves(of: position, from: leaving) {
-                    let after = MoveCandidate(move: move, on: board).result
+                    guard UInt64(1) << UInt64(move.to.rawValue) & landing != 0 || Self.mayLandAnywhere(move, on: board)
+                    else { continue }
+                    let after = board.applying(move)
                     guard
                         remaining == 0
                             ? after.occupancy == occupancy
@@ -155,6 +161,13 @@ struct OccupancyGapSearch {
             }
         }
         return paths
+    }
+
+    /// Whether `move` is a king's or a pawn's (castling, en passant: squares change that
+    /// are not its own).
+    private static func mayLandAnywhere(_ move: Move, on board: PackedBoard) -> Bool {
+        let kind = board.code(at: move.from.rawValue) & 7
+        return kind == 6 || kind == 1
     }
 
     private static func state(_ position: Position, _ board: PackedBoard) -> State {

@@ -1,4 +1,5 @@
 import BoardKit
+import Chess
 
 /// A piece placement packed into 256 bits (4 bits per square), so that comparing a
 /// snapshot with a known placement costs four integer compares. Code 0 is an empty
@@ -84,6 +85,40 @@ struct PackedBoard: Hashable, Sendable {
         set { setCode(Self.code(newValue), at: square.rawValue) }
     }
 
+    /// The placement after `move` (legal or pseudo-legal here): the piece moved, or the
+    /// promotion piece put; the rook too when the king castles (two files); the pawn taken
+    /// en passant (a pawn moving diagonally to an empty square).
+    func applying(_ move: Move) -> PackedBoard {
+        let from = move.from.rawValue
+        let to = move.to.rawValue
+        let moverCode = code(at: from)
+        let colorBit = moverCode & 8
+        var result = self
+        result.setCode(0, at: from)
+        let kindCode = moverCode & 7
+        if let promotion = move.promotion {
+            result.setCode(Self.code(Piece(colorBit == 0 ? .white : .black, promotion)), at: to)
+        } else {
+            result.setCode(moverCode, at: to)
+        }
+        if kindCode == 6, abs(move.to.file - move.from.file) == 2 {
+            let kingside = move.to.file > move.from.file
+            let rank = move.from.rank
+            if let rookFrom = Square(file: kingside ? 7 : 0, rank: rank),
+                let rookTo = Square(file: kingside ? 5 : 3, rank: rank)
+            {
+                result.setCode(0, at: rookFrom.rawValue)
+                result.setCode(4 | colorBit, at: rookTo.rawValue)
+            }
+        }
+        if kindCode == 1, move.from.file != move.to.file, code(at: to) == 0,
+            let captured = Square(file: move.to.file, rank: move.from.rank)
+        {
+            result.setCode(0, at: captured.rawValue)
+        }
+        return result
+    }
+
     /// Bit `n` set where the two boards differ on the square with raw value `n`.
     func differences(from other: PackedBoard) -> UInt64 {
         Self.nonzeroNibbles(words.0 ^ other.words.0, base: 0)
@@ -106,17 +141,19 @@ struct PackedBoard: Hashable, Sendable {
         return snapshot
     }
 
+    /// Bit `base + n` set where nibble `n` of `value` is not zero: each nibble folded to its
+    /// low bit, then the sixteen bits, four apart, packed together (no loop, no branch: the
+    /// tracker compares boards and takes their occupancy on every event and gap search).
     @inline(__always)
     private static func nonzeroNibbles(_ value: UInt64, base: Int) -> UInt64 {
-        var folded = value | (value >> 1)
-        folded |= folded >> 2
-        folded &= 0x1111_1111_1111_1111
-        var result: UInt64 = 0
-        while folded != 0 {
-            result |= 1 << UInt64(base + folded.trailingZeroBitCount >> 2)
-            folded &= folded - 1
-        }
-        return result
+        var bits = value | (value >> 1)
+        bits |= bits >> 2
+        bits &= 0x1111_1111_1111_1111
+        bits = (bits | (bits >> 3)) & 0x0303_0303_0303_0303
+        bits = (bits | (bits >> 6)) & 0x000F_000F_000F_000F
+        bits = (bits | (bits >> 12)) & 0x0000_00FF_0000_00FF
+        bits = (bits | (bits >> 24)) & 0xFFFF
+        return bits << UInt64(base)
     }
 
     static func == (lhs: PackedBoard, rhs: PackedBoard) -> Bool {

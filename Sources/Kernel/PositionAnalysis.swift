@@ -24,40 +24,13 @@ struct MoveCandidate: Sendable {
     /// Computes the candidate for `move` played on `board` (a legal or pseudo-legal move).
     init(move: Move, on board: PackedBoard) {
         self.move = move
-        let from = move.from.rawValue
-        let to = move.to.rawValue
-        let moverCode = board.code(at: from)
-        let colorBit = moverCode & 8
-        var result = board
-        result.setCode(0, at: from)
-        let kindCode = moverCode & 7
-        if let promotion = move.promotion {
-            result.setCode(PackedBoard.code(Piece(colorBit == 0 ? .white : .black, promotion)), at: to)
-        } else {
-            result.setCode(moverCode, at: to)
-        }
-        var castling = false
-        if kindCode == 6, abs(move.to.file - move.from.file) == 2 {
-            castling = true
-            let kingside = move.to.file > move.from.file
-            let rank = move.from.rank
-            if let rookFrom = Square(file: kingside ? 7 : 0, rank: rank),
-                let rookTo = Square(file: kingside ? 5 : 3, rank: rank)
-            {
-                result.setCode(0, at: rookFrom.rawValue)
-                result.setCode(4 | colorBit, at: rookTo.rawValue)
-            }
-        }
-        if kindCode == 1, move.from.file != move.to.file, board.code(at: to) == 0,
-            let captured = Square(file: move.to.file, rank: move.from.rank)
-        {
-            result.setCode(0, at: captured.rawValue)
-        }
+        let colorBit = board.code(at: move.from.rawValue) & 8
+        let result = board.applying(move)
         self.result = result
         changed = result.differences(from: board)
         resultOccupancy = result.occupancy
         isPromotion = move.promotion != nil
-        isCastling = castling
+        isCastling = board.code(at: move.from.rawValue) & 7 == 6 && abs(move.to.file - move.from.file) == 2
         pawnCode = 1 | colorBit
     }
 

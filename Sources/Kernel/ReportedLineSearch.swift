@@ -159,7 +159,7 @@ struct ReportedLineSearch {
             path.append(move)
             flags.append(index != nil)
             searchUnordered(
-                position.applying(move), MoveCandidate(move: move, on: board).result,
+                position.applying(move), board.applying(move),
                 used: index.map { used | (1 << UInt64($0)) } ?? used, budget: index == nil ? budget - 1 : budget)
             path.removeLast()
             flags.removeLast()
@@ -171,7 +171,7 @@ struct ReportedLineSearch {
     ) {
         path.append(move)
         flags.append(reported)
-        search(position.applying(move), MoveCandidate(move: move, on: board).result, index: index, budget: budget)
+        search(position.applying(move), board.applying(move), index: index, budget: budget)
         path.removeLast()
         flags.removeLast()
     }

@@ -185,7 +185,7 @@ struct GapHistories: Sendable, Equatable {
             case .occupancy: touched
             }
         var lines: [[Move]] = []
-        for first in OccupancyGapSearch.moves(of: history.position, from: starts) {
+        for first in history.position.legalMoves(fromAny: starts) {
             let afterFirst = history.board.applying(first)
             guard allowed(history.board, afterFirst) else { continue }
             if reaches(afterFirst) {
@@ -194,7 +194,7 @@ struct GapHistories: Sendable, Equatable {
             }
             guard stepPlies > 1 else { continue }
             let position = history.position.applying(first)
-            for second in OccupancyGapSearch.moves(of: position, from: starts) {
+            for second in position.legalMoves(fromAny: starts) {
                 let afterSecond = afterFirst.applying(second)
                 if reaches(afterSecond), allowed(afterFirst, afterSecond) {
                     lines.append([first, second])

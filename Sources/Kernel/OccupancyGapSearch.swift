@@ -97,13 +97,7 @@ struct OccupancyGapSearch {
                 let reach = OccupancyReach(target: occupancy, rights: position.castlingRights)
                 // A last move must leave a square the target empties (every move leaves its own).
                 let leaving = remaining == 0 ? board.occupancy & ~occupancy : nil
-                // The move before it must put its piece on a square the target fills or take
-                // one (the last move, the other side's, can empty no square of this side's):
-                // castling and en passant are left to the bound.
-                let landing = remaining == 1 ? (occupancy & ~board.occupancy) | board.occupancy : ~0
-                for move in Self.moves(of: position, from: leaving) {
-                    guard UInt64(1) << UInt64(move.to.rawValue) & landing != 0 || Self.mayLandAnywhere(move, on: board)
-                    else { continue }
+                for move in position.legalMoves(fromAny: leaving) {
                     let after = board.applying(move)
                     guard
                         remaining == 0
@@ -163,30 +157,10 @@ struct OccupancyGapSearch {
         return paths
     }
 
-    /// Whether `move` is a king's or a pawn's (castling, en passant: squares change that
-    /// are not its own).
-    private static func mayLandAnywhere(_ move: Move, on board: PackedBoard) -> Bool {
-        let kind = board.code(at: move.from.rawValue) & 7
-        return kind == 6 || kind == 1
-    }
-
     private static func state(_ position: Position, _ board: PackedBoard) -> State {
         State(
             board: board, sideToMove: position.sideToMove, castlingRights: position.castlingRights,
             enPassantSquare: position.enPassantSquare)
-    }
-
-    /// The legal moves of `position`; only those from `squares` when given.
-    static func moves(of position: Position, from squares: UInt64?) -> [Move] {
-        guard var bits = squares else { return position.legalMoves() }
-        var moves: [Move] = []
-        while bits != 0 {
-            if let square = Square(rawValue: bits.trailingZeroBitCount) {
-                moves += position.legalMoves(from: square)
-            }
-            bits &= bits - 1
-        }
-        return moves
     }
 }
 

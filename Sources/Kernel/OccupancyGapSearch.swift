@@ -16,7 +16,7 @@ import Chess
 /// are all listed.
 ///
 /// Bounded: past ``nodeLimit`` expanded positions the search gives up (the gap is too far
-/// to read; a tenth of a second at most in a release build), and so it does past
+/// to read), and so it does past
 /// ``lineLimit`` lines (more than are followed, ``GapHistories/capacity``).
 struct OccupancyGapSearch {
     /// A position: its moves depend on the side to move, castling and en passant.

@@ -8,12 +8,14 @@ public enum PersonalityFactory {
     /// A personality of `family` advertising `name`, with `board` physically set up
     /// (`isFlipped`: Black at the near side). `retransmitInterval` replaces the ChessUp
     /// firmware's time before it resends an unacknowledged frame; `developerKey` replaces
-    /// the key a Pegasus firmware accepts (other families ignore both).
+    /// the key a Pegasus firmware accepts; `rgbLEDs` gives a Certabo or Sentio board RGB LEDs
+    /// (frames marked `D`) instead of one LED per square (other families ignore all three).
     public static func makePersonality(
         family: BoardFamily, name: String, board: BoardSnapshot = .startingPosition, isFlipped: Bool = false,
-        retransmitInterval: TimeInterval? = nil, developerKey: Data? = nil
+        retransmitInterval: TimeInterval? = nil, developerKey: Data? = nil, rgbLEDs: Bool = false
     ) -> any BoardPersonality {
-        switch family {
+        let ledMarker = Character(UnicodeScalar(rgbLEDs ? CertaboWire.rgbMarker : CertaboWire.classicMarker))
+        return switch family {
         case .chessnut:
             ChessnutPersonality(
                 name: name, board: board, isFlipped: isFlipped,
@@ -34,9 +36,11 @@ public enum PersonalityFactory {
         case .dgt:
             DGTPersonality(name: name, board: board, isFlipped: isFlipped)
         case .certabo:
-            CertaboPersonality(name: name, board: board, isFlipped: isFlipped)
+            CertaboPersonality(name: name, board: board, isFlipped: isFlipped, options: .init(ledMarker: ledMarker))
         case .sentio:
-            CertaboPersonality(name: name, board: board, isFlipped: isFlipped, options: .init(recognisesPieces: false))
+            CertaboPersonality(
+                name: name, board: board, isFlipped: isFlipped,
+                options: .init(recognisesPieces: false, ledMarker: ledMarker))
         case .iChessOne:
             IChessOnePersonality(name: name, board: board, isFlipped: isFlipped)
         case .chessPeripheral:

@@ -61,6 +61,7 @@ extension BoardConfiguration {
         case "silent": silent = try SpecificationParser.bool(value, key: key)
         case "transport": transport = value.lowercased()
         case "link": link = value
+        case "leds": leds = value.lowercased()
         default: throw .invalidConfiguration("unknown board key '\(key)'")
         }
     }

@@ -62,6 +62,10 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
     /// `pty` only: the stable name of the line (a symbolic link to the pseudo-terminal, as
     /// `/dev/serial/by-id/…` is), default `boardsim-<pid>-<id>` in the temporary folder.
     public var link: String?
+    /// Certabo and Sentio only: `classic` (one LED per square, 8-byte writes, frames marked
+    /// `L`) or `rgb` (81 RGB LEDs at the squares' corners, frames marked `D`, which takes RGB
+    /// writes only); `classic` when absent.
+    public var leds: String?
 
     /// A board of `family` at `address`, every other setting at its default.
     public init(family: BoardFamily, address: String, name: String? = nil, adapter: String = "hci0", id: String? = nil)
@@ -90,6 +94,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         self.silent = false
         self.transport = nil
         self.link = nil
+        self.leds = nil
     }
 
     /// Decodes, with defaults for every key but `family` and `address`.
@@ -123,6 +128,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         silent = try value(.silent, silent)
         transport = try container.decodeIfPresent(String.self, forKey: .transport)
         link = try container.decodeIfPresent(String.self, forKey: .link)
+        leds = try container.decodeIfPresent(String.self, forKey: .leds)
     }
 
     /// The transport in effect (`ble`, `pty` or `rfcomm`).
@@ -192,6 +198,9 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         }
         if let link, !link.hasPrefix("/") || effectiveTransport != "pty" {
             throw .invalidValue(key: "link", value: link)
+        }
+        if let leds, !["classic", "rgb"].contains(leds) || ![.certabo, .sentio].contains(family) {
+            throw .invalidValue(key: "leds", value: leds)
         }
         if let fen { _ = try SimulatedGame.position(fen: fen) }
         for (key, bytes) in manufacturerData {

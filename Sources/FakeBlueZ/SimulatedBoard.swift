@@ -72,7 +72,8 @@ final class SimulatedBoard {
         personality = PersonalityFactory.makePersonality(
             family: family, name: name, board: game.position.snapshot, isFlipped: configuration.flipped,
             retransmitInterval: configuration.retransmit,
-            developerKey: configuration.developerKey.flatMap { HexBytes.parse($0) }.map { Data($0) })
+            developerKey: configuration.developerKey.flatMap { HexBytes.parse($0) }.map { Data($0) },
+            rgbLEDs: configuration.leds == "rgb")
         profile = personality.profile
         layout = GattLayout(profile: profile, name: name, manufacturer: family.manufacturer)
         if batteryPercent != 100 || isCharging {
@@ -220,7 +221,7 @@ final class SimulatedBoard {
     var status: BoardStatus {
         BoardStatus(
             id: id, name: name, family: family.rawValue, address: address, adapter: adapterName,
-            path: terminalLine?.linkPath ?? devicePath, exported: device != nil || classicDevice != nil,
+            path: devicePath, link: terminalLine?.linkPath, exported: device != nil || classicDevice != nil,
             connected: isSerial ? isLinked : device?.hasLink ?? false,
             disconnecting: device?.state == .disconnecting, present: isPresent, rssi: rssi, mtu: mtu,
             battery: batteryPercent, charging: isCharging, placement: personality.board.fenPlacement,

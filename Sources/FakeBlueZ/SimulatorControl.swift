@@ -129,7 +129,7 @@ enum SimulatorControl {
     }
 
     private static func dictionary(_ status: BoardStatus) -> DBusValue {
-        .propertyDictionary([
+        var entries: [(String, DBusValue)] = [
             ("Id", .string(status.id)), ("Name", .string(status.name)), ("Family", .string(status.family)),
             ("Address", .string(status.address)), ("Adapter", .string(status.adapter)),
             ("Path", .objectPath(status.path)), ("Exported", .bool(status.exported)),
@@ -138,7 +138,10 @@ enum SimulatorControl {
             ("Battery", .byte(UInt8(clamping: status.battery))), ("Charging", .bool(status.charging)),
             ("Placement", .string(status.placement)), ("Playing", .bool(status.playing)),
             ("Autoplay", .double(status.autoplay)), ("Writes", .uint32(UInt32(clamping: status.writes))),
-        ])
+        ]
+        // A file path, not an object path: a string of its own.
+        if let link = status.link { entries.append(("Link", .string(link))) }
+        return .propertyDictionary(entries)
     }
 
     private static let introspection: String = {

@@ -12,6 +12,9 @@ public struct BoardStatus: Hashable, Sendable, Codable {
     public var adapter: String
     /// Its device object path (exported or not).
     public var path: String
+    /// A `pty` board: the stable name of its line (the symbolic link to its pseudo-terminal);
+    /// `nil` for the others.
+    public var link: String?
     /// Whether the device object exists (seen in a scan, or known).
     public var exported: Bool
     /// Whether a link is up.

@@ -88,6 +88,21 @@ struct BoardSimCLITests {
         #expect(try await fixture.listed("peg")["Exported"] as? Bool == true)
     }
 
+    /// A board behind a pseudo-terminal is listed with the stable name of its line (which is
+    /// no D-Bus object path: listing it as one failed the whole `list`).
+    @Test func listShowsASerialBoardsLine() async throws {
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("boardsim-list-\(UUID())").path
+        let fixture = try await Fixture(arguments: [
+            "--board", Self.air, "--board", "family=certabo,address=AA:BB:CC:00:00:03,id=cert,leds=rgb,link=\(link)",
+        ])
+        defer { fixture.close() }
+        let certabo = try await fixture.listed("cert")
+        #expect(certabo["Link"] as? String == link)
+        #expect(certabo["Family"] as? String == "certabo")
+        #expect((certabo["Path"] as? String)?.hasPrefix("/org/bluez/") == true)
+        #expect(try await fixture.listed("air")["Link"] == nil)
+    }
+
     @Test func physicalVerbsChangeTheBoard() async throws {
         let fixture = try await Fixture()
         defer { fixture.close() }

@@ -1,5 +1,6 @@
 import BoardKit
 import Chess
+import Emulation
 import FakeBlueZ
 import Foundation
 import Testing
@@ -33,6 +34,21 @@ import Testing
         #expect(board.serviceUUIDs?.count == 2)
     }
 
+    /// A Certabo or Sentio board with RGB LEDs: its frames carry `D`, and it takes RGB writes.
+    @Test func aCertaboOrSentioBoardCanHaveRGBLEDs() throws {
+        for family in ["certabo", "sentio"] {
+            let board = try BoardConfiguration(specification: "family=\(family),address=AA:BB:CC:00:00:01,leds=RGB")
+            #expect(board.leds == "rgb")
+            let classic = try BoardConfiguration(specification: "family=\(family),address=AA:BB:CC:00:00:01")
+            for (configuration, marker) in [(board, "D"), (classic, "L")] {
+                var personality = PersonalityFactory.makePersonality(
+                    family: configuration.family, name: "board", rgbLEDs: configuration.leds == "rgb")
+                let frame = personality.tick(at: 0).first.map { String(decoding: $0, as: UTF8.self) }
+                #expect(frame?.hasSuffix(marker + "\r\n") == true, "\(family): \(frame ?? "no frame")")
+            }
+        }
+    }
+
     @Test func boardSpecificationDefaults() throws {
         let board = try BoardConfiguration(specification: "family=millennium,address=AA:BB:CC:00:00:09")
         #expect(board.effectiveName == "MILLENNIUM CHESS")
@@ -55,6 +71,8 @@ import Testing
             "family=dgt,address=AA:BB:CC:00:00:01,transport=rfcomm,link=/tmp/x",
             .invalidValue(key: "link", value: "/tmp/x")
         ),
+        ("family=chessnut,address=AA:BB:CC:00:00:01,leds=rgb", .invalidValue(key: "leds", value: "rgb")),
+        ("family=certabo,address=AA:BB:CC:00:00:01,leds=neon", .invalidValue(key: "leds", value: "neon")),
         ("family=chessnut,address=AA:BB:CC:00:01", .invalidValue(key: "address", value: "AA:BB:CC:00:01")),
         ("family=chessnut,address=AA:BB:CC:00:00:01,rssi=loud", .invalidValue(key: "rssi", value: "loud")),
         ("family=chessnut,address=AA:BB:CC:00:00:01,rssi=-200", .invalidValue(key: "rssi", value: "-200")),

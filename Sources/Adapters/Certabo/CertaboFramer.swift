@@ -104,7 +104,7 @@ struct CertaboFramer: Sendable {
                 digits += 1
                 guard digits <= 3, value <= 255 else { return (.garbage(Data(line)), nil) }
                 continue
-            case UInt8(ascii: "L"), UInt8(ascii: "D"):
+            case CertaboWire.classicMarker, CertaboWire.rgbMarker:
                 marker = byte
             case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "*"):
                 break

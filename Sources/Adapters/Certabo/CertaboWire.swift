@@ -67,6 +67,8 @@ public enum CertaboWire {
         RankBitmasks.squares(lit: bytes)
     }
 
+    /// The marker of a board with one LED per square (its answer to an LED write, in its frames).
+    public static let classicMarker = UInt8(ascii: "L")
     /// The marker of a board with RGB LEDs (its answer to an LED write, in its frames).
     public static let rgbMarker = UInt8(ascii: "D")
     /// The RGB LEDs: a 9 × 9 grid of square corners.

@@ -114,12 +114,13 @@ class Stack:
     def start_boardsim(self):
         argv = [os.path.join(BIN, "boardsim"), "--bus", self.bus, "--quiet"]
         for board in harness.BOARDS:
-            spec = f"family={board.family},address={board.address},name={board.advertised}"
+            spec = f"family={board.family},address={board.address}"
+            spec += f",link={board.link_path(self.work)}" if board.serial else f",name={board.advertised}"
             if board.battery is not None:
                 spec += f",battery={board.battery}"
             argv += ["--board", spec]
-        self.start("boardsim", argv)
-        harness.wait_for(lambda: self.ctl_ok("list"), 15, "boardsim owning org.bluez")
+        boardsim = self.start("boardsim", argv)
+        harness.wait_for(lambda: self.ctl_ok("list"), 15, "boardsim owning org.bluez", alive=boardsim)
 
     def start_mosquitto(self):
         conf = os.path.join(self.work, "mosquitto.conf")
@@ -149,7 +150,7 @@ class Stack:
             lines += [
                 f"  - id: {board.id}",
                 f"    name: {board.name}",
-                f"    address: {board.address}",
+                f"    serial: {board.link_path(self.work)}" if board.serial else f"    address: {board.address}",
                 f"    family: {board.family}",
             ]
             if board.area:

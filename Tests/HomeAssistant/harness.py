@@ -35,10 +35,22 @@ class Board:
     battery: int | None = None
     has_battery: bool = True
     has_leds: bool = True
+    # A USB board behind one of boardsim's pseudo-terminals (the bridge opens `link_path`),
+    # not a Bluetooth one: no MAC in the device registry.
+    serial: bool = False
+    # Certabo: a "Calibrate pieces" button.
+    has_calibration: bool = False
+    # Whether "Request state" writes to the board (a board that streams its position, or is
+    # given the position by the host, is asked nothing).
+    request_writes: bool = True
 
     @property
     def device_id(self):
         return f"{BASE}_board_{self.id}"
+
+    def link_path(self, work):
+        """Where boardsim links a serial board's pseudo-terminal (the bridge's `serial:`)."""
+        return os.path.join(work, f"{self.id}.tty")
 
     @property
     def slug(self):
@@ -68,6 +80,16 @@ BOARDS = [
     Board("board-4", "pegasus", "C0:FF:EE:00:00:04", "DGT_Pegasus_SIM", "Board 4", "DGT", "DGT Pegasus", battery=55),
     Board("board-5", "millennium", "C0:FF:EE:00:00:05", "MILLENNIUM CHESS", "Board 5", "Millennium",
           "Millennium ChessLink", has_battery=False),
+    # The families of issue #32: two USB boards (Certabo calibrates its pieces from the start
+    # position at its first link) and two BLE ones.
+    Board("board-6", "certabo", "C0:FF:EE:00:00:06", "", "Board 6", "Certabo", "Certabo", has_battery=False,
+          serial=True, has_calibration=True, request_writes=False),
+    Board("board-7", "sentio", "C0:FF:EE:00:00:07", "", "Board 7", "Tabutronic", "Tabutronic Sentio",
+          has_battery=False, serial=True, request_writes=False),
+    Board("board-8", "ichessone", "C0:FF:EE:00:00:08", "iChessOne", "Board 8", "iChessOne", "iChessOne",
+          battery=88),
+    Board("board-9", "cpp", "C0:FF:EE:00:00:09", "CPP Board", "Board 9", "Chess Peripheral Protocol",
+          "Chess Peripheral Protocol board", has_battery=False, has_leds=False, request_writes=False),
 ]
 BOARD = {b.family: b for b in BOARDS}
 BRIDGE_DEVICE_ID = f"{BASE}_bridge_{NODE}"
@@ -89,7 +111,11 @@ def wait_for(predicate, timeout, what, alive=None, interval=0.25):
             if last:
                 return last
         if alive is not None and not alive.alive():
-            raise AssertionError(f"{alive.name} exited ({alive.popen.returncode}) while waiting for {what}")
+            said = ""
+            if getattr(alive, "log_path", None):
+                with open(alive.log_path, errors="replace") as f:
+                    said = ": " + f.read()[-800:].strip()
+            raise AssertionError(f"{alive.name} exited ({alive.popen.returncode}) while waiting for {what}{said}")
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
         time.sleep(interval)

@@ -67,6 +67,8 @@ BOARD_ENTITIES = [
     ("sensor", "health_missing_acks", "Missing acknowledgements", "diagnostic", True),
     ("sensor", "health_malformed_frames", "Malformed frames", "diagnostic", True),
 ]
+# A Certabo board's one more button (issue #32).
+CALIBRATE = ("button", "calibrate", "Calibrate pieces", "config", True)
 # The entities that follow the bridge's availability only (not the board's).
 BRIDGE_ONLY = {"connectivity", "ready", "connection_state", "reconnect", "last_error"} | {
     e[1] for e in BOARD_ENTITIES if e[1].startswith("health_")
@@ -87,6 +89,8 @@ def expected_entities(board, enabled_only=False):
         keys = [e for e in keys if e[1] not in ("battery", "request_battery")]
     if not board.has_leds:
         keys = [e for e in keys if e[1] not in ("clear_leds", "led_pattern")]
+    if board.has_calibration:
+        keys = keys + [CALIBRATE]
     if enabled_only:
         keys = [e for e in keys if e[4]]
     return keys
@@ -236,10 +240,13 @@ def test_board_device_linked_via_the_bridge(ha, board):
     assert device["model"] == board.model
     assert device["via_device_id"] == bridge["id"]
     assert device["area_id"] == (slugify(board.area) if board.area else None)
-    assert ["mac", board.address.lower()] in device["connections"]
+    if board.serial:  # a USB board: no Bluetooth address to show
+        assert device["connections"] == []
+    else:
+        assert ["mac", board.address.lower()] in device["connections"]
 
 
-def test_exactly_six_boardbridge_devices(ha):
+def test_exactly_one_device_per_board_and_the_bridge(ha):
     devices, _ = registries(ha)
     ours = [d for d in devices if any(i[0] == "mqtt" and i[1].startswith(harness.BASE + "_") for i in d["identifiers"])]
     assert sorted(i[1] for d in ours for i in d["identifiers"]) == sorted(
@@ -294,8 +301,10 @@ def test_last_move_before_the_first_move_is_unknown(ha, board):
 
 
 # Issue #18 item 1 (fixed): every board that reports its battery is asked after ready.
-@pytest.mark.parametrize(
-    "board", [BOARD["chessnut"], BOARD["squareoff"], BOARD["chessup"]], ids=["chessnut", "squareoff", "chessup"])
+BATTERY_BOARDS = [BOARD[f] for f in ("chessnut", "squareoff", "chessup", "ichessone")]
+
+
+@pytest.mark.parametrize("board", BATTERY_BOARDS, ids=ids(BATTERY_BOARDS))
 def test_battery_reported(ha, board):
     wait_value(ha, board, "battery", str(board.battery), timeout=10)
 
@@ -345,7 +354,10 @@ def test_timed_board_clock_sensors(ha):
         assert 0 < float(v) <= 300 + 3 * 4, (key, v)  # 300+3, a few moves played
 
 
-BUTTON_CASES = [(b, key) for b in BOARDS for key in ("request_state", "clear_leds") if key != "clear_leds" or b.has_leds]
+BUTTON_CASES = [
+    (b, key) for b in BOARDS for key in ("request_state", "clear_leds")
+    if (key == "request_state" and b.request_writes) or (key == "clear_leds" and b.has_leds)
+]
 
 
 @pytest.mark.parametrize("board,key", BUTTON_CASES, ids=[f"{b.family}-{k}" for b, k in BUTTON_CASES])
@@ -368,6 +380,37 @@ def test_new_game_button(ha, board):
     wait_value(ha, board, "fen", START_FEN)
     wait_value(ha, board, "out_of_sync", "off")
     assert value(ha, board, "move_number") == "1"
+
+
+# Issue #32: a Certabo board learns its pieces again from Home Assistant's button: the bridge
+# forgets the tags, the link is made again, and the board, on the start position, is read
+# afresh (the calibration lights, then the `calibration` event `learned` with every tag).
+def test_calibrate_button_has_the_certabo_learn_its_pieces_again(ha):
+    board = BOARD["certabo"]
+    wait_value(ha, board, "fen", START_FEN)
+    before = len(writes(ha, board))
+    mark = ha.spy.mark()
+    press(ha, board, "calibrate")
+    wait_command(ha, mark, f"{harness.BASE}/{board.id}/set", b'{"calibrate":true}', "the calibrate command")
+
+    def learned():
+        for m in ha.spy.since(mark, f"{harness.BASE}/{board.id}/event"):
+            event = json.loads(m[2])
+            if event.get("event_type") == "calibration" and event.get("state") == "learned":
+                return event
+        return None
+
+    event = harness.wait_for(learned, 60, "the calibration learned again")
+    assert event["pieces"] == 32, event
+    # Ranks 8, 7, 2 and 1 and the spare queens' d6 and d3 lit (docs/certabo.md).
+    lights = "ffff08000008ffff"
+    harness.wait_for(lambda: any(w["hex"] == lights for w in writes(ha, board)[before:]), 30,
+                     "the calibration lights written to the board")
+    wait_value(ha, board, "ready", "on")
+    wait_value(ha, board, "fen", START_FEN)
+    ha.ctl("play", board.address, "g1f3", "--pace", "0.3")  # the pieces are known again
+    wait_value(ha, board, "last_move", "Nf3")
+    start_afresh(ha, board)
 
 
 # --- command entities (issue #18 item 8) ---------------------------------------------------
@@ -483,6 +526,8 @@ def test_command_entities_only_where_the_family_can(ha):
     assert f"{BOARD['chessup'].device_id}_clear_leds" not in unique_ids  # no square LEDs
     assert f"{BOARD['millennium'].device_id}_request_battery" not in unique_ids  # no battery
     assert f"{BOARD['chessnut'].device_id}_request_battery" in unique_ids
+    assert f"{BOARD['cpp'].device_id}_clear_leds" not in unique_ids  # the protocol has no LED commands
+    assert [b.family for b in BOARDS if f"{b.device_id}_calibrate" in unique_ids] == ["certabo"]
 
 
 # --- device triggers --------------------------------------------------------------------

@@ -67,6 +67,13 @@ public enum AdapterFactory {
         }
     }
 
+    /// Whether the serial line of boards of `family` is opened with DTR low: Certabo and
+    /// Sentio lines are (``CertaboWire/lowersDataTerminalReady``), DGT lines keep the line's
+    /// default.
+    public static func lowersDataTerminalReady(for family: BoardFamily) -> Bool {
+        family == .certabo || family == .sentio ? CertaboWire.lowersDataTerminalReady : false
+    }
+
     /// A fresh adapter for a new link to a board of `family`.
     public static func makeAdapter(
         for family: BoardFamily, options: AdapterOptions = AdapterOptions()

@@ -9,8 +9,9 @@ import SystemCalls
 /// One open serial line in raw, non-blocking mode: the termios calls behind a small
 /// wrapper, so nothing above this module imports the C library.
 ///
-/// ``open(path:baudRate:)`` sets 8 data bits, no parity, 1 stop bit, no flow control,
-/// the receiver on and modem lines ignored, and no line discipline at all (raw). Reads and
+/// ``open(path:baudRate:lowersDataTerminalReady:)`` sets 8 data bits, no parity, 1 stop bit,
+/// no flow control, the receiver on and modem lines ignored, and no line discipline at all
+/// (raw); it can lower DTR, which opening a line raises. Reads and
 /// writes never block: ``read(maximum:)`` returns `[]` when nothing is there, and
 /// ``write(_:)`` says how many bytes the line took. The caller watches ``descriptor`` for
 /// readability on its event loop.
@@ -37,6 +38,11 @@ public final class SerialPort {
     /// The file descriptor, for the caller's readability watch; `-1` once closed.
     public private(set) var descriptor: Int32
 
+    /// `TIOCMGET` and `TIOCMBIC` (Linux; the C macros do not reach Swift), and `TIOCM_DTR`.
+    static let getModemLines: UInt = 0x5415
+    static let clearModemLines: UInt = 0x5417
+    static let dataTerminalReadyBit: CInt = 0x002
+
     private init(path: String, devicePath: String, descriptor: Int32) {
         self.path = path
         self.devicePath = devicePath
@@ -53,8 +59,12 @@ public final class SerialPort {
         return String(cString: resolved)
     }
 
-    /// Opens `path` raw, non-blocking, 8N1 at `baudRate`.
-    public static func open(path: String, baudRate: BaudRate = .b9600) throws(SerialError) -> SerialPort {
+    /// Opens `path` raw, non-blocking, 8N1 at `baudRate`; with `lowersDataTerminalReady`, DTR
+    /// is lowered once the line is set (a line without modem control lines, such as a
+    /// pseudo-terminal, has none to lower and is opened all the same).
+    public static func open(
+        path: String, baudRate: BaudRate = .b9600, lowersDataTerminalReady: Bool = false
+    ) throws(SerialError) -> SerialPort {
         let device = resolve(path) ?? path
         let descriptor: Int32
         do {
@@ -81,7 +91,25 @@ public final class SerialPort {
             throw error
         }
         tcflush(descriptor, TCIOFLUSH)
-        return SerialPort(path: path, devicePath: device, descriptor: descriptor)
+        let port = SerialPort(path: path, devicePath: device, descriptor: descriptor)
+        if lowersDataTerminalReady {
+            var bits = dataTerminalReadyBit
+            if ioctl(descriptor, clearModemLines, &bits) != 0, !SerialSystem.lastErrorMeansNoModemLines() {
+                throw SerialSystem.error("lower DTR", path: path)
+            }
+        }
+        return port
+    }
+
+    /// Whether DTR is raised, as the driver holds it now; `nil` for a line without modem
+    /// control lines (a pseudo-terminal).
+    public func dataTerminalReady() throws(SerialError) -> Bool? {
+        var bits: CInt = 0
+        guard ioctl(descriptor, Self.getModemLines, &bits) == 0 else {
+            if SerialSystem.lastErrorMeansNoModemLines() { return nil }
+            throw SerialSystem.error("read modem lines", path: path)
+        }
+        return bits & Self.dataTerminalReadyBit != 0
     }
 
     /// The line's settings as the driver holds them now.

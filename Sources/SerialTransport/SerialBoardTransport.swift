@@ -21,6 +21,9 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     public let path: String
     /// The line speed.
     public let baudRate: SerialPort.BaudRate
+    /// Whether DTR is lowered on every open (Certabo and Sentio lines, as picochess and
+    /// BearChess open them).
+    public let lowersDataTerminalReady: Bool
     /// When and how often a lost line is reopened.
     public let policy: BoardReconnectPolicy
 
@@ -51,12 +54,13 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
 
     /// A transport for the device at `path`; `makeAdapter` gives a fresh adapter per link.
     public init(
-        path: String, baudRate: SerialPort.BaudRate = .b9600, policy: BoardReconnectPolicy = BoardReconnectPolicy(),
-        scheduler: any LinkScheduler = MainLoopScheduler(), logger: Logger = .silent,
-        makeAdapter: @escaping @MainActor () -> any BoardAdapter
+        path: String, baudRate: SerialPort.BaudRate = .b9600, lowersDataTerminalReady: Bool = false,
+        policy: BoardReconnectPolicy = BoardReconnectPolicy(), scheduler: any LinkScheduler = MainLoopScheduler(),
+        logger: Logger = .silent, makeAdapter: @escaping @MainActor () -> any BoardAdapter
     ) {
         self.path = path
         self.baudRate = baudRate
+        self.lowersDataTerminalReady = lowersDataTerminalReady
         self.policy = policy
         self.makeAdapter = makeAdapter
         self.scheduler = scheduler
@@ -139,7 +143,8 @@ public final class SerialBoardTransport: BoardTransport, BoardCommandChecking {
     private func open(isReconnect: Bool) -> String? {
         let port: SerialPort
         do {
-            port = try SerialPort.open(path: path, baudRate: baudRate)
+            port = try SerialPort.open(
+                path: path, baudRate: baudRate, lowersDataTerminalReady: lowersDataTerminalReady)
         } catch {
             return error.description
         }

@@ -40,6 +40,17 @@ import Testing
         #expect(Self.collect(all.count) { terminal.read() } == all)
     }
 
+    /// Lowering DTR (Certabo and Sentio lines) on a line without modem control lines, as a
+    /// pseudo-terminal is, opens it all the same: the line says it has no DTR to read.
+    @Test func aLineWithoutModemLinesOpensWithDTRLowered() throws {
+        let terminal = try PseudoTerminal()
+        let port = try SerialPort.open(path: terminal.devicePath, baudRate: .b38400, lowersDataTerminalReady: true)
+        #expect(try port.dataTerminalReady() == nil)
+        #expect(try port.settings().baudRate == 38400)
+        #expect(terminal.write([0x3A]) == 1)
+        #expect(try Self.collect(1) { try port.read() } == [0x3A])
+    }
+
     @Test func aStableLinkNameLeadsToTheDevice() throws {
         let terminal = try PseudoTerminal()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("serial-\(getpid())-\(UUID())")

@@ -17,6 +17,10 @@ public import FoundationEssentials
 public enum CertaboWire {
     /// The line speed.
     public static let baudRate = 38400
+    /// DTR is lowered once the line is open, as picochess (`usb_transport.py`) and BearChess
+    /// open these boards; Certabo's own `usbtool.py` leaves it raised. No source gives a
+    /// reason, and a board that does not use the line is not disturbed by either.
+    public static let lowersDataTerminalReady = true
     /// The numbers in a frame of a board with piece recognition.
     public static let tagFrameCount = 320
     /// The numbers in a frame of a board without.

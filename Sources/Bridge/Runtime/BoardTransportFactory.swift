@@ -115,7 +115,9 @@ final class BoardTransportFactory {
             let baudRate = AdapterFactory.baudRate(for: family).flatMap(SerialPort.BaudRate.init) ?? .b9600
             var options = AdapterOptions(dgtModel: Self.dgtModel(board, bluetooth: false))
             return SerialBoardTransport(
-                path: path, baudRate: baudRate, policy: board.reconnect, scheduler: manager.scheduler,
+                path: path, baudRate: baudRate,
+                lowersDataTerminalReady: AdapterFactory.lowersDataTerminalReady(for: family),
+                policy: board.reconnect, scheduler: manager.scheduler,
                 logger: manager.logger.prefixed("[\(board.id)] ")
             ) {
                 options.calibration = calibration?.table

@@ -20,6 +20,8 @@ import Testing
           - {id: bt1, family: dgt, address: "00:11:22:33:44:55"}
           - {id: bt2, family: dgt, address: "00:11:22:33:44:56", model: Revelation II}
           - {id: air, family: chessnut, address: "AA:BB:CC:00:00:01"}
+          - {id: cert, family: certabo, serial: /dev/serial/by-id/usb-Silicon_Labs_CP2102-if00-port0}
+          - {id: sentio, family: sentio, serial: /dev/ttyUSB1}
         """
 
     @Test func eachBoardGetsTheTransportItsConfigurationNames() throws {
@@ -28,6 +30,12 @@ import Testing
         let transports = try config.boards.map { try factory.makeTransport(for: $0) }
         let serial = try #require(transports[0] as? SerialBoardTransport)
         #expect(serial.path == "/dev/serial/by-id/usb-DGT_DGT_Board-if00")
+        #expect(serial.baudRate == .b9600 && !serial.lowersDataTerminalReady, "a DGT line as it opens")
+        // Certabo and Sentio lines: 38400 baud, DTR lowered (as picochess and BearChess open them).
+        for transport in transports[4...] {
+            let line = try #require(transport as? SerialBoardTransport)
+            #expect(line.baudRate == .b38400 && line.lowersDataTerminalReady, "\(line.path)")
+        }
         let first = try #require(transports[1] as? BlueZRFCOMMTransport)
         let second = try #require(transports[2] as? BlueZRFCOMMTransport)
         #expect(first.address == "00:11:22:33:44:55")

@@ -30,12 +30,15 @@ PASSWORD = "arbiter-secret-1"
 # A named arbiter account: actions signed with it carry the name into the audit log.
 ARBITER, ARBITER_PASSWORD = "Jane Doe", "jane-secret-1"
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
-# id, family, address, advertised name, node, time control
+# id, family, address, advertised name (a USB board: the address, boardsim's name for it), node,
+# time control
 BOARDS = [
     ("b1", "chessnut", "C0:FF:EE:00:01:01", "Chessnut Air", "hall-a", None),
     ("b2", "millennium", "C0:FF:EE:00:01:02", "MILLENNIUM CHESS", "hall-a", None),
     ("b3", "chessnut", "C0:FF:EE:00:01:03", "Chessnut Air 3", "hall-b", None),
     ("b4", "chessnut", "C0:FF:EE:00:01:04", "Chessnut Air 4", "hall-b", "300+2"),
+    # A Certabo on USB (boardsim's pseudo-terminal): it learns its pieces at its first link.
+    ("b5", "certabo", "C0:FF:EE:00:01:05", "C0:FF:EE:00:01:05", "hall-a", None),
 ]
 NAME = {b[0]: b[3] for b in BOARDS}
 
@@ -319,6 +322,44 @@ def resolve_check(stack, driver, passed):
                   " a click on the right line puts 1. e4 e5 2. d4 into the game and the PGN, marked resolved")
 
 
+def calibrate_check(stack, driver, passed):
+    """Issue #32: the arbiter has a Certabo learn its pieces again from the page. Only a Certabo
+    offers it; the bridge answers, the board's link is made again and the pieces, on the start
+    position, are learned afresh (the calibration event in the board's events); the action is
+    in the audit log, signed."""
+    click_tile(driver, "b1")
+    wait_for(lambda: driver.find_element(By.ID, "a-calibration").get_attribute("hidden") is not None, 10,
+             "no Calibrate action for a Chessnut")
+    driver.find_element(By.ID, "close").click()
+    click_tile(driver, "b5")
+    wait_for(lambda: driver.find_element(By.ID, "a-calibration").is_displayed(), 10, "the Calibrate action for b5")
+    before = len([e for e in json.loads(stack.api("/api/boards/b5")[1])["events"]
+                  if e.get("event_type") == "calibration"])
+    driver.find_element(By.ID, "a-calibrate").click()
+    sign_in_if_asked(driver)
+    wait_for(lambda: "the bridge answered: ok" in driver.find_element(By.ID, "a-answer").text, 15,
+             "the bridge's answer to calibrate")
+
+    def learned():
+        events = [e for e in json.loads(stack.api("/api/boards/b5")[1])["events"] if e.get("event_type") == "calibration"]
+        return events[before:] and events[-1].get("state") == "learned" and events[-1].get("pieces") == 32
+
+    wait_for(learned, 30, "b5's pieces learned again")
+    wait_for(lambda: "link_lost" not in status(driver, "b5") and fen(driver, "b5").startswith(START), 30,
+             "b5 back on the grid, in the start position")
+    wait_for(lambda: any(e["action"] == "calibrate" and e["who"] == ARBITER and e["outcome"] == "ok"
+                         for e in audit(stack, "?board=b5")), 15,
+             "the calibration in b5's audit, signed")
+    driver.execute_script("document.getElementById('detail').scrollTop = 0")
+    driver.save_screenshot(os.path.join(IMAGES, "hall-calibrate.png"))
+    driver.find_element(By.ID, "close").click()
+    stack.ctl("play", NAME["b5"], "e2e4")  # the pieces are known again: a move is read
+    wait_for(lambda: fen(driver, "b5").startswith("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b"), 15,
+             "b5's move after the calibration")
+    passed.append("a Certabo's pieces learned again from the page (Calibrate only on a Certabo): answered, learned,"
+                  " audited, and the next move read")
+
+
 def main():
     for tool in ("dbus-daemon", "mosquitto", "mosquitto_pub", "chromium", "chromedriver"):
         if shutil.which(tool) is None:
@@ -465,6 +506,7 @@ def main():
         passed.append("an illegal move flashes until acknowledged; actions need the password; takeback answered")
 
         resolve_check(stack, driver, passed)
+        calibrate_check(stack, driver, passed)
 
         # Hostile retained payloads: markup in an id, broken JSON; the page and service go on.
         stack.publish("boardbridge/<img src=x onerror=alert(1)>", '{"fen":"x"}')

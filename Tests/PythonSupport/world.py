@@ -77,8 +77,15 @@ class World:
             raise AssertionError(f"boardsim ctl {' '.join(args)}: {out.stderr.strip()}")
         return out.stdout
 
+    SERIAL_FAMILIES = ("dgt", "certabo", "sentio")
+
+    def serial_link(self, address):
+        """Where boardsim links the pseudo-terminal of the USB board at `address`."""
+        return os.path.join(self.work, address.replace(":", "") + ".tty")
+
     def start_boards_and_broker(self, boards):
-        """The private bus, boardsim with `boards` ((family, address, name) each) and mosquitto."""
+        """The private bus, boardsim with `boards` ((family, address, name) each; a USB family's
+        board behind a pseudo-terminal at `serial_link(address)`) and mosquitto."""
         with open(os.path.join(self.work, "bus.conf"), "w") as f:
             f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"\n'
                     ' "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
@@ -89,7 +96,8 @@ class World:
         wait_for(lambda: os.path.exists(f"{self.work}/bus"), 10, "the private bus")
         argv = [os.path.join(BIN, "boardsim"), "--bus", self.bus, "--quiet"]
         for family, address, name in boards:
-            argv += ["--board", f"family={family},address={address},name={name}"]
+            where = f"link={self.serial_link(address)}" if family in self.SERIAL_FAMILIES else f"name={name}"
+            argv += ["--board", f"family={family},address={address},{where}"]
         self.start("boardsim", argv)
         wait_for(lambda: self.ctl("list") is not None, 15, "boardsim owning org.bluez", interval=0.3)
         conf = os.path.join(self.work, "mosquitto.conf")
@@ -104,8 +112,9 @@ class World:
                  f"state_directory: {self.work}/state-{node}", "game:", "  desync_grace: 0.3", *extra,
                  "reconnect:", "  max_attempts: 10", "  delays: [1.5]", "boards:"]
         for board_id, family, address, time_control in boards:
-            lines += [f"  - id: {board_id}", f"    name: Board {board_id[1:]}", f"    address: {address}",
-                      f"    family: {family}"]
+            where = (f"    serial: {self.serial_link(address)}" if family in self.SERIAL_FAMILIES
+                     else f"    address: {address}")
+            lines += [f"  - id: {board_id}", f"    name: Board {board_id[1:]}", where, f"    family: {family}"]
             if time_control:
                 lines.append(f'    time_control: "{time_control}"')
         os.makedirs(f"{self.work}/state-{node}", exist_ok=True)

@@ -64,6 +64,10 @@ public enum BoardEvent: Hashable, Sendable {
     case clock(BoardClockReading?)
     /// Where a board that recognises pieces by tag (Certabo) stands with learning them.
     case calibration(BoardCalibrationEvent)
+    /// A board that holds the host's position (``BoardCapabilities/refereedMoves``) says its
+    /// squares show the position it was last given, without saying what they show (the
+    /// Chess Peripheral Protocol's 2024 dialect answers `fen` with a bare `ok`).
+    case positionConfirmed
     /// Bytes the adapter could not (or need not) interpret: logged, never a move.
     case raw(Data)
 }

@@ -69,6 +69,7 @@ public struct EventDecoder {
             ]
         case .clock(nil): ["event": "clock", "attached": false]
         case .calibration(let progress): json(progress)
+        case .positionConfirmed: ["event": "position_confirmed"]
         case .raw(let data):
             ["event": "raw", "hex": .string(HexBytes.string(data))]
         }

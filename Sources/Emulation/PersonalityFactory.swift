@@ -1,4 +1,4 @@
-import Adapters
+public import Adapters
 public import BoardKit
 public import FoundationEssentials
 
@@ -9,10 +9,13 @@ public enum PersonalityFactory {
     /// (`isFlipped`: Black at the near side). `retransmitInterval` replaces the ChessUp
     /// firmware's time before it resends an unacknowledged frame; `developerKey` replaces
     /// the key a Pegasus firmware accepts; `rgbLEDs` gives a Certabo or Sentio board RGB LEDs
-    /// (frames marked `D`) instead of one LED per square (other families ignore all three).
+    /// (frames marked `D`) instead of one LED per square; `cppDialect` is the dialect a Chess
+    /// Peripheral Protocol board speaks (its 2024 one as OPENCHESSBOARD's firmware does).
+    /// Other families ignore these.
     public static func makePersonality(
         family: BoardFamily, name: String, board: BoardSnapshot = .startingPosition, isFlipped: Bool = false,
-        retransmitInterval: TimeInterval? = nil, developerKey: Data? = nil, rgbLEDs: Bool = false
+        retransmitInterval: TimeInterval? = nil, developerKey: Data? = nil, rgbLEDs: Bool = false,
+        cppDialect: ChessPeripheralAdapter.Dialect = .current
     ) -> any BoardPersonality {
         let ledMarker = Character(UnicodeScalar(rgbLEDs ? CertaboWire.rgbMarker : CertaboWire.classicMarker))
         return switch family {
@@ -44,7 +47,9 @@ public enum PersonalityFactory {
         case .iChessOne:
             IChessOnePersonality(name: name, board: board, isFlipped: isFlipped)
         case .chessPeripheral:
-            ChessPeripheralPersonality(name: name, board: board, isFlipped: isFlipped)
+            ChessPeripheralPersonality(
+                name: name, board: board, isFlipped: isFlipped,
+                options: cppDialect == .acknowledged ? .openChessBoard : .init())
         }
     }
 

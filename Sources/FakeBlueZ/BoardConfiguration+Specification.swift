@@ -62,6 +62,7 @@ extension BoardConfiguration {
         case "transport": transport = value.lowercased()
         case "link": link = value
         case "leds": leds = value.lowercased()
+        case "dialect": dialect = value
         default: throw .invalidConfiguration("unknown board key '\(key)'")
         }
     }

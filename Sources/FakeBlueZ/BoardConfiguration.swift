@@ -66,6 +66,10 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
     /// `L`) or `rgb` (81 RGB LEDs at the squares' corners, frames marked `D`, which takes RGB
     /// writes only); `classic` when absent.
     public var leds: String?
+    /// `cpp` only: the protocol's dialect, `2025` (today's: `begin`, `sync`/`unsync`) or
+    /// `2024` (`fen`, every command answered, as OPENCHESSBOARD's firmware); `2025` when
+    /// absent.
+    public var dialect: String?
 
     /// A board of `family` at `address`, every other setting at its default.
     public init(family: BoardFamily, address: String, name: String? = nil, adapter: String = "hci0", id: String? = nil)
@@ -95,6 +99,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         self.transport = nil
         self.link = nil
         self.leds = nil
+        self.dialect = nil
     }
 
     /// Decodes, with defaults for every key but `family` and `address`.
@@ -129,6 +134,7 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         transport = try container.decodeIfPresent(String.self, forKey: .transport)
         link = try container.decodeIfPresent(String.self, forKey: .link)
         leds = try container.decodeIfPresent(String.self, forKey: .leds)
+        dialect = try container.decodeIfPresent(String.self, forKey: .dialect)
     }
 
     /// The transport in effect (`ble`, `pty` or `rfcomm`).
@@ -201,6 +207,9 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
         }
         if let leds, !["classic", "rgb"].contains(leds) || ![.certabo, .sentio].contains(family) {
             throw .invalidValue(key: "leds", value: leds)
+        }
+        if let dialect, !["2024", "2025"].contains(dialect) || family != .chessPeripheral {
+            throw .invalidValue(key: "dialect", value: dialect)
         }
         if let fen { _ = try SimulatedGame.position(fen: fen) }
         for (key, bytes) in manufacturerData {

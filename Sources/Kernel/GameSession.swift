@@ -121,7 +121,7 @@ public struct GameSession: Sendable {
             outputs.append(.board(.unhandled(bytes)))
         case .calibration(let calibration):
             outputs.append(.board(.calibration(calibration)))
-        case .gameState, .promotionPicked:
+        case .gameState, .promotionPicked, .positionConfirmed:
             break
         }
         outputs += checkFlag(at: time)

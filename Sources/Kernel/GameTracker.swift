@@ -225,7 +225,8 @@ public struct GameTracker: Sendable {
             gapSince = lastBoardSeen
         case .button(.undo):
             observeUndo(at: time)
-        case .ready, .handshakeFailed, .battery, .button, .version, .serialNumber, .clock, .calibration, .raw:
+        case .ready, .handshakeFailed, .battery, .button, .version, .serialNumber, .clock, .calibration, .raw,
+            .positionConfirmed:
             break
         }
         return outputs

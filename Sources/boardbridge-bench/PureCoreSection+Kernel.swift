@@ -114,7 +114,7 @@ extension PureCoreSection {
         case .moveReported: "move"
         case .promotionPicked: "pick"
         case .connected, .ready, .handshakeFailed, .disconnected, .battery, .button, .version, .serialNumber, .clock,
-            .gameState, .calibration, .raw:
+            .gameState, .calibration, .raw, .positionConfirmed:
             nil
         }
     }

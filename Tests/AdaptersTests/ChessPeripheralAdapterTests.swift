@@ -112,6 +112,50 @@ import Testing
         }
     }
 
+    /// The 2024 dialect (README at `3b1220d`, ArduinoBleChess 0.2, OPENCHESSBOARD): the board
+    /// answers the `begin` it does not know with `nok`; the adapter speaks its dialect from
+    /// then on and says `ready` again, so that the host gives the position once more, as
+    /// `fen`. The board's `ok` says its squares show it; `nok` and `fen <placement>` say what
+    /// they show instead.
+    @Test func aBoardOfThe2024DialectIsGivenItsPositionAsFEN() {
+        var adapter = Self.ready()
+        let fen = "\(Self.start) w KQkq - 0 1"
+        #expect(adapter.encode(.loadPosition(fen: fen)) == Data("begin \(fen)".utf8))
+        #expect(adapter.feed(bytes: Data("nok".utf8)) == [.ready])
+        #expect(adapter.dialect == .acknowledged)
+        #expect(adapter.encode(.loadPosition(fen: fen)) == Data("fen \(fen)".utf8))
+        #expect(adapter.feed(bytes: Data("ok".utf8)) == [.positionConfirmed])
+        #expect(adapter.feed(bytes: Data("nok".utf8)) == [])
+        var a3 = OccupancyMap.startingPosition
+        a3.remove(.a2)
+        a3.insert(.a3)
+        // README "Fen": `p) nok` then `p) fen rnbqkbnr/pppppppp/8/8/8/7P/1PPPPPPP/RNBQKBNR`.
+        #expect(
+            adapter.feed(bytes: Data("fen rnbqkbnr/pppppppp/8/8/8/P7/1PPPPPPP/RNBQKBNR".utf8)) == [.occupancy(a3)])
+        #expect(adapter.feed(bytes: Data("fen ????????/????????/8/8/8/8/8/8".utf8)).count == 1)
+        #expect(adapter.feed(bytes: Data("move a7a6".utf8)) == [.moveReported(BoardMove(uci: "a7a6")!)])
+        #expect(adapter.encode(.judgeMove(reported: BoardMove(uci: "a7a6")!, taken: nil)) == Data("nok".utf8))
+        // README "Promote": `c) promote a7a8n`, acknowledged `p) ok`.
+        #expect(
+            adapter.encode(.judgeMove(reported: BoardMove(uci: "a7a8")!, taken: BoardMove(uci: "a7a8n")!))
+                == Data("promote a7a8n".utf8))
+        // No `end` in that dialect; `check` only with the feature it does not have.
+        #expect(adapter.encode(.endGame(reason: "checkmate")) == nil)
+        #expect(adapter.encode(.indicate(squares: [.e1], style: .check)) == nil)
+        // A link is a fresh adapter: the dialect is found again.
+        #expect(ChessPeripheralAdapter().dialect == .current)
+    }
+
+    /// A board of today's dialect that says its squares before anything else is never taken
+    /// for a 2024 one: a `nok` after a placement is no answer to `begin`.
+    @Test func aNokAfterAPlacementIsNoDialect() {
+        var adapter = Self.ready()
+        #expect(adapter.feed(bytes: Data("sync \(Self.start) w".utf8)) == [.occupancy(.startingPosition)])
+        #expect(adapter.feed(bytes: Data("nok".utf8)) == [.raw(Data("nok".utf8))])
+        #expect(adapter.dialect == .current)
+        #expect(adapter.feed(bytes: Data("ok".utf8)) == [.raw(Data("ok".utf8))])
+    }
+
     /// Messages a board ends with a line feed, a carriage return or a NUL, or joins with
     /// line feeds, read the same; text that is no command is never a move.
     @Test func lineEndsAndJoinedMessagesAreRead() {
@@ -146,7 +190,9 @@ import Testing
         case 1:
             let map = OccupancyMap(bits: generator.next())
             let text = ChessPeripheralWire.placement(map, knowing: BoardSnapshot())
-            return ("\(["sync", "unsync", "state"].randomElement(using: &generator)!) \(text) w", .occupancy(map))
+            return (
+                "\(["sync", "unsync", "state", "fen"].randomElement(using: &generator)!) \(text) w", .occupancy(map)
+            )
         default:
             return (["err oops", "msg hi", "ok", "nok"].randomElement(using: &generator)!, nil)
         }

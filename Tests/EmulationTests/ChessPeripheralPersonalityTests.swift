@@ -172,6 +172,77 @@ import Testing
         #expect(link.events.count == before)
     }
 
+    /// The 2024 dialect (README at `3b1220d`; OPENCHESSBOARD's firmware on ArduinoBleChess
+    /// 0.2): `begin` is refused with `nok`, the adapter takes the board for what it is, and
+    /// the round is begun with `fen`, answered `ok`; a refused move, a promotion and a
+    /// position the squares do not show go as that dialect says.
+    @Test func aBoardOfThe2024DialectIsRefereedInItsOwnWords() {
+        var link = Link(ChessPeripheralAdapter(), ChessPeripheralPersonality(options: .openChessBoard))
+        link.connect()
+        #expect(link.events == [.ready])
+        link.send(.loadPosition(fen: Self.startFEN))
+        #expect(link.events == [.ready, .ready], "begin refused: another dialect, ready for it")
+        #expect(link.adapter.dialect == .acknowledged)
+        link.send(.loadPosition(fen: Self.startFEN))
+        #expect(link.events.last == .positionConfirmed)
+        #expect(link.personality.isSynced && link.personality.heldFEN == Self.startFEN)
+
+        // A move in sync: reported alone (no state stream in that dialect), taken.
+        var before = link.events.count
+        Self.play("e2e4", on: &link)
+        #expect(Array(link.events[before...]) == [.moveReported(BoardMove(uci: "e2e4")!)])
+        link.send(.judgeMove(reported: BoardMove(uci: "e2e4")!, taken: BoardMove(uci: "e2e4")!))
+        #expect(link.personality.heldFEN?.hasPrefix("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b") == true)
+
+        // Refused: the board says what its squares show (`fen`) until the piece is back.
+        Self.play("e7e5", on: &link)
+        #expect(link.events.last == .moveReported(BoardMove(uci: "e7e5")!))
+        link.send(.judgeMove(reported: BoardMove(uci: "e7e5")!, taken: nil))
+        #expect(!link.personality.isSynced)
+        guard case .occupancy(let shown) = link.events.last else {
+            Issue.record("no placement after the refusal: \(link.events.suffix(3))")
+            return
+        }
+        #expect(!shown.contains(.e7) && shown.contains(.e5))
+        link.perform(.lift(.e5))
+        link.perform(.place(Piece(.black, .pawn), on: .e7))
+        #expect(link.personality.isSynced)
+        let back = link.personality.board.occupancy
+        #expect(link.events.last == .occupancy(back))
+
+        // A position the squares do not show: `nok`, then what they show.
+        before = link.events.count
+        link.send(.loadPosition(fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"))
+        #expect(link.events[before...].contains(.occupancy(back)))
+        #expect(!link.events[before...].contains(.positionConfirmed))
+
+        // Commands it does not know are refused, never `err`.
+        var firmware = ChessPeripheralPersonality(options: .openChessBoard)
+        for command in ["begin \(Self.startFEN)", "end checkmate", "check e1", "dance"] {
+            #expect(firmware.handleWrite(Data(command.utf8), at: 0) == [Data("nok".utf8)], "\(command)")
+        }
+        #expect(firmware.handleWrite(Data("feature msg".utf8), at: 0) == [Data("ok".utf8)])
+        #expect(firmware.handleWrite(Data("feature submove_state".utf8), at: 0) == [Data("nok".utf8)])
+    }
+
+    /// The 2024 dialect's promotion: the host's `promote` is acknowledged `ok`, which says
+    /// the squares show the game's position.
+    @Test func aPromotionOfThe2024DialectIsAcknowledged() {
+        let fen = "8/P6k/8/8/8/8/8/K7 w - - 0 1"
+        let board = BoardSnapshot(fenPlacement: fen.prefix { $0 != " " })!
+        var link = Link(ChessPeripheralAdapter(), ChessPeripheralPersonality(board: board, options: .openChessBoard))
+        link.connect()
+        link.send(.loadPosition(fen: fen))
+        link.send(.loadPosition(fen: fen))
+        #expect(link.events == [.ready, .ready, .positionConfirmed])
+        Self.play("a7a8n", on: &link)
+        #expect(link.events.last == .moveReported(BoardMove(uci: "a7a8")!))
+        link.send(.judgeMove(reported: BoardMove(uci: "a7a8")!, taken: BoardMove(uci: "a7a8n")!))
+        #expect(link.personality.verdicts == ["promote a7a8n"])
+        #expect(link.personality.heldFEN?.hasPrefix("N7/7k/") == true)
+        #expect(link.events.last == .positionConfirmed)
+    }
+
     @Test func whatTheFirmwareCannotReadIsAnsweredErr() {
         var personality = ChessPeripheralPersonality()
         #expect(personality.handleWrite(Data("dance".utf8), at: 0) == [Data("err unsupported command".utf8)])

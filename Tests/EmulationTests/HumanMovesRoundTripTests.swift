@@ -154,14 +154,16 @@ import Testing
     /// A Chess Peripheral Protocol board refereed as the bridge's session referees it: the
     /// position begun once the board is ready, each report answered with what the tracker
     /// made of it. Every other game the board names its promotion pieces (underpromotions
-    /// too); in the others it names none and the host's queen is taken.
+    /// too); in the others it names none and the host's queen is taken. Every third board
+    /// speaks the protocol's 2024 dialect (OPENCHESSBOARD's): its `begin` refused, its round
+    /// begun with `fen`, its `ok` read as the squares of the position it was given.
     @Test func chessPeripheralGamesAreRecovered() {
         for index in 0..<Self.gameCount {
             let namesPieces = index % 2 == 0
             let moves = Self.randomGame(seed: 0xC990 + UInt64(index), underpromotions: namesPieces)
-            var link = EmulatedLink(
-                ChessPeripheralAdapter(),
-                ChessPeripheralPersonality(options: .init(namesPromotionPiece: namesPieces)))
+            var firmware = index % 3 == 2 ? ChessPeripheralPersonality.Options.openChessBoard : .init()
+            firmware.namesPromotionPiece = namesPieces
+            var link = EmulatedLink(ChessPeripheralAdapter(), ChessPeripheralPersonality(options: firmware))
             var options = TrackerOptions()
             options.promotionPickWait = 0
             var tracker = GameTracker(capabilities: link.adapter.capabilities, options: options)
@@ -169,8 +171,10 @@ import Testing
             var seen = 0
             func referee(_ link: inout EmulatedLink<ChessPeripheralAdapter, ChessPeripheralPersonality>) {
                 while seen < link.events.count {
-                    let event = link.events[seen]
+                    var event = link.events[seen]
                     seen += 1
+                    // As the session reads it: the squares of the position the board holds.
+                    if event == .positionConfirmed { event = .occupancy(tracker.position.snapshot.occupancy) }
                     let made = tracker.handle(event, at: link.time)
                     outputs += made
                     switch event {
@@ -210,6 +214,7 @@ import Testing
                 "game \(index)")
             #expect(link.personality.verdicts.allSatisfy { $0 == "ok" || $0.hasPrefix("promote ") }, "game \(index)")
             #expect(link.personality.violations.total == 0)
+            #expect(link.adapter.dialect == firmware.dialect, "game \(index)")
         }
     }
 

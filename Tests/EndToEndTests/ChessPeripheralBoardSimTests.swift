@@ -10,13 +10,23 @@ import Testing
 extension EndToEndTests {
     /// A whole random game exact through the pipeline, across a dropped link with a move
     /// made meanwhile: the board reports that move once the bridge begins the round again,
-    /// and the bridge takes it (no guess: the board said which move).
-    @Test func chessPeripheralGameAcrossALinkDrop() async throws {
-        let board = HallBoard(id: "cpp", family: "cpp", address: "AA:BB:CC:00:32:21")
+    /// and the bridge takes it (no guess: the board said which move). In both of the
+    /// protocol's dialects: a board of the 2024 one (OPENCHESSBOARD's firmware) refuses the
+    /// `begin` it does not know on each link, and its round is begun with `fen`, its bare
+    /// `ok` read as the position's squares (in sync before any move).
+    @Test(arguments: ["2025", "2024"])
+    func chessPeripheralGameAcrossALinkDrop(dialect: String) async throws {
+        let board = HallBoard(
+            id: "cpp-\(dialect)", family: "cpp", address: dialect == "2024" ? "AA:BB:CC:00:32:23" : "AA:BB:CC:00:32:21",
+            simulatorOptions: "dialect=\(dialect)")
+        let begins = dialect == "2024" ? "fen" : "begin"
         let hall = try await Hall(boards: [board])
         defer { hall.stop() }
+        try await hall.waitUntilBegun(board.id, with: begins)
+        let ready = try await hall.state(board.id, since: 0) { $0["sync"]?["state"] == "in_sync" }
+        #expect(ready["ply"] == 0)
 
-        let uci = Self.randomLegalGame(seed: 3221, plies: 40)
+        let uci = Self.randomLegalGame(seed: dialect == "2024" ? 3223 : 3221, plies: 40)
         let game = try PlayedGame(uci)
         try await hall.play(board.id, Array(uci.prefix(14)), pace: 0.2)
         try await hall.waitForMoves(board.id, count: 14)
@@ -29,13 +39,17 @@ extension EndToEndTests {
         try await hall.play(board.id, [uci[14]], pace: 0.2)
         try await hall.ctl("present", board.id, "true")
         try await hall.waitUntilReady(board.id, since: mark)
-        try await hall.waitUntilBegun(board.id)
+        try await hall.waitUntilBegun(board.id, with: begins)
         try await hall.waitForMoves(board.id, count: 15)
         try await hall.play(board.id, Array(uci.dropFirst(15)), pace: 0.2)
         game.expectPublished(try await hall.waitForMoves(board.id, count: uci.count), board: board.id)
         game.expectPGN(try await hall.waitForPGN(board.id, plies: uci.count), board: board.id)
-        let state = try await hall.state(board.id, since: 0) { $0["ply"] == JSONValue(uci.count) }
-        #expect(state["sync"]?["state"] == "in_sync")
+        _ = try await hall.state(board.id, since: 0) {
+            $0["ply"] == JSONValue(uci.count) && $0["sync"]?["state"] == "in_sync"
+        }
+        let words = try await hall.writes(board.id).map { String(decoding: $0, as: UTF8.self) }
+        #expect(
+            words.filter { $0.hasPrefix(begins + " ") }.count >= 2, "a round begun on each link: \(words.suffix(8))")
     }
 
     /// The arbiter's cases: a pinned knight's move is reported by the board and refused by

@@ -169,15 +169,16 @@ final class Hall {
     }
 
     /// Waits until a Chess Peripheral Protocol board was given the game's position on its
-    /// current link (boardsim's write log: a `begin` after the last `feature` of the
-    /// handshake), so that what is played next is played on a begun round.
-    func waitUntilBegun(_ board: String) async throws {
+    /// current link (boardsim's write log: a `begin`, or the 2024 dialect's `fen`, after the
+    /// last `feature` of the handshake), so that what is played next is played on a begun
+    /// round.
+    func waitUntilBegun(_ board: String, with word: String = "begin") async throws {
         func begun() async throws -> Bool {
             let words = try await writes(board).compactMap {
                 String(decoding: $0, as: UTF8.self).split(separator: " ").first.map(String.init)
             }
             guard let feature = words.lastIndex(of: "feature") else { return false }
-            return words[feature...].contains("begin")
+            return words[feature...].contains(word)
         }
         let deadline = ContinuousClock.now + .seconds(30)
         while try await !begun() {

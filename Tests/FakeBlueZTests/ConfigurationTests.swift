@@ -73,6 +73,8 @@ import Testing
         ),
         ("family=chessnut,address=AA:BB:CC:00:00:01,leds=rgb", .invalidValue(key: "leds", value: "rgb")),
         ("family=certabo,address=AA:BB:CC:00:00:01,leds=neon", .invalidValue(key: "leds", value: "neon")),
+        ("family=cpp,address=AA:BB:CC:00:00:01,dialect=2023", .invalidValue(key: "dialect", value: "2023")),
+        ("family=chessnut,address=AA:BB:CC:00:00:01,dialect=2024", .invalidValue(key: "dialect", value: "2024")),
         ("family=chessnut,address=AA:BB:CC:00:01", .invalidValue(key: "address", value: "AA:BB:CC:00:01")),
         ("family=chessnut,address=AA:BB:CC:00:00:01,rssi=loud", .invalidValue(key: "rssi", value: "loud")),
         ("family=chessnut,address=AA:BB:CC:00:00:01,rssi=-200", .invalidValue(key: "rssi", value: "-200")),

@@ -24,7 +24,25 @@ public import FoundationEssentials
 /// Each write or notification is one message: there is no terminator, so a message cut in
 /// two by a link is two malformed or incomplete messages, refused (a `move` whose square
 /// names are cut is no move). Nothing is buffered between notifications.
+///
+/// A board of the protocol's 2024 dialect (``Dialect/acknowledged``) answers the `begin` it
+/// does not know with `nok` before any placement; the adapter then speaks that dialect for
+/// the rest of the link and says ``BoardEvent/ready`` again, so that the host gives it its
+/// position once more, as `fen`.
 public struct ChessPeripheralAdapter: BoardAdapter {
+    /// The protocol's two dialects.
+    public enum Dialect: Hashable, Sendable {
+        /// Since April 2025 (the README at `a0a7d8c`): `begin`, `sync`/`unsync`, `state`,
+        /// `end`; the board answers only `feature` and `variant`.
+        case current
+        /// Before it (the README at `3b1220d`; ArduinoBleChess up to 0.2, which
+        /// OPENCHESSBOARD's firmware runs): the host starts a round with `fen <fen>`, every
+        /// command is answered `ok` or `nok` (the board says `ok` to a `fen` its squares
+        /// show, else `nok` and `fen <placement>`, and sends `fen <placement>` while they
+        /// differ), and there is no `end`.
+        case acknowledged
+    }
+
     /// Identification and GATT layout: the advertised service (the name is free).
     public static let profile = BoardProfile(
         family: .chessPeripheral,
@@ -46,6 +64,11 @@ public struct ChessPeripheralAdapter: BoardAdapter {
     public private(set) var acceptedFeatures: Set<String> = []
     /// How many of ``requestedFeatures`` the board answered.
     public private(set) var answeredFeatures = 0
+    /// The dialect the board speaks, as far as it has shown (``Dialect/current`` until it
+    /// answers `begin` with `nok`).
+    public private(set) var dialect = Dialect.current
+    /// Whether the board said what its squares show on this link.
+    private var sawPlacement = false
 
     /// A fresh adapter (one per link).
     public init() {}
@@ -64,20 +87,29 @@ public struct ChessPeripheralAdapter: BoardAdapter {
         }
     }
 
-    /// `loadPosition` `begin <fen>`, `judgeMove` `ok`/`nok`/`promote <uci>`, `endGame`
-    /// `end <reason>`, `indicate` of one square in the check style `check <square>` (once the
-    /// board accepted the feature), `custom` as is. Nothing else: the board has no LED
-    /// commands of its own, no battery, and is no robot (`executeMove` would tell it the
-    /// opponent moved, which on one board shared by two players never happens).
+    /// `loadPosition` `begin <fen>` (2024 dialect: `fen <fen>`, the whole FEN: the README's
+    /// example gives the placement and side only, and OPENCHESSBOARD compares the placement
+    /// alone, so the castling rights and en passant square are there for a board that
+    /// reads them), `judgeMove`
+    /// `ok`/`nok`/`promote <uci>`, `endGame` `end <reason>` (the 2024 dialect has none),
+    /// `indicate` of one square in the check style `check <square>` (once the board accepted
+    /// the feature), `custom` as is. Nothing else: the board has no LED commands of its own,
+    /// no battery, and is no robot (`executeMove` would tell it the opponent moved, which on
+    /// one board shared by two players never happens).
     public func encode(_ command: BoardCommand) -> Data? {
         switch command {
+        case .loadPosition(let fen) where dialect == .acknowledged:
+            ChessPeripheralWire.Message("fen", fen).bytes
         case .loadPosition(let fen):
             ChessPeripheralWire.Message("begin", fen).bytes
         case .judgeMove(let reported, let taken):
             ChessPeripheralWire.verdict(reported: reported, taken: taken).bytes
+        case .endGame where dialect == .acknowledged:
+            nil
         case .endGame(let reason):
             ChessPeripheralWire.Message("end", ChessPeripheralWire.endReason(termination: reason)).bytes
-        case .indicate(let squares, .check) where squares.count == 1 && acceptedFeatures.contains("check"):
+        case .indicate(let squares, .check)
+        where squares.count == 1 && acceptedFeatures.contains("check") && dialect == .current:
             ChessPeripheralWire.Message("check", squares[0].name).bytes
         case .custom(let bytes):
             bytes
@@ -103,18 +135,23 @@ public struct ChessPeripheralAdapter: BoardAdapter {
     private mutating func handle(_ message: ChessPeripheralWire.Message, into events: inout [BoardEvent]) {
         switch message.command {
         case "ok", "nok":
-            guard message.argument.isEmpty, answeredFeatures < Self.requestedFeatures.count else {
+            guard message.argument.isEmpty else {
                 events.append(.raw(message.bytes))
                 return
             }
-            if message.command == "ok" { acceptedFeatures.insert(Self.requestedFeatures[answeredFeatures]) }
-            answeredFeatures += 1
-            if answeredFeatures == Self.requestedFeatures.count { events.append(.ready) }
-        case "sync", "unsync", "unsync_settable", "state":
+            guard answeredFeatures == Self.requestedFeatures.count else {
+                if message.command == "ok" { acceptedFeatures.insert(Self.requestedFeatures[answeredFeatures]) }
+                answeredFeatures += 1
+                if answeredFeatures == Self.requestedFeatures.count { events.append(.ready) }
+                return
+            }
+            answered(message, into: &events)
+        case "sync", "unsync", "unsync_settable", "state", "fen":
             guard let occupancy = ChessPeripheralWire.occupancy(fen: message.argument) else {
                 events.append(.raw(message.bytes))
                 return
             }
+            sawPlacement = true
             events.append(.occupancy(occupancy))
         case "move":
             guard let move = BoardMove(uci: message.argument) else {
@@ -122,6 +159,25 @@ public struct ChessPeripheralAdapter: BoardAdapter {
                 return
             }
             events.append(.moveReported(move))
+        default:
+            events.append(.raw(message.bytes))
+        }
+    }
+
+    /// An `ok` or `nok` once the features are answered. A board of today's dialect sends
+    /// none; a `nok` before any placement is a 2024 board refusing the `begin` it does not
+    /// know. In that dialect they answer what the host sent: `ok` to a `fen` says the
+    /// squares show it (or acknowledges a `promote`, after which they show the game's
+    /// position too), `nok` says they do not (its placement follows) or refuses a command.
+    private mutating func answered(_ message: ChessPeripheralWire.Message, into events: inout [BoardEvent]) {
+        switch (dialect, message.command) {
+        case (.current, "nok") where !sawPlacement:
+            dialect = .acknowledged
+            events.append(.ready)
+        case (.acknowledged, "ok"):
+            events.append(.positionConfirmed)
+        case (.acknowledged, _):
+            break
         default:
             events.append(.raw(message.bytes))
         }

@@ -31,6 +31,15 @@ extension BoardSession {
         logger.info("judged the board's move", [("uci", reported.uci), ("taken", taken?.uci ?? "refused")])
     }
 
+    /// `event` as the kernel reads it: a board's word that it shows the position it was
+    /// given is what its squares show, the occupancy of that position, while it is the
+    /// game's (`nil` otherwise: a newer position is on its way, and its answer will come).
+    func squares(of event: BoardEvent) -> BoardEvent? {
+        guard case .positionConfirmed = event else { return event }
+        guard let given = boardPosition, given == core.position.fen else { return nil }
+        return .occupancy(core.position.snapshot.occupancy)
+    }
+
     /// Sends the game's position to the board when the board holds another one (or none,
     /// on a new link), while the game is on.
     func keepBoardOnGame() {

@@ -182,6 +182,7 @@ public final class BoardSession {
     /// the kernel classifies it, once, and everything this session does follows from the
     /// kernel's outputs (``apply(_:)``).
     public func handle(_ event: BoardEvent) {
+        guard let event = isRefereed ? squares(of: event) : event else { return }
         let outputs = core.handle(event, at: clock.now())
         outputObserver?(outputs)
         if isRefereed, case .moveReported(let reported) = event { judge(reported, by: outputs) }
@@ -277,6 +278,9 @@ public final class BoardSession {
         case .ready:
             isReady = transport.state == .connected
             handshakeProblem = nil
+            // A board ready (again: a refereed board found to speak another dialect) holds
+            // no position it was given.
+            boardPosition = nil
             logger.info("board ready")
             publishConnection()
             if isReady {

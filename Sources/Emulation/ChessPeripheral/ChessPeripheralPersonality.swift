@@ -28,6 +28,14 @@ public import FoundationEssentials
 /// The firmware speaks the game's squares whichever way round the board stands
 /// (``isFlipped`` changes nothing). Anything it cannot read counts as a malformed command and
 /// is answered `err`.
+///
+/// A firmware of the 2024 dialect (``Options/dialect`` ``ChessPeripheralAdapter/Dialect/acknowledged``,
+/// as ArduinoBleChess 0.2 and OPENCHESSBOARD) is the same board speaking the older words:
+/// the host's `fen` takes the place of `begin` and is answered `ok` (in sync) or `nok` and
+/// `fen <placement>`; every placement it sends is `fen <placement>`; it answers every host
+/// command `ok` or `nok` (`nok` to the `begin`, `end` and `check` it does not know, and to
+/// anything it cannot read), acknowledges a `promote` with `ok`, and takes the host's `ok`
+/// or `nok` to its own `fen` without a word.
 public struct ChessPeripheralPersonality: BoardPersonality {
     /// What the firmware supports.
     public struct Options: Hashable, Sendable {
@@ -35,12 +43,23 @@ public struct ChessPeripheralPersonality: BoardPersonality {
         public var features: Set<String>
         /// Whether a reported promotion names its piece (a board that knows its pieces).
         public var namesPromotionPiece: Bool
+        /// The dialect it speaks.
+        public var dialect: ChessPeripheralAdapter.Dialect
 
-        /// Creates options (by default `submove_state` and `check`, promotions unnamed).
-        public init(features: Set<String> = ["submove_state", "check"], namesPromotionPiece: Bool = false) {
+        /// Creates options (by default today's dialect, `submove_state` and `check`,
+        /// promotions unnamed).
+        public init(
+            features: Set<String> = ["submove_state", "check"], namesPromotionPiece: Bool = false,
+            dialect: ChessPeripheralAdapter.Dialect = .current
+        ) {
             self.features = features
             self.namesPromotionPiece = namesPromotionPiece
+            self.dialect = dialect
         }
+
+        /// A board of the 2024 dialect as OPENCHESSBOARD's firmware is: `msg` and
+        /// `last_move` its only features.
+        public static let openChessBoard = Options(features: ["msg", "last_move"], dialect: .acknowledged)
     }
 
     /// The advertised name.
@@ -147,7 +166,11 @@ public struct ChessPeripheralPersonality: BoardPersonality {
         return output
     }
 
+    /// Whether the firmware speaks the 2024 dialect.
+    var isAcknowledged: Bool { options.dialect == .acknowledged }
+
     private mutating func execute(_ message: ChessPeripheralWire.Message) -> [Data] {
+        if isAcknowledged { return executeAcknowledged(message) }
         switch message.command {
         case "feature":
             let accepted = options.features.contains(message.argument)
@@ -156,55 +179,11 @@ public struct ChessPeripheralPersonality: BoardPersonality {
         case "variant":
             return [ChessPeripheralWire.Message(message.argument == "standard" ? "ok" : "nok").bytes]
         case "begin":
-            guard let begun = FirmwareGame(fen: message.argument) else { return malformed() }
-            // The host begins the position the firmware holds again, or that position and the
-            // move it reported (a new link, a restarted host; the verdict may have been lost
-            // with the link): the round resumes, and a move made meanwhile is reported. Any
-            // other position is a new round.
-            let taken = game.flatMap { held in
-                awaitingVerdict.map { move in
-                    var played = held
-                    played.apply(move)
-                    return played
-                }
-            }
-            let resumes = [game, taken].contains { $0.map { Self.sameRound($0.fen, begun.fen) } ?? false }
-            game = begun
-            endReason = nil
-            checkSquare = nil
-            awaitingVerdict = nil
-            deferredRookMove = nil
-            // One or two pieces in the hand (squares emptied, none filled) are a move being
-            // made, not a board out of step.
-            let inHand = begun.pieces.occupancy.bits & ~physical.occupancy.bits
-            isSynced = physical.occupancy.bits & ~begun.pieces.occupancy.bits == 0 && inHand.nonzeroBitCount <= 2
-            lifted = Set(OccupancyMap(bits: inHand).squares)
-            return [said(isSynced ? "sync" : "unsync")] + evaluate(placedNow: nil, liftedNow: nil, atBegin: resumes)
+            return begin(message.argument) ?? malformed()
         case "ok", "promote":
-            guard var move = awaitingVerdict else { return malformed() }
-            if message.command == "promote" {
-                guard let promoted = BoardMove(uci: message.argument), promoted.from == move.from,
-                    promoted.to == move.to
-                else { return malformed() }
-                move = promoted
-            }
-            verdicts.append(message.text)
-            awaitingVerdict = nil
-            game?.apply(move)
-            checkSquare = nil
-            // Its squares were the held position and this move when it reported the move (a
-            // move reported when a round resumed, from a board out of sync, too): in sync, even
-            // if a hand is already at the next move.
-            let wasSynced = isSynced
-            isSynced = true
-            let back = !wasSynced && physical.occupancy == game?.pieces.occupancy
-            return (back ? [said("sync")] : []) + evaluate(placedNow: nil, liftedNow: nil)
+            return verdict(message) ?? malformed()
         case "nok":
-            guard awaitingVerdict != nil else { return malformed() }
-            verdicts.append("nok")
-            awaitingVerdict = nil
-            isSynced = false
-            return [said("unsync")]
+            return refusal() ?? malformed()
         case "move":
             guard let move = BoardMove(uci: message.argument), game != nil else { return malformed() }
             game?.apply(move)
@@ -223,6 +202,107 @@ public struct ChessPeripheralPersonality: BoardPersonality {
         default:
             return malformed()
         }
+    }
+
+    /// A command of the 2024 dialect, each answered `ok` or `nok` but the host's own answers.
+    private mutating func executeAcknowledged(_ message: ChessPeripheralWire.Message) -> [Data] {
+        let ok = ChessPeripheralWire.Message("ok").bytes
+        let nok = ChessPeripheralWire.Message("nok").bytes
+        switch message.command {
+        case "feature":
+            let accepted = options.features.contains(message.argument)
+            if accepted { enabledFeatures.insert(message.argument) }
+            return [accepted ? ok : nok]
+        case "variant":
+            return [message.argument == "standard" ? ok : nok]
+        case "fen":
+            return begin(message.argument) ?? [nok]
+        case "ok", "promote":
+            // The host's `ok` to a `fen` the firmware sent is no verdict: taken silently.
+            guard awaitingVerdict != nil else { return message.command == "ok" ? [] : [nok] }
+            let answer = verdict(message) ?? [nok]
+            return message.command == "promote" ? [ok] + answer : answer
+        case "nok":
+            return refusal() ?? []
+        case "move":
+            guard let move = BoardMove(uci: message.argument), game != nil else { return [nok] }
+            game?.apply(move)
+            return [ok]
+        case "last_move", "msg":
+            return [enabledFeatures.contains(message.command == "msg" ? "msg" : "last_move") ? ok : nok]
+        default:
+            // ArduinoBleChess 0.2's answer to a command it does not know (today's `begin`,
+            // `end`, `check`): not a host's fault, the way the host finds the dialect.
+            return [nok]
+        }
+    }
+
+    /// The host begins a round on `fen` (`begin`; the 2024 dialect's `fen`); `nil` when it
+    /// names no position.
+    private mutating func begin(_ fen: String) -> [Data]? {
+        guard let begun = FirmwareGame(fen: fen) else { return nil }
+        // The host begins the position the firmware holds again, or that position and the
+        // move it reported (a new link, a restarted host; the verdict may have been lost
+        // with the link): the round resumes, and a move made meanwhile is reported. Any
+        // other position is a new round.
+        let taken = game.flatMap { held in
+            awaitingVerdict.map { move in
+                var played = held
+                played.apply(move)
+                return played
+            }
+        }
+        let resumes = [game, taken].contains { $0.map { Self.sameRound($0.fen, begun.fen) } ?? false }
+        game = begun
+        endReason = nil
+        checkSquare = nil
+        awaitingVerdict = nil
+        deferredRookMove = nil
+        // One or two pieces in the hand (squares emptied, none filled) are a move being
+        // made, not a board out of step.
+        let inHand = begun.pieces.occupancy.bits & ~physical.occupancy.bits
+        isSynced = physical.occupancy.bits & ~begun.pieces.occupancy.bits == 0 && inHand.nonzeroBitCount <= 2
+        lifted = Set(OccupancyMap(bits: inHand).squares)
+        let answer =
+            !isAcknowledged
+            ? [said(isSynced ? "sync" : "unsync")]
+            : isSynced
+                ? [ChessPeripheralWire.Message("ok").bytes]
+                : [ChessPeripheralWire.Message("nok").bytes, said("unsync")]
+        return answer + evaluate(placedNow: nil, liftedNow: nil, atBegin: resumes)
+    }
+
+    /// The host's `ok` or `promote <uci>` to the move waiting for it; `nil` when none waits
+    /// or the promotion is another move.
+    private mutating func verdict(_ message: ChessPeripheralWire.Message) -> [Data]? {
+        guard var move = awaitingVerdict else { return nil }
+        if message.command == "promote" {
+            guard let promoted = BoardMove(uci: message.argument), promoted.from == move.from,
+                promoted.to == move.to
+            else { return nil }
+            move = promoted
+        }
+        verdicts.append(message.text)
+        awaitingVerdict = nil
+        game?.apply(move)
+        checkSquare = nil
+        // Its squares were the held position and this move when it reported the move (a
+        // move reported when a round resumed, from a board out of sync, too): in sync, even
+        // if a hand is already at the next move.
+        let wasSynced = isSynced
+        isSynced = true
+        let back = !wasSynced && physical.occupancy == game?.pieces.occupancy
+        return (back ? [said("sync")] : []) + evaluate(placedNow: nil, liftedNow: nil)
+    }
+
+    /// The host's `nok` to the move waiting for it: the position stays, the board is out of
+    /// step; `nil` when no move waits.
+    private mutating func refusal() -> [Data]? {
+        guard awaitingVerdict != nil else { return nil }
+        verdicts.append("nok")
+        awaitingVerdict = nil
+        isSynced = false
+        return [said("unsync")]
     }
 
     /// What the sensors now show against the held position: a move to report, the board
@@ -280,10 +360,11 @@ public struct ChessPeripheralPersonality: BoardPersonality {
         return [ChessPeripheralWire.Message("move", told.uci).bytes]
     }
 
-    /// `command` with the placement the sensors show.
+    /// `command` with the placement the sensors show (the 2024 dialect says every placement
+    /// as `fen`).
     private func said(_ command: String) -> Data {
         let placement = ChessPeripheralWire.placement(physical.occupancy, knowing: game?.pieces ?? BoardSnapshot())
-        return ChessPeripheralWire.Message(command, placement).bytes
+        return ChessPeripheralWire.Message(isAcknowledged ? "fen" : command, placement).bytes
     }
 
     /// Whether two FENs name the same position to move (placement, side, castling rights).

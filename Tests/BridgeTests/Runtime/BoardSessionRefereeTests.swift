@@ -66,6 +66,53 @@ extension BoardSessionTests {
         #expect(Self.firmware(harness)?.isSynced == false)
     }
 
+    /// A board of the protocol's 2024 dialect (OPENCHESSBOARD's): it refuses the `begin`, the
+    /// adapter finds its dialect and the session gives it the position again as `fen`, also
+    /// after a dropped link mid-game and after a set position. Its bare `ok` is the squares
+    /// of the position it was given: a board put right while its link was down is in sync
+    /// the moment it says so (without that reading the game stays out of sync on the last
+    /// squares it showed, until its next move).
+    @Test func aRefereedBoardOfThe2024DialectIsBegunWithFENAndBelievedWhenItSaysOK() async throws {
+        let firmware = ChessPeripheralPersonality(name: "OCB", options: .openChessBoard)
+        var harness = try SessionHarness(family: .chessPeripheral, name: "OCB", personality: firmware)
+        await harness.connect()
+        let start = Position.starting.fen
+        let words = harness.transport.writes.map { String(decoding: $0.bytes, as: UTF8.self) }
+        #expect(words == ["feature submove_state", "feature check", "begin \(start)", "fen \(start)"])
+        #expect(Self.firmware(harness)?.heldFEN == start)
+        #expect(harness.session.core.syncState == .inSync)
+
+        for uci in ["e2e4", "d7d6", "f1b5", "b8c6", "g1f3"] { await harness.play(uci) }
+        #expect(Self.firmware(harness)?.verdicts == Array(repeating: "ok", count: 5))
+
+        // The pinned knight: refused, out of sync on the squares the board shows. Put back
+        // while the link is down, the board answers the `fen` it is given with a bare `ok`.
+        await harness.play("c6d4")
+        #expect(Self.firmware(harness)?.verdicts.last == "nok")
+        #expect(harness.session.core.syncState.isOutOfSync)
+        harness.transport.dropLink()
+        await harness.pump()
+        harness.transport.perform(.lift(.d4))
+        harness.transport.perform(.place(Piece(.black, .knight), on: .c6))
+        harness.transport.establishLink()
+        await harness.pump()
+        let last = harness.transport.writes.last.map { String(decoding: $0.bytes, as: UTF8.self) }
+        #expect(last == "fen \(harness.session.core.position.fen)")
+        #expect(Self.firmware(harness)?.isSynced == true)
+        #expect(harness.session.core.syncState == .inSync)
+        await harness.play("c8d7")
+        #expect(harness.session.core.game.moves.map(\.san) == ["e4", "d6", "Bb5+", "Nc6", "Nf3", "Bd7"])
+
+        // A set position is given as `fen` too.
+        let shown = try Position(fen: "r2qkbnr/pppbpppp/2np4/1B6/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 0 1")
+        let before = harness.transport.writes.count
+        #expect(throws: Never.self) { try harness.session.execute(.game(.setPosition(shown))).get() }
+        await harness.pump()
+        let given = harness.transport.writes[before...].map { String(decoding: $0.bytes, as: UTF8.self) }
+        #expect(given == ["fen \(shown.fen)"])
+        #expect(harness.session.core.syncState == .inSync)
+    }
+
     /// A promotion the board names no piece for is answered with the game's pick.
     @Test func aRefereedPromotionIsAnsweredWithTheGamesPiece() async throws {
         let fen = "8/P6k/8/8/8/8/8/K7 w - - 0 1"

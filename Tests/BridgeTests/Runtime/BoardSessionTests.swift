@@ -43,9 +43,11 @@ struct SessionHarness {
         id: String = "board-01", family: BoardFamily = .chessnut, name: String = "Chessnut Air",
         timeControl: TimeControl? = nil,
         store: StateWriter? = nil, allowRaw: Bool = false, orientation: OrientationSetting = .auto,
-        game: GameConfiguration = GameConfiguration(desyncGrace: 2)
+        game: GameConfiguration = GameConfiguration(desyncGrace: 2), personality: (any BoardPersonality)? = nil
     ) throws {
-        transport = InMemoryBoardTransport(family: family, name: name)
+        transport =
+            personality.map { InMemoryBoardTransport(family: family, name: name, personality: $0) }
+            ?? InMemoryBoardTransport(family: family, name: name)
         let board = ConfiguredBoard(
             id: id, name: "Board 1", match: .namePattern(GlobPattern("Chessnut*")!), family: family,
             orientation: orientation, timeControl: timeControl, allowRawCommands: allowRaw)

@@ -48,7 +48,7 @@ struct GapHistories: Sendable, Equatable {
     }
 
     /// The most histories followed at once.
-    static let capacity = 32
+    static let capacity = 128
     /// The most moves one board may add to a history (two boards seen apart by a move and
     /// its answer, when the first was never shown settled).
     static let stepPlies = 2

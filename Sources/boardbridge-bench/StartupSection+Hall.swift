@@ -31,7 +31,8 @@ extension StartupSection {
         try rig.startBridge()
         guard let launched = rig.bridge?.launchedAt else { return }
         let launch = (try await rig.waitUntilReady(rig.boardIDs, timeout: .seconds(120)) - launched).seconds
-        record(context, "launch", "launch → every board ready", launch, floor: hallFloor, boards: boards)
+        var cpu = rig.bridge?.sample()?.cpuSeconds
+        record(context, "launch", "launch → every board ready", launch, floor: hallFloor, boards: boards, cpu: cpu)
 
         // An adapter reset: hci0 off until its boards are down, then on again.
         let first = perAdapter[0].map { rig.boardIDs[$0] }
@@ -45,7 +46,8 @@ extension StartupSection {
         let policyDelay = BoardReconnectPolicy().nextDelay(attempt: 1) ?? 0
         record(
             context, "adapter_reset", "\(rig.adapters[0]) powered on again → its \(first.count) boards ready", reset,
-            floor: adapterFloor, boards: boards, policyDelay: policyDelay)
+            floor: adapterFloor, boards: boards, policyDelay: policyDelay,
+            cpu: Self.used(since: &cpu, by: rig.bridge))
 
         // bluetoothd restarted.
         rig.forgetReady()
@@ -54,14 +56,25 @@ extension StartupSection {
         let daemon = (try await rig.waitUntilReady(rig.boardIDs, timeout: .seconds(120)) - restarted).seconds
         record(
             context, "bluetoothd_restart", "bluetoothd restarted → every board ready", daemon, floor: hallFloor,
-            boards: boards, policyDelay: policyDelay)
+            boards: boards, policyDelay: policyDelay, cpu: Self.used(since: &cpu, by: rig.bridge))
+    }
+
+    /// The CPU seconds `bridge` used since `last` (which becomes its total now); `nil` when
+    /// a sample is missing.
+    private static func used(since last: inout Double?, by bridge: BenchProcess?) -> Double? {
+        let now = bridge?.sample()?.cpuSeconds
+        defer { last = now }
+        guard let now, let last else { return nil }
+        return now - last
     }
 
     /// `policyDelay`: the reconnect policy's first wait (BoardKit's default `[2, 4, 8]`),
     /// which a dropped link waits before its first attempt, by the specification.
+    /// `cpu`: the bridge's CPU seconds over the phase (the hall's every advertisement is a
+    /// D-Bus change each transport hears).
     private func record(
         _ context: BenchContext, _ key: String, _ label: String, _ seconds: Double, floor: Double, boards: Int,
-        policyDelay: Double = 0
+        policyDelay: Double = 0, cpu: Double?
     ) {
         context.record(
             BenchResult(
@@ -75,7 +88,7 @@ extension StartupSection {
                 details: [
                     "floor_ms": floor * 1e3, "ratio": seconds / floor, "policy_delay_ms": policyDelay * 1e3,
                     "ratio_with_policy_delay": seconds / (floor + policyDelay),
-                ],
+                ].merging(cpu.map { ["bridge_cpu_ms": $0 * 1e3] } ?? [:]) { $1 },
                 note: String(
                     format: "%.2f× the radios' floor (%.0f ms: per adapter its boards' connects one after the other, "
                         + "%.2f s each on average, then %.2f s of discovery)",
@@ -84,6 +97,7 @@ extension StartupSection {
                     + (policyDelay > 0
                         ? String(
                             format: "; %.2f× it with the reconnect policy's first wait (%.0f s)",
-                            seconds / (floor + policyDelay), policyDelay) : "")))
+                            seconds / (floor + policyDelay), policyDelay) : "")
+                    + (cpu.map { String(format: "; the bridge used %.0f ms of CPU", $0 * 1e3) } ?? "")))
     }
 }

@@ -4,6 +4,10 @@ import FoundationEssentials
 /// What the manager reports: notifications, link changes, BlueZ coming and going.
 extension BlueZBoardTransport: BlueZManagerClient {
     func manager(_ manager: BlueZManager, didApply changes: [BlueZModelChange]) {
+        // Every transport hears every change: one that concerns none of its devices costs it
+        // a look at each change, not a search of every device BlueZ knows (a hall starting
+        // up sees a change for every advertisement of every board).
+        guard changes.contains(where: concerns) else { return }
         for change in changes {
             guard let link else { break }
             handle(change, for: link)
@@ -11,6 +15,19 @@ extension BlueZBoardTransport: BlueZManagerClient {
         waiter.evaluate()
         refreshDiscovered()
         updateState()
+    }
+
+    /// Whether `change` can matter to this transport: an adapter's, its own device's (its
+    /// link, the last one it had), and while it looks for its board (a scan of its own or a
+    /// search for its board) a device it could take or has listed as discovered.
+    func concerns(_ change: BlueZModelChange) -> Bool {
+        guard let path = change.devicePath else { return true }
+        if path == link?.devicePath || path == lastDevicePath { return true }
+        guard manualScan != nil || seekScan != nil else { return false }
+        if discovered.contains(where: { $0.token == path }) { return true }
+        guard let device = manager.device(at: path) else { return false }
+        if let adapterName, device.adapterName != adapterName { return false }
+        return device.address == lastDeviceAddress?.uppercased() || match.matches(device, family: family)
     }
 
     func manager(_ manager: BlueZManager, lostBlueZ reason: String) {

@@ -23,6 +23,9 @@ public struct BoardDescriptor: Equatable, Sendable {
     public var serialNumber: String?
     /// The firmware version the board reported (a DGT e-Board's `major.minor`), once known.
     public var firmwareVersion: String?
+    /// Whether the board is on a serial line (`serial:`, a USB cable): no radio, so Home
+    /// Assistant gets no signal strength and no Bluetooth adapter for it.
+    public var isWired = false
 
     /// Creates a descriptor.
     public init(

@@ -95,7 +95,8 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
     // MARK: Messages
 
     /// The discovery messages of one board (retained, QoS 1). With per-component topics,
-    /// the entities the board cannot use (``BoardDescriptor/capabilities``) get empty
+    /// the entities the board cannot use (``BoardDescriptor/capabilities``, a wired board's
+    /// radio) get empty
     /// payloads instead, so that an earlier announcement of them is withdrawn.
     public func discoveryMessages(for board: BoardDescriptor, bridge: BridgeDescriptor) -> [OutgoingMessage] {
         let deviceID = Self.deviceID(board: board, bridge: bridge)
@@ -104,10 +105,10 @@ public struct HomeAssistantDiscovery: Equatable, Sendable {
             + (includesHealth ? HomeAssistantEntity.boardHealthEntities(board: board.id, topics: bridge.topics) : [])
         let announced = messages(
             deviceID: deviceID, device: boardDevice(board, bridge: bridge),
-            entities: all.filter { $0.isUsable(by: board.capabilities) },
+            entities: all.filter { $0.isUsable(by: board) },
             availability: availability(board: board.id, bridge: bridge), origin: origin(bridge))
         guard mode == .perComponent else { return announced }
-        let withdrawn = all.filter { !$0.isUsable(by: board.capabilities) }.map {
+        let withdrawn = all.filter { !$0.isUsable(by: board) }.map {
             OutgoingMessage.clearRetained(perComponentTopic($0, deviceID: deviceID))
         }
         return announced + withdrawn

@@ -29,10 +29,12 @@ struct HomeAssistantEntity: Sendable {
     /// Device triggers are not entities: no `unique_id`, `name` or availability.
     var isDeviceTrigger: Bool { component == "device_automation" }
 
-    /// Whether a board with `capabilities` (`nil`: unknown) can use this entity: the
-    /// battery sensor and button need battery reports, the LED button square LEDs.
-    func isUsable(by capabilities: BoardCapabilities?) -> Bool {
-        guard let capabilities else { return true }
+    /// Whether `board` can use this entity: the signal strength and the Bluetooth adapter
+    /// need a radio; with its capabilities known, the battery sensor and button need
+    /// battery reports, the LED button square LEDs.
+    func isUsable(by board: BoardDescriptor) -> Bool {
+        if board.isWired, ["health_rssi", "adapter"].contains(key) { return false }
+        guard let capabilities = board.capabilities else { return true }
         switch key {
         case "battery", "request_battery": return capabilities.contains(.batteryReporting)
         case "clear_leds", "led_pattern": return capabilities.contains(.perSquareLEDs)

@@ -336,6 +336,30 @@ import Testing
         #expect(discovery().discoveryMessages(for: chessnut, bridge: bridge).allSatisfy { !$0.payload.isEmpty })
     }
 
+    /// A board on a USB cable (`serial:`) has no radio: no signal strength and no Bluetooth
+    /// adapter are announced for it (and per-component topics withdraw them), a Bluetooth
+    /// board of the same family keeps both.
+    @Test func aWiredBoardHasNoSignalStrengthNorBluetoothAdapter() throws {
+        var discovery = discovery()
+        discovery.includesHealth = true
+        var wired = BoardDescriptor(id: "board-11", family: .certabo)
+        wired.isWired = true
+        let messages = discovery.discoveryMessages(for: wired, bridge: bridge)
+        let withdrawn = messages.filter(\.payload.isEmpty).map(\.topic)
+        #expect(
+            withdrawn == [
+                "homeassistant/sensor/boardbridge_board_board-11/adapter/config",
+                "homeassistant/sensor/boardbridge_board_board-11/health_rssi/config",
+            ])
+        let device = discovery.switched(to: .device)
+        let message = try #require(device.discoveryMessages(for: wired, bridge: bridge).first)
+        let components = try #require(try config(message)["components"]?.objectValue)
+        #expect(components["health_rssi"] == nil && components["adapter"] == nil)
+        #expect(components["health_reconnects"] != nil && components["last_error"] != nil)
+        let radio = BoardDescriptor(id: "board-12", family: .dgt)
+        #expect(discovery.discoveryMessages(for: radio, bridge: bridge).allSatisfy { !$0.payload.isEmpty })
+    }
+
     @Test func deviceModeSendsOneMessage() throws {
         let messages = discovery(.device).discoveryMessages(for: board7, bridge: bridge)
         #expect(messages.count == 1)

@@ -91,6 +91,8 @@ def expected_entities(board, enabled_only=False):
         keys = [e for e in keys if e[1] not in ("clear_leds", "led_pattern")]
     if board.has_calibration:
         keys = keys + [CALIBRATE]
+    if board.serial:  # a USB board: no radio
+        keys = [e for e in keys if e[1] not in ("health_rssi", "adapter")]
     if enabled_only:
         keys = [e for e in keys if e[4]]
     return keys

@@ -125,6 +125,7 @@ final class BridgeBoards: BoardDirectory {
             suggestedArea: board.area, capabilities: session?.capabilities)
         descriptor.serialNumber = session?.identity.serialNumber
         descriptor.firmwareVersion = session?.identity.version
+        descriptor.isWired = board.serial != nil
         return descriptor
     }
 }

@@ -26,6 +26,10 @@ public final class FakeBlueZ {
     public let behavior: BehaviorConfiguration
     /// Called with one line per notable event (connects, drops, control calls).
     public var onLog: (@MainActor (String) -> Void)?
+    /// While `true`, request writes are answered only by ``releaseWriteResponses()``: a
+    /// test holds a write pending for as long as it needs, whatever the machine's load.
+    public var holdsWriteResponses = false
+    private var heldWriteResponses: [@MainActor () -> Void] = []
 
     let tree: DBusObjectTree
     let version: BlueZVersion
@@ -38,6 +42,24 @@ public final class FakeBlueZ {
     private(set) lazy var classic = FakeClassicWorld(sim: self)
     private var ownerSubscription: DBusSubscription?
     private var isShutDown = false
+
+    /// Answers a request write `seconds` from now (the ATT write response), or when released
+    /// while responses are held.
+    func answerWrite(after seconds: Double, _ respond: @escaping @MainActor () -> Void) {
+        if holdsWriteResponses {
+            heldWriteResponses.append(respond)
+        } else {
+            _ = schedule(after: seconds, respond)
+        }
+    }
+
+    /// Stops holding request writes and answers those held, in order.
+    public func releaseWriteResponses() {
+        holdsWriteResponses = false
+        let held = heldWriteResponses
+        heldWriteResponses = []
+        for respond in held { respond() }
+    }
 
     /// Connects to the bus at `address`, exports everything in `configuration`, and takes
     /// `org.bluez`.

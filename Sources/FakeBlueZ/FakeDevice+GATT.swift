@@ -221,7 +221,7 @@ extension FakeDevice {
         let accepted = characteristic.definition.canWrite
         let toFirmware = accepted && board.logWrite(bytes, characteristic: characteristic.uuid, type: type)
         let epoch = characteristic.writeEpoch
-        schedule(after: sim.behavior.writeResponseDelay) { [weak self, weak characteristic] in
+        sim.answerWrite(after: sim.behavior.writeResponseDelay) { [weak self, weak characteristic] in
             guard let self, let characteristic, characteristic.writeEpoch == epoch, !self.isRemoved else {
                 return invocation.fail(BlueZErrors.notConnectedIO)
             }

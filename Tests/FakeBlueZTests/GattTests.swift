@@ -267,21 +267,23 @@ struct GattTests {
     /// gatt-client.c checks the characteristic's write lock before the write type: while a
     /// request write waits for its response, a command is `InProgress` too.
     @Test func writesWhileARequestIsPendingAreInProgress() async throws {
-        var behavior = SimFixture.fast
-        behavior.writeResponseDelay = 1.5
-        let fixture = try await SimFixture(behavior: behavior)
+        let fixture = try await SimFixture()
         defer { fixture.close() }
         try await connectAndSubscribe(fixture)
+        // The response is held until the checks are made (a time-based delay let a loaded
+        // machine answer the first write before the second was tried).
+        fixture.sim.holdsWriteResponses = true
         let first = Task { @MainActor in
             await capturedError { try await writeValue(fixture, [0x0B, 0x04, 0, 0, 0, 0]) }
         }
-        // The request reached the board (logged on arrival); its response is 1.5 s away.
+        // The request reached the board (logged on arrival); its response is held.
         let arrived = await eventually(timeout: .seconds(60)) { (try? fixture.sim.writes(board: "air").count) == 1 }
         try #require(arrived)
         let second = await capturedError { try await writeValue(fixture, [0x0B, 0x04, 0, 0, 0, 0]) }
         #expect(second == DBusError(name: "org.bluez.Error.InProgress", message: "In Progress"))
         let command = await capturedError { try await writeValue(fixture, Self.startSession, type: "command") }
         #expect(command == DBusError(name: "org.bluez.Error.InProgress", message: "In Progress"))
+        fixture.sim.releaseWriteResponses()
         #expect(await first.value == nil)
         #expect(await capturedError { try await writeValue(fixture, Self.startSession, type: "command") } == nil)
         #expect(try fixture.sim.writes(board: "air").map(\.type) == ["request", "command"])
@@ -369,10 +371,8 @@ struct WriteRequestAnswerTests {
     static let address = "AA:BB:CC:00:28:01"
 
     @Test func anAnswerIsNeverOlderThanTheReportsBeforeIt() async throws {
-        var behavior = SimFixture.fast
-        behavior.writeResponseDelay = 0.4
         let board = BoardConfiguration(family: .millennium, address: Self.address, id: "mil")
-        let fixture = try await SimFixture(boards: [board], behavior: behavior)
+        let fixture = try await SimFixture(boards: [board])
         defer { fixture.close() }
         let device = try await fixture.connect(Self.address)
         let profile = AdapterFactory.profile(for: .millennium, advertisedName: board.effectiveName)
@@ -381,6 +381,9 @@ struct WriteRequestAnswerTests {
         _ = try await fixture.call(notify, SimFixture.characteristic, "StartNotify")
 
         let status = Array(MillenniumWire.message("S"))
+        // The response is held until the lift is made (a time-based delay raced the lift on
+        // a loaded machine).
+        fixture.sim.holdsWriteResponses = true
         let request = Task { @MainActor in
             try await fixture.call(
                 write, SimFixture.characteristic, "WriteValue",
@@ -390,6 +393,7 @@ struct WriteRequestAnswerTests {
         let arrived = await eventually { (try? fixture.sim.writes(board: "mil").count) == 1 }
         try #require(arrived)
         _ = try fixture.sim.perform(.lift(.e2), on: "mil")
+        fixture.sim.releaseWriteResponses()
         _ = try await request.value
         // A scan after the answer: every report before it is in.
         let sent = try fixture.sim.violations(board: "mil").notificationsSent

@@ -216,12 +216,16 @@ final class SocketPair {
         let first = try SocketPair()
         let stale = DescriptorWatch(descriptor: first.left, closesDescriptor: false) {}
         let number = first.left
-        first.close(first.left)
         first.close(first.right)
         let second = try SocketPair()
-        let reused = second.left == number ? second.left : second.right
-        let peer = reused == second.left ? second.right : second.left
-        #expect(reused == number)
+        // The number goes to the new socket in one step (`dup2` closes the old file and
+        // reuses its number): after a plain close, another test running in parallel could
+        // take the lowest free number first, as one did in a CI run. `first` closes the
+        // number at the end, now the new socket's.
+        #expect(dup2(second.left, number) == number)
+        second.close(second.left)
+        let reused = number
+        let peer = second.right
         var heard: [UInt8] = []
         let next = DescriptorWatch(descriptor: reused, closesDescriptor: false) { heard += second.receive(reused) }
         stale.cancel()

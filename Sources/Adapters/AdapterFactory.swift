@@ -71,7 +71,10 @@ public enum AdapterFactory {
     /// Sentio lines are (``CertaboWire/lowersDataTerminalReady``), DGT lines keep the line's
     /// default.
     public static func lowersDataTerminalReady(for family: BoardFamily) -> Bool {
-        family == .certabo || family == .sentio ? CertaboWire.lowersDataTerminalReady : false
+        switch family {
+        case .certabo, .sentio: CertaboWire.lowersDataTerminalReady
+        case .dgt, .chessnut, .chessUp, .squareOff, .dgtPegasus, .millennium, .iChessOne, .chessPeripheral: false
+        }
     }
 
     /// A fresh adapter for a new link to a board of `family`.

@@ -17,8 +17,7 @@ public enum PersonalityFactory {
         retransmitInterval: TimeInterval? = nil, developerKey: Data? = nil, rgbLEDs: Bool = false,
         cppDialect: ChessPeripheralAdapter.Dialect = .current
     ) -> any BoardPersonality {
-        let ledMarker = Character(UnicodeScalar(rgbLEDs ? CertaboWire.rgbMarker : CertaboWire.classicMarker))
-        return switch family {
+        switch family {
         case .chessnut:
             ChessnutPersonality(
                 name: name, board: board, isFlipped: isFlipped,
@@ -39,11 +38,11 @@ public enum PersonalityFactory {
         case .dgt:
             DGTPersonality(name: name, board: board, isFlipped: isFlipped)
         case .certabo:
-            CertaboPersonality(name: name, board: board, isFlipped: isFlipped, options: .init(ledMarker: ledMarker))
+            CertaboPersonality(
+                name: name, board: board, isFlipped: isFlipped, options: certaboOptions(tags: true, rgbLEDs: rgbLEDs))
         case .sentio:
             CertaboPersonality(
-                name: name, board: board, isFlipped: isFlipped,
-                options: .init(recognisesPieces: false, ledMarker: ledMarker))
+                name: name, board: board, isFlipped: isFlipped, options: certaboOptions(tags: false, rgbLEDs: rgbLEDs))
         case .iChessOne:
             IChessOnePersonality(name: name, board: board, isFlipped: isFlipped)
         case .chessPeripheral:
@@ -51,6 +50,11 @@ public enum PersonalityFactory {
                 name: name, board: board, isFlipped: isFlipped,
                 options: cppDialect == .acknowledged ? .openChessBoard : .init())
         }
+    }
+
+    private static func certaboOptions(tags: Bool, rgbLEDs: Bool) -> CertaboPersonality.Options {
+        let marker = rgbLEDs ? CertaboWire.rgbMarker : CertaboWire.classicMarker
+        return .init(recognisesPieces: tags, ledMarker: Character(UnicodeScalar(marker)))
     }
 
     private static func chessUpOptions(_ retransmitInterval: TimeInterval?) -> ChessUpPersonality.Options {

@@ -31,8 +31,10 @@ extension StartupSection {
         try rig.startBridge()
         guard let launched = rig.bridge?.launchedAt else { return }
         let launch = (try await rig.waitUntilReady(rig.boardIDs, timeout: .seconds(120)) - launched).seconds
-        var cpu = rig.bridge?.sample()?.cpuSeconds
-        record(context, "launch", "launch → every board ready", launch, floor: hallFloor, boards: boards, cpu: cpu)
+        var sample = rig.bridge?.sample()
+        record(
+            context, "launch", "launch → every board ready", launch, floor: hallFloor, boards: boards,
+            cpu: sample?.cpuSeconds)
 
         // An adapter reset: hci0 off until its boards are down, then on again.
         let first = perAdapter[0].map { rig.boardIDs[$0] }
@@ -46,8 +48,8 @@ extension StartupSection {
         let policyDelay = BoardReconnectPolicy().nextDelay(attempt: 1) ?? 0
         record(
             context, "adapter_reset", "\(rig.adapters[0]) powered on again → its \(first.count) boards ready", reset,
-            floor: adapterFloor, boards: boards, policyDelay: policyDelay,
-            cpu: Self.used(since: &cpu, by: rig.bridge))
+            floor: adapterFloor, boards: boards, policyDelay: policyDelay, cpu: Self.cpuSeconds(since: &sample, of: rig)
+        )
 
         // bluetoothd restarted.
         rig.forgetReady()
@@ -56,16 +58,16 @@ extension StartupSection {
         let daemon = (try await rig.waitUntilReady(rig.boardIDs, timeout: .seconds(120)) - restarted).seconds
         record(
             context, "bluetoothd_restart", "bluetoothd restarted → every board ready", daemon, floor: hallFloor,
-            boards: boards, policyDelay: policyDelay, cpu: Self.used(since: &cpu, by: rig.bridge))
+            boards: boards, policyDelay: policyDelay, cpu: Self.cpuSeconds(since: &sample, of: rig))
     }
 
-    /// The CPU seconds `bridge` used since `last` (which becomes its total now); `nil` when
-    /// a sample is missing.
-    private static func used(since last: inout Double?, by bridge: BenchProcess?) -> Double? {
-        let now = bridge?.sample()?.cpuSeconds
+    /// The CPU seconds the rig's bridge used since `last` (``ProcessSampler/usage(from:to:)``),
+    /// which becomes its sample now; `nil` when a sample is missing.
+    private static func cpuSeconds(since last: inout ProcessSample?, of rig: BridgeRig) -> Double? {
+        let now = rig.bridge?.sample()
         defer { last = now }
         guard let now, let last else { return nil }
-        return now - last
+        return ProcessSampler.usage(from: last, to: now).cpuSeconds
     }
 
     /// `policyDelay`: the reconnect policy's first wait (BoardKit's default `[2, 4, 8]`),

@@ -170,7 +170,7 @@ public struct ChessPeripheralPersonality: BoardPersonality {
     var isAcknowledged: Bool { options.dialect == .acknowledged }
 
     private mutating func execute(_ message: ChessPeripheralWire.Message) -> [Data] {
-        if isAcknowledged { return executeAcknowledged(message) }
+        // Both dialects answer these alike.
         switch message.command {
         case "feature":
             let accepted = options.features.contains(message.argument)
@@ -178,6 +178,11 @@ public struct ChessPeripheralPersonality: BoardPersonality {
             return [ChessPeripheralWire.Message(accepted ? "ok" : "nok").bytes]
         case "variant":
             return [ChessPeripheralWire.Message(message.argument == "standard" ? "ok" : "nok").bytes]
+        default:
+            break
+        }
+        if isAcknowledged { return executeAcknowledged(message) }
+        switch message.command {
         case "begin":
             return begin(message.argument) ?? malformed()
         case "ok", "promote":
@@ -204,17 +209,12 @@ public struct ChessPeripheralPersonality: BoardPersonality {
         }
     }
 
-    /// A command of the 2024 dialect, each answered `ok` or `nok` but the host's own answers.
+    /// A command of the 2024 dialect (but `feature` and `variant`), each answered `ok` or
+    /// `nok` but the host's own answers.
     private mutating func executeAcknowledged(_ message: ChessPeripheralWire.Message) -> [Data] {
         let ok = ChessPeripheralWire.Message("ok").bytes
         let nok = ChessPeripheralWire.Message("nok").bytes
         switch message.command {
-        case "feature":
-            let accepted = options.features.contains(message.argument)
-            if accepted { enabledFeatures.insert(message.argument) }
-            return [accepted ? ok : nok]
-        case "variant":
-            return [message.argument == "standard" ? ok : nok]
         case "fen":
             return begin(message.argument) ?? [nok]
         case "ok", "promote":
@@ -229,7 +229,7 @@ public struct ChessPeripheralPersonality: BoardPersonality {
             game?.apply(move)
             return [ok]
         case "last_move", "msg":
-            return [enabledFeatures.contains(message.command == "msg" ? "msg" : "last_move") ? ok : nok]
+            return [enabledFeatures.contains(message.command) ? ok : nok]
         default:
             // ArduinoBleChess 0.2's answer to a command it does not know (today's `begin`,
             // `end`, `check`): not a host's fault, the way the host finds the dialect.
@@ -263,12 +263,14 @@ public struct ChessPeripheralPersonality: BoardPersonality {
         let inHand = begun.pieces.occupancy.bits & ~physical.occupancy.bits
         isSynced = physical.occupancy.bits & ~begun.pieces.occupancy.bits == 0 && inHand.nonzeroBitCount <= 2
         lifted = Set(OccupancyMap(bits: inHand).squares)
-        let answer =
-            !isAcknowledged
-            ? [said(isSynced ? "sync" : "unsync")]
-            : isSynced
-                ? [ChessPeripheralWire.Message("ok").bytes]
-                : [ChessPeripheralWire.Message("nok").bytes, said("unsync")]
+        let answer: [Data]
+        if !isAcknowledged {
+            answer = [said(isSynced ? "sync" : "unsync")]
+        } else if isSynced {
+            answer = [ChessPeripheralWire.Message("ok").bytes]
+        } else {
+            answer = [ChessPeripheralWire.Message("nok").bytes, said("unsync")]
+        }
         return answer + evaluate(placedNow: nil, liftedNow: nil, atBegin: resumes)
     }
 

@@ -70,6 +70,52 @@ public struct HealthPayload: Equatable, Sendable {
         public static let malformedFrames = "malformed_frames"
         /// `battery`.
         public static let battery = "battery"
+        /// `move_handling`.
+        public static let moveHandling = "move_handling"
+        /// `p50_us`.
+        public static let medianMicroseconds = "p50_us"
+        /// `p99_us`.
+        public static let p99Microseconds = "p99_us"
+        /// `max_us`.
+        public static let maximumMicroseconds = "max_us"
+        /// `moves`.
+        public static let moves = "moves"
+        /// `total`.
+        public static let total = "total"
+    }
+
+    /// The bridge's own time over its latest moves: from the wake-up for the frame that
+    /// completed a move to the move's PUBLISH handed over for sending.
+    public struct MoveHandling: Equatable, Sendable {
+        /// The median, in seconds.
+        public var median: Double
+        /// The 99th percentile, in seconds.
+        public var p99: Double
+        /// The longest, in seconds.
+        public var maximum: Double
+        /// How many moves the figures cover (the latest ones).
+        public var moves: Int
+        /// Moves timed since the start.
+        public var total: Int
+
+        /// The figures.
+        public init(median: Double, p99: Double, maximum: Double, moves: Int, total: Int) {
+            self.median = median
+            self.p99 = p99
+            self.maximum = maximum
+            self.moves = moves
+            self.total = total
+        }
+
+        /// `{"p50_us":…, "p99_us":…, "max_us":…, "moves":…, "total":…}`, whole microseconds.
+        public var json: JSONValue {
+            [
+                Key.medianMicroseconds: .number((median * 1e6).rounded()),
+                Key.p99Microseconds: .number((p99 * 1e6).rounded()),
+                Key.maximumMicroseconds: .number((maximum * 1e6).rounded()),
+                Key.moves: JSONValue(moves), Key.total: JSONValue(total),
+            ]
+        }
     }
 
     /// The process (from `/proc/self`).
@@ -80,12 +126,15 @@ public struct HealthPayload: Equatable, Sendable {
         public var cpuPercent: Double?
         /// Resident memory in bytes.
         public var rssBytes: Int?
+        /// The bridge's own time over its latest moves, `nil` before the first.
+        public var moveHandling: MoveHandling?
 
         /// The figures.
-        public init(uptime: Double, cpuPercent: Double?, rssBytes: Int?) {
+        public init(uptime: Double, cpuPercent: Double?, rssBytes: Int?, moveHandling: MoveHandling? = nil) {
             self.uptime = uptime
             self.cpuPercent = cpuPercent
             self.rssBytes = rssBytes
+            self.moveHandling = moveHandling
         }
     }
 
@@ -238,6 +287,7 @@ public struct HealthPayload: Equatable, Sendable {
                 Key.uptime: .number(process.uptime.rounded()),
                 Key.cpuPercent: JSONValue(process.cpuPercent.map { ($0 * 10).rounded() / 10 }),
                 Key.rssBytes: JSONValue(process.rssBytes),
+                Key.moveHandling: process.moveHandling?.json ?? .null,
             ],
             Key.mqtt: [
                 Key.connected: .bool(broker.connected), Key.queued: JSONValue(broker.queued),

@@ -37,11 +37,16 @@ extension MQTTClient {
             }
             let qos = min(entry.message.qos, serverMaximumQoS)
             var mid: Int32 = 0
+            let handedAt: ContinuousClock.Instant? = entry.origin == nil ? nil : .now
             let rc = MosquittoSetup.publish(
                 handle, entry.message, qos: qos, expiry: expiry, withProperties: protocolVersion == .v5, mid: &mid)
             switch rc {
             case MOSQ_ERR_SUCCESS.rawValue:
-                queue.markInFlight(entry, mid: mid)
+                // Reported once: a copy sent again after a reconnect keeps no origin.
+                var sent = entry
+                sent.origin = nil
+                queue.markInFlight(sent, mid: mid)
+                if let origin = entry.origin, let handedAt, let onHandOff { onHandOff(handedAt - origin) }
             case MOSQ_ERR_NOMEM.rawValue:
                 queue.pushFront(entry)
                 return

@@ -78,6 +78,12 @@ public final class MQTTClient {
     public var onMessage: ((MQTTMessage) -> Void)?
     /// Called with the total drop count whenever the full queue drops a message.
     public var onMessagesDropped: ((Int) -> Void)?
+    /// Called when a message published with an `origin` (``publish(_:priority:origin:)``)
+    /// has been handed over for sending, with the time from its origin to the call that
+    /// hands it to libmosquitto (which builds the PUBLISH and writes it to the socket in that
+    /// call, or keeps it behind what the socket has not taken yet; the write itself is not
+    /// counted). A message sent again after a reconnect is not reported again.
+    public var onHandOff: ((Duration) -> Void)?
     /// Receives log lines at or above ``logLevel``.
     public var logHandler: MQTTLogHandler?
     /// The lowest level passed to ``logHandler`` (default `.info`; `.debug` adds
@@ -177,9 +183,15 @@ public final class MQTTClient {
     /// A ``MQTTMessagePriority/low`` message never displaces a normal one and is sent after
     /// the pending normal ones (see ``MQTTMessagePriority``).
     /// Throws only for a message no broker could accept (bad topic, oversized payload).
-    public func publish(_ message: MQTTMessage, priority: MQTTMessagePriority = .normal) throws(MQTTPublishError) {
+    ///
+    /// `origin`, when given, is when the input this message answers reached the process
+    /// (a board's frame): the time from it until the message is handed over for sending
+    /// goes to ``onHandOff``.
+    public func publish(
+        _ message: MQTTMessage, priority: MQTTMessagePriority = .normal, origin: ContinuousClock.Instant? = nil
+    ) throws(MQTTPublishError) {
         try MQTTTopic.validate(message)
-        let dropped = queue.enqueue(message, priority: priority, at: .now)
+        let dropped = queue.enqueue(message, priority: priority, at: .now, origin: origin)
         if !dropped.isEmpty { noteDropped(dropped) }
         sendQueued()
     }

@@ -28,6 +28,8 @@ struct MQTTOutgoingQueue {
         var message: MQTTMessage
         let sequence: UInt64
         let enqueuedAt: ContinuousClock.Instant
+        /// When the input this message answers reached the process, if the publisher said.
+        var origin: ContinuousClock.Instant? = nil
         let priority: MQTTMessagePriority
         /// ``MQTTOutgoingQueue/footprint(of:)`` of `message`.
         let size: Int
@@ -81,10 +83,11 @@ struct MQTTOutgoingQueue {
     /// Appends `message`; returns the messages dropped to make room (for a low-priority
     /// message that finds the queue full of normal ones: itself).
     mutating func enqueue(
-        _ message: MQTTMessage, priority: MQTTMessagePriority = .normal, at now: ContinuousClock.Instant
+        _ message: MQTTMessage, priority: MQTTMessagePriority = .normal, at now: ContinuousClock.Instant,
+        origin: ContinuousClock.Instant? = nil
     ) -> [Entry] {
         let entry = Entry(
-            message: message, sequence: nextSequence, enqueuedAt: now, priority: priority,
+            message: message, sequence: nextSequence, enqueuedAt: now, origin: origin, priority: priority,
             size: Self.footprint(of: message))
         nextSequence += 1
         var dropped: [Entry] = []

@@ -58,6 +58,10 @@ public final class EpollPoller<Handler> {
     /// The number of descriptors registered.
     public private(set) var count = 0
 
+    /// When the last `epoll_wait` that found descriptors ready returned: the start of the
+    /// current batch while its handlers run (one monotonic clock read per wake-up).
+    public private(set) var lastWake: ContinuousClock.Instant?
+
     /// Watches `fd` for reading; its `handler` is passed to ``poll(timeoutMilliseconds:invoke:)``
     /// while `fd` is readable (level-triggered), hung up or in error. Returns `false` (and
     /// registers nothing) when the kernel refuses the descriptor. Registering a descriptor
@@ -113,6 +117,7 @@ public final class EpollPoller<Handler> {
         let ready = cmq_epoll_wait(descriptor, keys, batchSize, timeoutMilliseconds)
         if ready < 0 { return errno == EINTR ? 0 : -1 }
         guard ready > 0 else { return 0 }
+        lastWake = .now
         var handled = 0
         for index in 0..<Int(min(ready, batchSize)) {
             let key = keys[index]

@@ -40,6 +40,12 @@ public enum MainLoop {
     /// Whether ``activate()`` succeeded: the main thread is this loop's (``run()``).
     public static var isActive: Bool { ownsThread }
 
+    /// When the loop last woke for ready descriptors: while a descriptor's handler runs, the
+    /// instant the input it reads was known to have arrived (or earlier). `nil` before the
+    /// first wake-up. What the handler does about that input takes at least the time since:
+    /// the bridge measures a move's handling from here.
+    public static var wokeAt: ContinuousClock.Instant? { poller?.lastWake }
+
     /// Makes the main thread this loop's: call once, on the main thread, then call ``run()``.
     /// Descriptors registered before stay registered. Returns `false` (and changes nothing)
     /// when no epoll instance can be had.

@@ -262,6 +262,23 @@ final class BridgeRig {
         return total
     }
 
+    /// The bridge's health report, asked for now (`bridge/<node>/request/health`): its
+    /// response's `data`, parsed.
+    func healthReport(timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+        guard let subscriber else { throw BenchError(description: "no subscriber") }
+        let response = "boardbridge/bridge/\(Self.node)/response/health"
+        latest[response] = nil
+        try subscriber.publish(
+            topic: "boardbridge/bridge/\(Self.node)/request/health", string: #"{"transaction":1}"#, qos: .atLeastOnce)
+        let deadline = ContinuousClock.now + timeout
+        while latest[response] == nil {
+            guard ContinuousClock.now < deadline else { throw BenchError(description: "no health response") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let object = try JSONSerialization.jsonObject(with: Data((latest[response] ?? "").utf8)) as? [String: Any]
+        return object?["data"] as? [String: Any] ?? [:]
+    }
+
     /// Stops everything by PID, in reverse order, and removes the scratch directory.
     func stop() {
         if let bridge { bridge.stop(grace: 5) }

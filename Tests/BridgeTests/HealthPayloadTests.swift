@@ -14,7 +14,9 @@ import Testing
 
     var payload: HealthPayload {
         HealthPayload(
-            process: .init(uptime: 3605.4, cpuPercent: 0.73, rssBytes: 17_825_792),
+            process: .init(
+                uptime: 3605.4, cpuPercent: 0.73, rssBytes: 17_825_792,
+                moveHandling: .init(median: 31.4e-6, p99: 149.6e-6, maximum: 0.002, moves: 8, total: 9)),
             broker: .init(connected: true, queued: 2, published: 1840, dropped: 0),
             stateDirectory: .init(
                 path: "/var/lib/boardbridge", writable: false, freeBytes: 0, errors: 3,
@@ -34,7 +36,8 @@ import Testing
         #expect(message.retain && message.qos == 1)
         #expect(
             message.payloadText
-                == #"{"process":{"uptime":3605,"cpu_percent":0.7,"rss_bytes":17825792},"#
+                == #"{"process":{"uptime":3605,"cpu_percent":0.7,"rss_bytes":17825792,"#
+                + #""move_handling":{"p50_us":31,"p99_us":150,"max_us":2000,"moves":8,"total":9}},"#
                 + #""mqtt":{"connected":true,"queued":2,"published":1840,"dropped":0},"#
                 + #""state_directory":{"path":"/var/lib/boardbridge","writable":false,"free_bytes":0,"errors":3,"#
                 + #""last_error":"No space left on device","last_error_at":"2026-05-01T14:03:11.204Z","problem":true},"#

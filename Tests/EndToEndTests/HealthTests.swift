@@ -190,3 +190,41 @@ extension EndToEndTests {
         #expect(config["device_class"] == "problem")
     }
 }
+
+extension EndToEndTests {
+    /// Issue #33 (the bridge's own latency): the health report times the moves the bridge
+    /// publishes — from the loop's wake-up for the frame that completed each move to the
+    /// move's PUBLISH handed over for sending — over the latest moves. Nothing before
+    /// the first move; after the opening, its four moves.
+    @Test func theHealthReportTimesTheMovesPublished() async throws {
+        let board = HallBoard(id: "timed-1", family: "chessnut", address: "AA:BB:CC:00:21:01")
+        let hall = try await Hall(boards: [board], settings: HallSettings(health: (interval: 600, stallAfter: 0)))
+        defer { hall.stop() }
+        let responseTopic = "\(Hall.base)/bridge/\(Hall.node)/response/health"
+        func askForReport(_ transaction: Int) async throws -> JSONValue {
+            let asked = hall.recorder.mark
+            try hall.recorder.publish(
+                "\(Hall.base)/bridge/\(Hall.node)/request/health", #"{"transaction":\#(transaction)}"#)
+            try await waitUntil("the health response \(transaction)", context: hall.report) {
+                !hall.recorder.json(on: responseTopic, since: asked).isEmpty
+            }
+            return try #require(hall.recorder.json(on: responseTopic, since: asked).first?["data"])
+        }
+
+        try await hall.waitUntilReady(board.id)
+        let before = try await askForReport(1)
+        #expect(before["process"]?["move_handling"] == .null)
+
+        _ = try await hall.playOpening(board.id)
+        let after = try await askForReport(2)
+        let handling = try #require(after["process"]?["move_handling"])
+        #expect(handling["moves"] == 4)
+        #expect(handling["total"] == 4)
+        let median = try #require(handling["p50_us"]?.doubleValue)
+        let p99 = try #require(handling["p99_us"]?.doubleValue)
+        let maximum = try #require(handling["max_us"]?.doubleValue)
+        #expect(median > 0)
+        #expect(median <= p99)
+        #expect(p99 <= maximum)
+    }
+}

@@ -34,6 +34,10 @@ struct MQTTBrokerRestartTests {
         #expect(try await connectAndSync(publisher, publisherLog))
 
         let total = 1_000
+        // Every message carries an origin: each is reported handed over once, though the
+        // window in flight at the stop is sent again after the restart.
+        var handOffs = 0
+        publisher.onHandOff = { _ in handOffs += 1 }
         var sawOutage = false
         var queuedAtRestart = 0
         var inFlightAtStop = 0
@@ -41,7 +45,7 @@ struct MQTTBrokerRestartTests {
         // so the stop catches a full in-flight window (unacknowledged) plus pending ones.
         let burst = (total / 3 - 30)...(total / 3)
         for index in 0..<total {
-            try publisher.publish(topic: "seq/n", string: "\(index)", qos: .atLeastOnce)
+            try publisher.publish(MQTTMessage(topic: "seq/n", string: "\(index)", qos: .atLeastOnce), origin: .now)
             if index == total / 3 {
                 inFlightAtStop = publisher.queue.inFlightCount
                 await broker.terminate()
@@ -85,6 +89,7 @@ struct MQTTBrokerRestartTests {
         #expect(outOfOrder == nil, "first copies out of order at \(String(describing: outOfOrder))")
         #expect(firstCopies.count == total)
         #expect(publisher.statistics.messagesDropped == 0)
+        #expect(handOffs == total)
         #expect(publisher.statistics.connections >= 2)
         #expect(subscriber.statistics.connections >= 2)
         #expect(repeats < 100, "\(repeats) repeated deliveries")

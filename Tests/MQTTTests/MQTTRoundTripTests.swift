@@ -128,6 +128,36 @@ struct MQTTRoundTripTests {
         #expect(seen.messages.map(\.payloadString) == ["3", "4", "5", "6", "7"])
     }
 
+    /// `onHandOff` (#33): a message published with an origin is reported once, when it is
+    /// handed over for sending, with the time since its origin (a message queued before the
+    /// connection is reported when the connection takes it); a message without an origin is
+    /// not reported.
+    @Test func messagesWithAnOriginAreReportedWhenHandedToTheSocket() async throws {
+        let broker = try MosquittoBroker()
+        try await broker.start()
+        defer { broker.stop() }
+        let (publisher, publisherLog) = try makeClient(url: broker.url)
+        defer { publisher.stop() }
+        var reported: [Duration] = []
+        publisher.onHandOff = { reported.append($0) }
+
+        let queuedAt = ContinuousClock.now
+        try publisher.publish(MQTTMessage(topic: "h/queued", string: "q"), origin: queuedAt)
+        try publisher.publish(MQTTMessage(topic: "h/plain", string: "p"))
+        #expect(reported.isEmpty)
+        #expect(try await connectAndSync(publisher, publisherLog))
+        #expect(await waitUntil { reported.count == 1 })
+        #expect(reported[0] > .zero)
+
+        let origin = ContinuousClock.now - .milliseconds(5)
+        try publisher.publish(MQTTMessage(topic: "h/live", string: "l"), origin: origin)
+        // Connected with room in the window: handed over inside the call.
+        #expect(reported.count == 2)
+        #expect(reported[1] >= .milliseconds(5))
+        #expect(await publisher.flush(timeout: .seconds(20)))
+        #expect(reported.count == 2)
+    }
+
     /// A message another connection publishes once `onSubscribed` has fired is delivered:
     /// the broker has the subscriptions (their SUBACKs came). The bridge starts its
     /// subscription probe there; on `onConnected` the probe could overtake the SUBSCRIBE on

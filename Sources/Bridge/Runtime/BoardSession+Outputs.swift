@@ -13,7 +13,9 @@ extension BoardSession {
             lastMove = .init(uci: move.uci, san: move.san)
             var payload = MovePayload(move, clocks: core.publishedClocks(at: clock.now()))
             payload.clockFromBoard = core.physicalClock.reading != nil
-            publisher.publish(builder.move(board: board.id, payload))
+            // A move played now is timed from its frame; moves won back or resolved are not.
+            publisher.publish(
+                builder.move(board: board.id, payload), origin: move.recovered || move.resolved ? nil : frameArrivedAt)
             publishEvent(.move(payload))
             if move.recovered { recordRecovered(move, payload: payload) }
             logger.info("move", [("ply", String(move.ply)), ("san", move.san), ("recovered", String(move.recovered))])

@@ -57,6 +57,8 @@ public final class BoardSession {
     var armedDeadline: Double?
     var eventTask: Task<Void, Never>?
     var lastMove: BoardStatePayload.LastMove?
+    /// While ``handle(_:arrivedAt:)`` applies an event's outputs: when its input arrived.
+    var frameArrivedAt: ContinuousClock.Instant?
     /// Missed moves the tracker reported, for the `out_of_sync` event that follows.
     var missedMoves: MissedMoves?
     var indicatedAlert = false
@@ -148,7 +150,8 @@ public final class BoardSession {
         if let direct = transport as? any BoardEventDelivering {
             // Straight from the transport on the main actor: no stream, no thread hop
             // (registering again only replaces the same handler).
-            direct.deliverEvents { [weak self] event in self?.handle(event) }
+            // The loop's wake-up is when the frame behind the event was known to be there.
+            direct.deliverEvents { [weak self] event in self?.handle(event, arrivedAt: MainLoop.wokeAt) }
             startBatteryTimer()
             return
         }
@@ -180,12 +183,16 @@ public final class BoardSession {
 
     /// Feeds one event from the board (normally called by the event loop of ``start()``):
     /// the kernel classifies it, once, and everything this session does follows from the
-    /// kernel's outputs (``apply(_:)``).
-    public func handle(_ event: BoardEvent) {
+    /// kernel's outputs (``apply(_:)``). `arrivedAt`: when the input behind the event reached
+    /// the process, if known; the moves it completes are published with it as their origin
+    /// (the bridge's own handling time, ``MoveHandlingLatency``).
+    public func handle(_ event: BoardEvent, arrivedAt: ContinuousClock.Instant? = nil) {
         guard let event = isRefereed ? squares(of: event) : event else { return }
         let outputs = core.handle(event, at: clock.now())
         outputObserver?(outputs)
         if isRefereed, case .moveReported(let reported) = event { judge(reported, by: outputs) }
+        frameArrivedAt = arrivedAt
+        defer { frameArrivedAt = nil }
         apply(outputs)
     }
 

@@ -97,6 +97,7 @@ public final class BridgeApp {
         boards = BridgeBoards(
             factory: BoardTransportFactory(manager: manager, bluetooth: configuration.bluetooth),
             game: configuration.game, builder: builder, publisher: publisher, store: journal, logger: logger)
+        client.onHandOff = { health.moveHandled(in: $0) }
         boards.onAdded = { health.add($0) }
         boards.onLinkState = { health.transportChanged(board: $0, to: $1) }
         let adapters = configuration.bluetooth.adapters

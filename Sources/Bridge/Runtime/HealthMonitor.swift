@@ -61,6 +61,7 @@ public final class HealthMonitor {
     private var reportTimer: LoopTimer?
     private var stallTimer: LoopTimer?
     private var reportSoon = false
+    private var moveHandling = MoveHandlingLatency()
 
     /// A monitor; nothing is published before ``start()`` or ``publishReport()``.
     public init(
@@ -126,6 +127,11 @@ public final class HealthMonitor {
         if first { publishReport() }
     }
 
+    /// A move was handed over for sending `duration` after the wake-up for its frame.
+    public func moveHandled(in duration: Duration) {
+        moveHandling.record(duration)
+    }
+
     /// Starts the report and stall timers (the first report goes out when the broker
     /// accepts the connection, with the other retained topics).
     public func start() {
@@ -161,7 +167,8 @@ public final class HealthMonitor {
             cpuMark = (now, ticks)
         }
         let process = HealthPayload.Process(
-            uptime: now - startedAt, cpuPercent: cpu, rssBytes: ProcessFigures.residentBytes())
+            uptime: now - startedAt, cpuPercent: cpu, rssBytes: ProcessFigures.residentBytes(),
+            moveHandling: moveHandling.summary)
         let probe = ProcessFigures.probeWritable(stateDirectory)
         let directory = HealthPayload.StateDirectory(
             path: stateDirectory, writable: probe == nil, freeBytes: ProcessFigures.freeBytes(stateDirectory),

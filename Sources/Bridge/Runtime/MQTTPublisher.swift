@@ -15,6 +15,10 @@ final class MQTTPublisher: MessagePublishing {
     }
 
     func publish(_ message: OutgoingMessage) {
+        publish(message, origin: nil)
+    }
+
+    func publish(_ message: OutgoingMessage, origin: ContinuousClock.Instant?) {
         var properties = MQTTProperties()
         properties.correlationData = message.correlationData
         do {
@@ -23,7 +27,7 @@ final class MQTTPublisher: MessagePublishing {
                     topic: message.topic, payload: message.payload,
                     qos: message.qos >= 1 ? .atLeastOnce : .atMostOnce, retain: message.retain,
                     properties: properties),
-                priority: message.isAnswer ? .low : .normal)
+                priority: message.isAnswer ? .low : .normal, origin: origin)
         } catch {
             logger.error("cannot publish", [("topic", message.topic), ("error", "\(error)")])
         }

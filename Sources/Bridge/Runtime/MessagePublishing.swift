@@ -7,6 +7,19 @@ import FoundationEssentials
 public protocol MessagePublishing: AnyObject {
     /// Publishes `message` (or queues it until the broker is reachable).
     func publish(_ message: OutgoingMessage)
+
+    /// Publishes `message`, which answers an input that reached the process at `origin` (a
+    /// board's frame): the MQTT side measures the time until the message is handed to the
+    /// broker's socket (``MoveHandlingLatency``). Without that side, the same as
+    /// ``publish(_:)``.
+    func publish(_ message: OutgoingMessage, origin: ContinuousClock.Instant?)
+}
+
+extension MessagePublishing {
+    /// ``publish(_:)``: a publisher that measures nothing ignores `origin`.
+    public func publish(_ message: OutgoingMessage, origin: ContinuousClock.Instant?) {
+        publish(message)
+    }
 }
 
 /// Wall-clock seconds for the sessions. One time base across restarts (persisted clocks

@@ -17,11 +17,20 @@ import Testing
 @MainActor
 final class RecordingPublisher: MessagePublishing {
     private(set) var messages: [OutgoingMessage] = []
-    func publish(_ message: OutgoingMessage) { messages.append(message) }
+    /// The origin each message was published with (``MessagePublishing/publish(_:origin:)``).
+    private(set) var origins: [ContinuousClock.Instant?] = []
+    func publish(_ message: OutgoingMessage) { publish(message, origin: nil) }
+    func publish(_ message: OutgoingMessage, origin: ContinuousClock.Instant?) {
+        messages.append(message)
+        origins.append(origin)
+    }
     func payloads(on topic: String) -> [JSONValue] {
         messages.filter { $0.topic == topic }.compactMap { try? JSONValue(parsing: $0.payload) }
     }
-    func clear() { messages.removeAll() }
+    func clear() {
+        messages.removeAll()
+        origins.removeAll()
+    }
 }
 
 final class ManualTime: @unchecked Sendable {
@@ -105,6 +114,23 @@ struct SessionHarness {
         let state = harness.publisher.payloads(on: "boardbridge/board-01").last
         #expect(state?["ply"]?.intValue == 3)
         #expect(harness.publisher.messages.filter { $0.topic.hasSuffix("/move") }.allSatisfy { !$0.retain })
+    }
+
+    /// #33: a move is published with the instant the input that completed it arrived as its
+    /// origin (the bridge's own handling time is measured from there); nothing else is.
+    @Test func aMoveCarriesTheArrivalOfItsFrame() async throws {
+        var harness = try SessionHarness()
+        await harness.connect()
+        let arrived = ContinuousClock.now - .milliseconds(3)
+        // The session's own delivery passes the loop's wake-up; here a known instant.
+        harness.transport.deliverEvents(to: { [session = harness.session] in session.handle($0, arrivedAt: arrived) })
+        harness.publisher.clear()
+        await harness.play("e2e4")
+        let published = zip(harness.publisher.messages, harness.publisher.origins)
+        let timed = published.filter { $0.1 != nil }
+        #expect(timed.map(\.0.topic) == ["boardbridge/board-01/move"])
+        #expect(timed.first?.1 == arrived)
+        #expect(published.contains { $0.0.topic == "boardbridge/board-01/pgn" })
     }
 
     @Test func knockedPieceGivesOutOfSyncPauseAlertAndResume() async throws {

@@ -14,6 +14,11 @@ public struct HallNodeHealth: Equatable, Sendable {
     public var cpuPercent: Double?
     /// Resident memory in bytes.
     public var rssBytes: Double?
+    /// The bridge's own time per move over its latest moves, median, in seconds
+    /// (``HealthPayload/MoveHandling``).
+    public var moveHandlingMedian: Double?
+    /// The same, 99th percentile.
+    public var moveHandlingP99: Double?
     /// Whether the bridge's broker connection was up.
     public var mqttConnected: Bool?
     /// Messages waiting to be sent or confirmed.
@@ -33,6 +38,9 @@ public struct HallNodeHealth: Equatable, Sendable {
         uptime = object[HealthPayload.Key.process]?[HealthPayload.Key.uptime]?.doubleValue
         cpuPercent = object[HealthPayload.Key.process]?[HealthPayload.Key.cpuPercent]?.doubleValue
         rssBytes = object[HealthPayload.Key.process]?[HealthPayload.Key.rssBytes]?.doubleValue
+        let handling = object[HealthPayload.Key.process]?[HealthPayload.Key.moveHandling]
+        moveHandlingMedian = handling?[HealthPayload.Key.medianMicroseconds]?.doubleValue.map { $0 / 1e6 }
+        moveHandlingP99 = handling?[HealthPayload.Key.p99Microseconds]?.doubleValue.map { $0 / 1e6 }
         mqttConnected = object[HealthPayload.Key.mqtt]?[HealthPayload.Key.connected]?.boolValue
         mqttQueued = object[HealthPayload.Key.mqtt]?[HealthPayload.Key.queued]?.doubleValue
         mqttDropped = object[HealthPayload.Key.mqtt]?[HealthPayload.Key.dropped]?.doubleValue

@@ -29,6 +29,14 @@ public enum HallMetrics {
             help: "Share of one core the bridge used between its last two reports, in percent.",
             source: .node { $0.cpuPercent }),
         Family(
+            name: "boardbridge_move_handling_p50_seconds", type: "gauge",
+            help: "The bridge's own time per move over its latest moves (frame to PUBLISH handed over), median.",
+            source: .node { $0.moveHandlingMedian }),
+        Family(
+            name: "boardbridge_move_handling_p99_seconds", type: "gauge",
+            help: "The bridge's own time per move over its latest moves, 99th percentile.",
+            source: .node { $0.moveHandlingP99 }),
+        Family(
             name: "boardbridge_mqtt_connected", type: "gauge",
             help: "1 when the bridge's broker connection is up.",
             source: .node { $0.mqttConnected.map(HallMetrics.number) }),

@@ -18,7 +18,9 @@ struct HallHealthTests {
         -> String
     {
         HealthPayload(
-            process: .init(uptime: 120, cpuPercent: 1.5, rssBytes: rss),
+            process: .init(
+                uptime: 120, cpuPercent: 1.5, rssBytes: rss,
+                moveHandling: .init(median: 236e-6, p99: 612e-6, maximum: 0.0014, moves: 40, total: 40)),
             broker: .init(connected: true, queued: queued, published: 900, dropped: 2),
             stateDirectory: .init(
                 path: "/var/lib/boardbridge", writable: true, freeBytes: 1 << 30, errors: 0, lastError: nil,
@@ -134,6 +136,7 @@ struct HallHealthTests {
             "boardbridge_board_stalled": "gauge", "boardbridge_board_notifications_per_second": "gauge",
             "boardbridge_board_reconnects_total": "counter", "boardbridge_board_missing_acks_total": "counter",
             "boardbridge_board_rssi_dbm": "gauge", "boardbridge_board_seconds_since_last_frame": "gauge",
+            "boardbridge_move_handling_p50_seconds": "gauge", "boardbridge_move_handling_p99_seconds": "gauge",
         ]
         for (name, type) in expected {
             #expect(family(name)?.type == type, "\(name)")
@@ -141,6 +144,8 @@ struct HallHealthTests {
         }
         #expect(value("boardbridge_up", ["node": "hall-a"]) == 1)
         #expect(value("boardbridge_process_rss_bytes", ["node": "hall-a"]) == 21_000_000)
+        #expect(value("boardbridge_move_handling_p50_seconds", ["node": "hall-a"]) == 0.000236)
+        #expect(value("boardbridge_move_handling_p99_seconds", ["node": "hall-a"]) == 0.000612)
         #expect(value("boardbridge_mqtt_dropped_total", ["node": "hall-b"]) == 2)
         #expect(value("boardbridge_board_stalled", ["node": "hall-a", "board": "b2"]) == 1)
         #expect(value("boardbridge_board_stalled", ["node": "hall-a", "board": "b1"]) == 0)
@@ -163,7 +168,7 @@ struct HallHealthTests {
         Self.apply(&model, "bridge/hall-z/state", #"{"state":"online"}"#, at: Self.t0 + 40_000)
         families = try PrometheusTextParser.parse(HallMetrics.render(model, now: Self.t0 + 40_000))
         #expect(value("boardbridge_up", ["node": "hall-z"]) == 0)
-        #expect(try PrometheusTextParser.parse(HallMetrics.render(HallModel(base: "b"), now: 0)).count == 15)
+        #expect(try PrometheusTextParser.parse(HallMetrics.render(HallModel(base: "b"), now: 0)).count == 17)
     }
 
     @Test("label values and help texts are escaped as the format says; values read back exactly")

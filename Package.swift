@@ -76,7 +76,8 @@ let package = Package(
 
         // MARK: C wrappers
         // The operating-system calls above the C wrappers (files, sockets, host name), swift-system's shape.
-        .target(name: "SystemCalls"),
+        .target(name: "CSystemCalls"),
+        .target(name: "SystemCalls", dependencies: ["CSystemCalls"]),
         .target(name: "Logging", dependencies: ["JSON", "SystemCalls"]),
         .target(name: "CMainQueue"),
         // The benchmark's malloc counter (it interposes malloc: linked into the bench only).

@@ -18,13 +18,14 @@ import SystemCalls
 /// code that stores datagrams stores a compact copy.
 @MainActor
 final class BlueZNotifySocket {
-    /// Larger than any ATT notification (MTU ≤ 517; BlueZ itself writes ≤ 512 bytes).
+    /// Larger than any ATT notification (MTU ≤ 517; BlueZ itself writes ≤ 512 bytes): the
+    /// room for one datagram.
     static let bufferSize = 1024
 
     /// One receive buffer for every socket: all of them are read on the main actor, one
     /// datagram at a time, and each datagram is done with (or copied) before the next read,
     /// so a buffer per board (1 KB each) would only cost memory.
-    private static let sharedBuffer = BlueZDatagramBuffer(capacity: bufferSize)
+    private static let sharedBuffer = BlueZDatagramBuffer(slots: datagramsPerWake, slotSize: bufferSize)
 
     /// ``sharedBuffer``, held here so that a read needs no lazy-global access.
     private let buffer: BlueZDatagramBuffer
@@ -70,23 +71,34 @@ final class BlueZNotifySocket {
         watch = nil
     }
 
-    /// Reads the datagrams waiting, up to `limit` (the watch is level-triggered: it calls
-    /// again while more wait; a lone notification costs one `recv` and one that finds none);
+    /// Reads the datagrams waiting, up to `limit`, in one `recvmmsg` (the watch is
+    /// level-triggered: it calls again while more wait; a lone notification costs that one
+    /// call, where reading until `EAGAIN` cost a second), and hands them on in order;
     /// reports and closes at EOF or an error.
     func readWaiting(limit: Int) {
-        for _ in 0..<limit {
+        guard watch != nil else { return }
+        let (count, error) = buffer.receive(from: descriptor, limit: limit)
+        if count < 0 {
+            if Errno(rawValue: error) == .wouldBlock { return }
+            close()
+            onClose("read failed (errno \(error))")
+            return
+        }
+        // recvmmsg gives at least one datagram or an error; nothing at all is an end too.
+        if count == 0 {
+            close()
+            onClose("closed by BlueZ")
+            return
+        }
+        for index in 0..<count {
+            // A datagram's handler may have torn the link down: the rest was its link's.
             guard watch != nil else { return }
-            let (count, error) = buffer.receive(from: descriptor)
-            if count > 0 {
-                onDatagram(buffer.datagram(count: count))
-            } else if count < 0 && Errno(rawValue: error) == .wouldBlock {
-                return
-            } else {
-                let reason = count == 0 ? "closed by BlueZ" : "read failed (errno \(error))"
+            guard let datagram = buffer.datagram(index) else {
                 close()
-                onClose(reason)
+                onClose("closed by BlueZ")
                 return
             }
+            onDatagram(datagram)
         }
     }
 
@@ -95,32 +107,47 @@ final class BlueZNotifySocket {
     }
 }
 
-/// A receive buffer reused for every datagram: a `Data` of fixed capacity that `recv` writes
-/// into in place, handed on as a slice of its first bytes.
+/// A receive buffer reused for every read: a `Data` of fixed capacity, one slot per datagram,
+/// that `recvmmsg` writes into in place; each datagram is handed on as a slice of its slot.
 ///
 /// While nobody keeps a datagram, the buffer's storage is uniquely referenced and each read
 /// writes into it without allocating (the previous design allocated, copied and freed a
 /// `Data` per notification). A receiver that keeps a datagram keeps the storage it shares:
 /// the next read then copies the buffer (copy on write) and the kept bytes stay intact.
 ///
-/// Not isolated (so the `recv` closure carries no run-time executor check); used on the main
-/// actor only, one read at a time.
+/// Not isolated (so the `recvmmsg` closure carries no run-time executor check); used on the
+/// main actor only, one read at a time.
 final class BlueZDatagramBuffer {
     // Accessed once per read and never across a call that could reach it again: no run-time
     // exclusivity bookkeeping.
     @exclusivity(unchecked) private var storage: Data
+    private let slotSize: Int
+    /// The lengths of the last read's datagrams, one per slot.
+    private let lengths: UnsafeMutableBufferPointer<Int>
 
-    /// A buffer that takes datagrams of up to `capacity` bytes (longer ones are truncated, as
-    /// `SOCK_SEQPACKET` does).
-    init(capacity: Int) {
-        storage = Data(count: capacity)
+    /// A buffer that takes up to `slots` datagrams of up to `slotSize` bytes a read (longer
+    /// ones are cut, as `SOCK_SEQPACKET` does).
+    init(slots: Int, slotSize: Int) {
+        self.slotSize = slotSize
+        storage = Data(count: slots * slotSize)
+        lengths = .allocate(capacity: slots)
+        lengths.initialize(repeating: 0)
     }
 
-    /// `recv` of one datagram from `descriptor` without blocking (`EINTR` retried): the byte
-    /// count (0 at end of file, -1 on an error) and the error number (0 on success).
-    func receive(from descriptor: Int32) -> (count: Int, error: Int32) {
+    deinit {
+        lengths.deallocate()
+    }
+
+    /// One `recvmmsg` of up to `limit` datagrams from `descriptor` without blocking (`EINTR`
+    /// retried): how many came (-1 on an error) and the error number (0 on success).
+    func receive(from descriptor: Int32, limit: Int) -> (count: Int, error: Int32) {
+        let lengths = UnsafeMutableBufferPointer(rebasing: self.lengths.prefix(max(1, limit)))
+        let slotSize = slotSize
         let result = storage.withUnsafeMutableBytes { raw in
-            Result { () throws(Errno) -> Int in try FileDescriptor(rawValue: descriptor).receive(into: raw) }
+            Result { () throws(Errno) -> Int in
+                try FileDescriptor(rawValue: descriptor).receiveDatagrams(
+                    into: raw, slotSize: slotSize, lengths: lengths)
+            }
         }
         switch result {
         case .success(let count): return (count, 0)
@@ -128,8 +155,12 @@ final class BlueZDatagramBuffer {
         }
     }
 
-    /// The first `count` bytes of the last datagram read (a slice sharing the buffer).
-    func datagram(count: Int) -> Data {
-        storage[0..<count]
+    /// Datagram `index` of the last read (a slice sharing the buffer), `nil` when it is the
+    /// end of file (an empty read).
+    func datagram(_ index: Int) -> Data? {
+        let length = lengths[index]
+        guard length > 0 else { return nil }
+        let start = index * slotSize
+        return storage[start..<(start + min(length, slotSize))]
     }
 }

@@ -1,3 +1,5 @@
+internal import CSystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -163,6 +165,22 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// end of file; throws ``Errno/wouldBlock`` when nothing waits.
     public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
         try SystemCall.retryingInterrupts { recv(rawValue, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) }
+    }
+
+    /// One `recvmmsg(2)` without blocking (`MSG_DONTWAIT`): up to `lengths.count` datagrams
+    /// in one system call however many wait, datagram `i` into slot `i` of `region`
+    /// (`slotSize` bytes each; a longer datagram is cut, as `SOCK_SEQPACKET` cuts it) and its
+    /// length into `lengths[i]`. Returns how many came; a length of 0 is the end of file, as
+    /// `recv(2)` says it. Throws ``Errno/wouldBlock`` when none waits.
+    public func receiveDatagrams(
+        into region: UnsafeMutableRawBufferPointer, slotSize: Int, lengths: UnsafeMutableBufferPointer<Int>
+    ) throws(Errno) -> Int {
+        let slots = min(lengths.count, region.count / max(1, slotSize), Int(CSC_DATAGRAMS_MAX))
+        guard slots > 0, let base = region.baseAddress, let sizes = lengths.baseAddress else { return 0 }
+        return Int(
+            try SystemCall.retryingInterrupts {
+                csc_receive_datagrams(rawValue, base, slotSize, sizes, UInt32(slots))
+            })
     }
 
     /// One `send(2)` of `buffer` without blocking and without `SIGPIPE` (`MSG_DONTWAIT |

@@ -28,48 +28,73 @@ import Testing
             close(reader)
             close(writer)
         }
-        let buffer = BlueZDatagramBuffer(capacity: 64)
+        let buffer = BlueZDatagramBuffer(slots: 4, slotSize: 64)
         let first: [UInt8] = [0x01, 0x24] + Array(repeating: 0x58, count: 36)
         try send(first, on: writer)
-        let (count, _) = buffer.receive(from: reader)
-        #expect(count == first.count)
-        let kept = buffer.datagram(count: count)
+        let (count, _) = buffer.receive(from: reader, limit: 4)
+        #expect(count == 1)
+        let kept = try #require(buffer.datagram(0))
         #expect(kept.startIndex == 0)
         #expect(Array(kept) == first)
 
         let second: [UInt8] = Array(repeating: 0xA7, count: 20)
         try send(second, on: writer)
-        let (secondCount, _) = buffer.receive(from: reader)
-        #expect(secondCount == second.count)
-        #expect(Array(buffer.datagram(count: secondCount)) == second)
+        let (secondCount, _) = buffer.receive(from: reader, limit: 4)
+        #expect(secondCount == 1)
+        #expect(buffer.datagram(0).map(Array.init) == second)
         // The first datagram, still held, was not overwritten by the second read.
         #expect(Array(kept) == first)
     }
 
-    @Test func anEmptySocketAndAClosedPeerAreReported() throws {
-        let (reader, writer) = try socketPair()
-        defer { close(reader) }
-        let buffer = BlueZDatagramBuffer(capacity: 64)
-        let (nothing, error) = buffer.receive(from: reader)
-        #expect(nothing == -1)
-        #expect(error == EAGAIN || error == EWOULDBLOCK)
-        close(writer)
-        let (end, endError) = buffer.receive(from: reader)
-        #expect(end == 0)
-        #expect(endError == 0)
-    }
-
-    @Test func aDatagramLongerThanTheBufferIsTruncated() throws {
+    /// #33: the datagrams waiting come in one `recvmmsg`, in order, up to the limit; the rest
+    /// in the next read.
+    @Test func theDatagramsWaitingComeInOneReadUpToTheLimit() throws {
         let (reader, writer) = try socketPair()
         defer {
             close(reader)
             close(writer)
         }
-        let buffer = BlueZDatagramBuffer(capacity: 16)
+        let buffer = BlueZDatagramBuffer(slots: 4, slotSize: 64)
+        let datagrams: [[UInt8]] = (1...6).map { Array(repeating: UInt8($0), count: $0 * 5) }
+        for datagram in datagrams { try send(datagram, on: writer) }
+        let (first, _) = buffer.receive(from: reader, limit: 4)
+        #expect(first == 4)
+        #expect((0..<4).map { buffer.datagram($0).map(Array.init) } == Array(datagrams[0..<4]))
+        let (rest, _) = buffer.receive(from: reader, limit: 4)
+        #expect(rest == 2)
+        #expect((0..<2).map { buffer.datagram($0).map(Array.init) } == Array(datagrams[4...]))
+    }
+
+    @Test func anEmptySocketAndAClosedPeerAreReported() throws {
+        let (reader, writer) = try socketPair()
+        defer { close(reader) }
+        let buffer = BlueZDatagramBuffer(slots: 4, slotSize: 64)
+        let (nothing, error) = buffer.receive(from: reader, limit: 4)
+        #expect(nothing == -1)
+        #expect(error == EAGAIN || error == EWOULDBLOCK)
+        // A last datagram, then the end: the datagram first, then an empty read.
+        try send([0x42], on: writer)
+        close(writer)
+        let (end, endError) = buffer.receive(from: reader, limit: 4)
+        #expect(end >= 2)
+        #expect(endError == 0)
+        #expect(buffer.datagram(0).map(Array.init) == [0x42])
+        #expect(buffer.datagram(1) == nil)
+    }
+
+    @Test func aDatagramLongerThanItsSlotIsTruncated() throws {
+        let (reader, writer) = try socketPair()
+        defer {
+            close(reader)
+            close(writer)
+        }
+        let buffer = BlueZDatagramBuffer(slots: 2, slotSize: 16)
         try send(Array(0..<40), on: writer)
-        let (count, _) = buffer.receive(from: reader)
-        #expect(count == 16)
-        #expect(Array(buffer.datagram(count: count)) == Array(0..<16))
+        try send([7, 8, 9], on: writer)
+        let (count, _) = buffer.receive(from: reader, limit: 2)
+        #expect(count == 2)
+        #expect(buffer.datagram(0).map(Array.init) == Array(0..<16))
+        #expect(buffer.datagram(1).map(Array.init) == [7, 8, 9])
     }
 }
 

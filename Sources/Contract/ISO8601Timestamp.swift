@@ -23,8 +23,28 @@ public enum ISO8601Timestamp {
         let minute = remainder / 60_000 % 60
         let second = remainder / 1000 % 60
         let millisecond = remainder % 1000
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(hour, 2) + ":" + pad(minute, 2)
-            + ":" + pad(second, 2) + "." + pad(millisecond, 3) + "Z"
+        // Written into the string's own storage (every state message carries one): the
+        // year is clamped to 0…9999, so the text is always 24 bytes.
+        return String(unsafeUninitializedCapacity: 24) { text in
+            var end = 0
+            func field(_ value: Int64, _ width: Int, then separator: Character) {
+                var rest = value
+                for offset in stride(from: width - 1, through: 0, by: -1) {
+                    text[end + offset] = UInt8(48 + rest % 10)
+                    rest /= 10
+                }
+                text[end + width] = separator.asciiValue ?? 0
+                end += width + 1
+            }
+            field(year, 4, then: "-")
+            field(month, 2, then: "-")
+            field(day, 2, then: "T")
+            field(hour, 2, then: ":")
+            field(minute, 2, then: ":")
+            field(second, 2, then: ".")
+            field(millisecond, 3, then: "Z")
+            return end
+        }
     }
 
     /// A timestamp as ``string(from:)`` writes it (`2026-05-01T14:03:11.204Z`, any number of
@@ -80,8 +100,4 @@ public enum ISO8601Timestamp {
         return (year, month, day)
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let text = String(value)
-        return String(repeating: "0", count: max(0, width - text.count)) + text
-    }
 }

@@ -28,6 +28,8 @@ public struct JSONObject: Equatable, Sendable {
     /// An object with `pairs` in order. Repeating a key is a programmer error and traps.
     public init(uniqueKeysWithValues pairs: some Sequence<(String, JSONValue)>) {
         members = []
+        // A literal's pairs are an array: its count, so the members are not regrown.
+        members.reserveCapacity(pairs.underestimatedCount)
         for (key, value) in pairs {
             precondition(self[key] == nil, "duplicate JSON key \(key)")
             members.append(Member(key: key, value: value))

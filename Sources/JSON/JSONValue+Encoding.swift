@@ -8,7 +8,8 @@ extension JSONValue {
     /// built in is up to twice as large as the text.
     public func encoded() -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(64)
+        // Most messages are a few hundred bytes (a move, an event): few regrowths.
+        output.reserveCapacity(256)
         append(to: &output)
         return output.withUnsafeBufferPointer { built in
             [UInt8](unsafeUninitializedCapacity: built.count) { exact, initialized in
@@ -24,9 +25,10 @@ extension JSONValue {
 
     private func append(to output: inout [UInt8]) {
         switch self {
-        case .null: output.append(contentsOf: Array("null".utf8))
-        case .bool(let value): output.append(contentsOf: Array((value ? "true" : "false").utf8))
-        case .number(let value): output.append(contentsOf: Array(Self.numberText(value).utf8))
+        // Straight from the text's bytes: no array made per literal or number.
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(let value): output.append(contentsOf: Self.numberText(value).utf8)
         case .string(let value): JSONText.appendQuoted(value, to: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))

@@ -114,7 +114,14 @@ public struct BoardHealth: Equatable, Sendable {
     /// Seconds since the last frame (or since the link came up, if later); `nil` while the
     /// link is down and nothing was ever received.
     public func secondsSinceLastFrame(at now: Double) -> Double? {
-        let since = [lastFrame, linkUpSince].compactMap { $0 }.max()
+        // Checked for every board every second: no array for two optionals.
+        let since: Double? =
+            switch (lastFrame, linkUpSince) {
+            case (let frame?, let up?): max(frame, up)
+            case (let frame?, nil): frame
+            case (nil, let up?): up
+            case (nil, nil): nil
+            }
         return since.map { max(0, now - $0) }
     }
 

@@ -79,10 +79,13 @@ final class MosquittoHandle {
 
     deinit { mosquitto_destroy(raw) }
 
-    /// Takes the recorded events.
+    /// Takes the recorded events. None: no array made (the check after every publish and
+    /// every tick; emptying a buffer the caller shares would allocate a new one).
     func takeEvents() -> [MosquittoEvent] {
-        defer { events.removeAll(keepingCapacity: true) }
-        return events
+        guard !events.isEmpty else { return [] }
+        var taken: [MosquittoEvent] = []
+        swap(&taken, &events)
+        return taken
     }
 
     /// The socket libmosquitto uses, or -1 (`mosquitto_socket`).

@@ -84,6 +84,9 @@ final class LoopTimerQueue {
     private let descriptor: Int32
     private var watch: DescriptorWatch?
     private var heap: [Entry] = []
+    /// The buffer ``fire()`` collects due entries in, kept between fires (no array made per
+    /// timer that fires).
+    private var dueBuffer: [Entry] = []
     private var scheduled: [UInt64: Scheduled] = [:]
     private var nextID: UInt64 = 1
     private var nextSequence: UInt64 = 0
@@ -132,7 +135,11 @@ final class LoopTimerQueue {
         _ = read(descriptor, &expirations, MemoryLayout<UInt64>.size)
         armedFor = nil
         let now = Self.now()
-        var due: [Entry] = []
+        // Taken out while the actions run (they may schedule timers, never fire them).
+        var due = dueBuffer
+        dueBuffer = []
+        due.removeAll(keepingCapacity: true)
+        defer { dueBuffer = due }
         while let top = heap.first, top.deadline <= now {
             due.append(popFirst())
         }

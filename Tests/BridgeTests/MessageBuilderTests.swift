@@ -254,6 +254,8 @@ import Testing
         (Date(timeIntervalSince1970: 1_709_251_199.9996), "2024-03-01T00:00:00.000Z"),
         (Date(timeIntervalSince1970: -62_135_596_800), "0001-01-01T00:00:00.000Z"),
         (Date(timeIntervalSince1970: 1e15), "9999-12-31T23:59:59.999Z"),
+        (Date(timeIntervalSince1970: -1e15), "0000-01-01T00:00:00.000Z"),
+        (Date(timeIntervalSince1970: 1_777_644_191.204), "2026-05-01T14:03:11.204Z"),
     ])
     func formatsTimestamps(date: Date, text: String) {
         #expect(ISO8601Timestamp.string(from: date) == text)

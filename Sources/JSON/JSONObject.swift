@@ -27,9 +27,14 @@ public struct JSONObject: Equatable, Sendable {
 
     /// An object with `pairs` in order. Repeating a key is a programmer error and traps.
     public init(uniqueKeysWithValues pairs: some Sequence<(String, JSONValue)>) {
+        self.init(uniqueKeysWithValues: Array(pairs))
+    }
+
+    /// An object with `pairs` in order (an array, as literals give: iterated without generic
+    /// code, which another module's caller cannot specialize and which boxed every pair).
+    public init(uniqueKeysWithValues pairs: [(String, JSONValue)]) {
         members = []
-        // A literal's pairs are an array: its count, so the members are not regrown.
-        members.reserveCapacity(pairs.underestimatedCount)
+        members.reserveCapacity(pairs.count)
         for (key, value) in pairs {
             precondition(self[key] == nil, "duplicate JSON key \(key)")
             members.append(Member(key: key, value: value))

@@ -2,24 +2,40 @@
 /// squares, `/` between ranks), read and written square by square: a board's own symbols
 /// (a `?` for a piece its sensors cannot name) follow the same rules as the pieces'.
 public enum FENPlacement {
-    /// The placement where `square` shows `symbol(square)` (`nil`: empty).
+    /// The placement where `square` shows `symbol(square)` (`nil`: empty; symbols are ASCII,
+    /// anything else is written `?`).
     public static func text(_ symbol: (Square) -> Character?) -> String {
-        var result = ""
-        for rank in stride(from: 7, through: 0, by: -1) {
-            var empty = 0
-            for file in 0..<8 {
-                guard let square = Square(file: file, rank: rank), let character = symbol(square) else {
-                    empty += 1
-                    continue
+        // Written into the string's own storage (a state message carries one, a move two):
+        // at most 8 ranks of 8 and 7 slashes.
+        String(unsafeUninitializedCapacity: 71) { bytes in
+            var count = 0
+            for rank in stride(from: 7, through: 0, by: -1) {
+                var empty: UInt8 = 0
+                for file in 0..<8 {
+                    guard let square = Square(file: file, rank: rank), let character = symbol(square) else {
+                        empty += 1
+                        continue
+                    }
+                    let byte = character.asciiValue ?? UInt8(ascii: "?")
+                    if empty > 0 {
+                        bytes[count] = UInt8(ascii: "0") + empty
+                        count += 1
+                    }
+                    empty = 0
+                    bytes[count] = byte
+                    count += 1
                 }
-                if empty > 0 { result += String(empty) }
-                empty = 0
-                result.append(character)
+                if empty > 0 {
+                    bytes[count] = UInt8(ascii: "0") + empty
+                    count += 1
+                }
+                if rank > 0 {
+                    bytes[count] = UInt8(ascii: "/")
+                    count += 1
+                }
             }
-            if empty > 0 { result += String(empty) }
-            if rank > 0 { result.append("/") }
+            return count
         }
-        return result
     }
 
     /// Reads the first field of `fen` (further fields are ignored), handing every square

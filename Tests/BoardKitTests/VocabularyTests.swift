@@ -27,6 +27,35 @@ import Testing
         #expect(BoardMove(from: .a7, to: .a8, promotion: .knight).uci == "a7a8n")
     }
 
+    /// The placement is written straight into its string's storage (#33): any board, the
+    /// empty one and a full one included, reads back the same (seeded, 2,000 boards).
+    @Test func everyPlacementReadsBackAsWritten() throws {
+        var state: UInt64 = 0x33F3_A1B2
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        let pieces = PieceColor.allCases.flatMap { color in PieceKind.allCases.map { Piece(color, $0) } }
+        var boards = [BoardSnapshot(), BoardSnapshot.startingPosition]
+        var full = BoardSnapshot()
+        for square in Square.allCases { full[square] = pieces[square.rawValue % pieces.count] }
+        boards.append(full)
+        for _ in 0..<2_000 {
+            var board = BoardSnapshot()
+            let density = next() % 65
+            for square in Square.allCases where next() % 64 < density {
+                board[square] = pieces[Int(next() % UInt64(pieces.count))]
+            }
+            boards.append(board)
+        }
+        #expect(BoardSnapshot().fenPlacement == "8/8/8/8/8/8/8/8")
+        for board in boards {
+            let text = board.fenPlacement
+            #expect(BoardSnapshot(fenPlacement: text) == board, "\(text)")
+            #expect(text.utf8.count <= 71)
+        }
+    }
+
     @Test func snapshotFENPlacementRoundTrips() throws {
         let start = BoardSnapshot.startingPosition
         #expect(start.fenPlacement == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR")

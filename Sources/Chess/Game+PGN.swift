@@ -6,6 +6,9 @@ extension Game {
 
     /// Tags PGN export writes itself, whatever ``tags`` says.
     private static let derivedTags: Set<String> = ["Result", "SetUp", "FEN"]
+    /// The tags written before the others (the roster, `Board`, `TimeControl`) or derived:
+    /// made once, not at every rendering (the PGN is published after every move).
+    private static let orderedOrDerivedTags = Set(sevenTagRoster + ["Board", "TimeControl"]).union(derivedTags)
 
     /// The game in PGN export format.
     ///
@@ -25,8 +28,7 @@ extension Game {
         for name in ["Board", "TimeControl"] {
             if let value = tags[name] { lines.append(Self.tagLine(name, value)) }
         }
-        let written = Set(Self.sevenTagRoster + ["Board", "TimeControl"]).union(Self.derivedTags)
-        for tag in tags.all where !written.contains(tag.name) && Self.isSymbol(tag.name) {
+        for tag in tags.all where !Self.orderedOrDerivedTags.contains(tag.name) && Self.isSymbol(tag.name) {
             lines.append(Self.tagLine(tag.name, tag.value))
         }
         if startPosition != .starting {

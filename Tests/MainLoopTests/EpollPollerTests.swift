@@ -60,6 +60,31 @@ final class SocketPair {
         #expect(poller.poll(timeoutMilliseconds: 0) == 0)
     }
 
+    /// #33: the instant a wake-up found descriptors ready is there while their handlers run
+    /// (the bridge times a move from it); a wait that finds nothing leaves it as it was.
+    @Test func theWakeUpIsNotedBeforeTheHandlersRun() throws {
+        let poller = try #require(EpollPoller<() -> Void>())
+        let pair = try SocketPair()
+        var seen: [ContinuousClock.Instant?] = []
+        let added = poller.add(pair.left) { [unowned poller] in
+            _ = pair.receive(pair.left)
+            seen.append(poller.lastWake)
+        }
+        #expect(added)
+        #expect(poller.lastWake == nil)
+        #expect(poller.poll(timeoutMilliseconds: 0) == 0)
+        #expect(poller.lastWake == nil)
+        pair.send([1], from: pair.right)
+        let before = ContinuousClock.now
+        #expect(poller.poll(timeoutMilliseconds: 1000) == 1)
+        let after = ContinuousClock.now
+        let woke = try #require(seen.first ?? nil)
+        #expect(woke >= before && woke <= after)
+        #expect(poller.lastWake == woke)
+        #expect(poller.poll(timeoutMilliseconds: 0) == 0)
+        #expect(poller.lastWake == woke)
+    }
+
     @Test func aDatagramLeftUnreadIsReportedAgain() throws {
         let poller = try #require(EpollPoller<() -> Void>())
         let pair = try SocketPair()

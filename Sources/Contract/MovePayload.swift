@@ -53,17 +53,21 @@ public struct MovePayload: Equatable, Sendable {
 
     /// The members, in order (shared with the `move` event).
     var members: [(String, JSONValue)] {
-        [
-            ("uci", .string(uci)),
-            ("san", .string(san)),
-            ("ply", JSONValue(ply)),
-            ("move_number", JSONValue(moveNumber)),
-            ("color", .string(color.rawValue)),
-            ("fen", .string(fen)),
-            ("clock", ["white": .seconds(whiteClock), "black": .seconds(blackClock)]),
-        ] + (clockFromBoard ? [("clock_source", .string("board"))] : []) + [
-            ("timestamp", .string(ISO8601Timestamp.string(from: timestamp)))
-        ] + (recovered ? [("recovered", .bool(true))] : []) + (resolved ? [("resolved", .bool(true))] : [])
+        // One array, filled in order (a move's two messages build it: no concatenations).
+        var members: [(String, JSONValue)] = []
+        members.reserveCapacity(11)
+        members.append(("uci", .string(uci)))
+        members.append(("san", .string(san)))
+        members.append(("ply", JSONValue(ply)))
+        members.append(("move_number", JSONValue(moveNumber)))
+        members.append(("color", .string(color.rawValue)))
+        members.append(("fen", .string(fen)))
+        members.append(("clock", ["white": .seconds(whiteClock), "black": .seconds(blackClock)]))
+        if clockFromBoard { members.append(("clock_source", .string("board"))) }
+        members.append(("timestamp", .string(ISO8601Timestamp.string(from: timestamp))))
+        if recovered { members.append(("recovered", .bool(true))) }
+        if resolved { members.append(("resolved", .bool(true))) }
+        return members
     }
 
     /// The JSON object.

@@ -6,8 +6,9 @@ import Kernel
 /// The kernel's outputs as MQTT messages (moves, sync changes, clock, events) and as alerts
 /// on the board's LEDs.
 extension BoardSession {
-    /// Publishes one tracker output; returns whether the game record changed.
-    func publish(_ output: TrackerOutput) -> Bool {
+    /// Publishes one tracker output; returns whether the game record changed. A move played
+    /// now has `arrivedAt` (when its frame came) as its origin.
+    func publish(_ output: TrackerOutput, arrivedAt: ContinuousClock.Instant? = nil) -> Bool {
         switch output {
         case .move(let move):
             lastMove = .init(uci: move.uci, san: move.san)
@@ -15,7 +16,7 @@ extension BoardSession {
             payload.clockFromBoard = core.physicalClock.reading != nil
             // A move played now is timed from its frame; moves won back or resolved are not.
             publisher.publish(
-                builder.move(board: board.id, payload), origin: move.recovered || move.resolved ? nil : frameArrivedAt)
+                builder.move(board: board.id, payload), origin: move.recovered || move.resolved ? nil : arrivedAt)
             publishEvent(.move(payload))
             if move.recovered { recordRecovered(move, payload: payload) }
             logger.info("move", [("ply", String(move.ply)), ("san", move.san), ("recovered", String(move.recovered))])

@@ -57,8 +57,6 @@ public final class BoardSession {
     var armedDeadline: Double?
     var eventTask: Task<Void, Never>?
     var lastMove: BoardStatePayload.LastMove?
-    /// While ``handle(_:arrivedAt:)`` applies an event's outputs: when its input arrived.
-    var frameArrivedAt: ContinuousClock.Instant?
     /// Missed moves the tracker reported, for the `out_of_sync` event that follows.
     var missedMoves: MissedMoves?
     var indicatedAlert = false
@@ -191,9 +189,7 @@ public final class BoardSession {
         let outputs = core.handle(event, at: clock.now())
         outputObserver?(outputs)
         if isRefereed, case .moveReported(let reported) = event { judge(reported, by: outputs) }
-        frameArrivedAt = arrivedAt
-        defer { frameArrivedAt = nil }
-        apply(outputs)
+        apply(outputs, arrivedAt: arrivedAt)
     }
 
     /// Lets time pass (grace periods, pending moves, flag fall).
@@ -221,7 +217,9 @@ public final class BoardSession {
         publishState()
     }
 
-    func apply(_ outputs: [SessionOutput]) {
+    /// Publishes, saves and schedules what `outputs` call for; `arrivedAt`: when the input
+    /// they answer reached the process (``handle(_:arrivedAt:)``), the origin of the moves.
+    func apply(_ outputs: [SessionOutput], arrivedAt: ContinuousClock.Instant? = nil) {
         guard !outputs.isEmpty else {
             watchForArbiter(outputs)
             scheduleTick()
@@ -243,7 +241,7 @@ public final class BoardSession {
             case .board(let report):
                 changedState = act(on: report) || changedState
             case .tracker(let tracked):
-                changedGame = publish(tracked) || changedGame
+                changedGame = publish(tracked, arrivedAt: arrivedAt) || changedGame
                 changedState = true
             case .clock(let update):
                 publishClock(update)

@@ -141,7 +141,8 @@ let package = Package(
         .executableTarget(
             name: "boardbridge-bench",
             dependencies: [
-                "BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "DBus", "MainLoop", "TestSupport",
+                "BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "DBus", "BlueZ", "MainLoop",
+                "TestSupport",
                 "Curl",
                 // The wake-up floor's bare loop calls the same epoll helpers as MainLoop.
                 "CMainQueue",

@@ -1,4 +1,5 @@
 import Adapters
+import BlueZ
 import DBus
 import Foundation
 import MQTT
@@ -24,56 +25,43 @@ enum ForwarderFloor {
     static let boardBytes = 34
 
     /// Plays `placements` placements on the first board (a pawn back and forth between e2
-    /// and e4, an even number: the board ends as it began) and returns the latency of each, from boardsim's emit of the frame to the
-    /// subscriber's arrival of the forwarded message.
+    /// and e4, an even number: the board ends as it began) and returns the latency of each,
+    /// from boardsim's emit of the frame to the subscriber's arrival of the forwarded message.
     static func measure(rig: BridgeRig, placements: Int) async throws -> [Double] {
         guard let control = rig.control else { throw BenchError(description: "the rig is not started") }
-        let device =
-            "/org/bluez/\(rig.adapter(of: 0))/dev_" + rig.address(of: 0).replacingOccurrences(of: ":", with: "_")
+        let adapter = BlueZNames.root + "/" + rig.adapter(of: 0)
+        let device = BlueZPath.devicePath(adapterPath: adapter, address: rig.address(of: 0))
         let outcome: Result<[Double], any Error>
         do {
             outcome = .success(
-                try await forward(rig: rig, device: device, control: control, placements: placements + placements % 2))
+                try await forward(
+                    rig: rig, adapter: adapter, device: device, control: control,
+                    placements: placements + placements % 2))
         } catch {
             outcome = .failure(error)
         }
         // The bridge connects to every board next: this link goes first, whatever happened.
-        _ = try? await control.call(
-            destination: "org.bluez", path: device, interface: "org.bluez.Device1", member: "Disconnect", body: [],
-            timeout: .seconds(10))
+        _ = try? await call(control, device, BlueZNames.deviceInterface, "Disconnect")
         return try outcome.get()
     }
 
     private static func forward(
-        rig: BridgeRig, device: String, control: DBusConnection, placements: Int
+        rig: BridgeRig, adapter: String, device: String, control: DBusConnection, placements: Int
     ) async throws -> [Double] {
         guard let broker = rig.broker, let subscriber = rig.subscriber else {
             throw BenchError(description: "the rig is not started")
         }
         // As BlueZ does, the device is known once discovery has seen it advertise.
-        let adapter = "/org/bluez/\(rig.adapter(of: 0))"
-        _ = try await control.call(
-            destination: "org.bluez", path: adapter, interface: "org.bluez.Adapter1", member: "StartDiscovery",
-            body: [],
-            timeout: .seconds(10))
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try await managedObjects(control: control)[device] == nil {
-            guard ContinuousClock.now < deadline else {
-                throw BenchError(description: "boardsim never showed \(device)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        _ = try await call(control, adapter, BlueZNames.adapterInterface, "StartDiscovery")
+        try await waitUntil("boardsim showing \(device)", timeout: .seconds(20), every: .milliseconds(20)) {
+            (try? await control.managedObjects(destination: BlueZNames.service))?[device] != nil
         }
-        _ = try await control.call(
-            destination: "org.bluez", path: adapter, interface: "org.bluez.Adapter1", member: "StopDiscovery", body: [],
-            timeout: .seconds(10))
-        _ = try await control.call(
-            destination: "org.bluez", path: device, interface: "org.bluez.Device1", member: "Connect", body: [],
-            timeout: .seconds(30))
+        _ = try await call(control, adapter, BlueZNames.adapterInterface, "StopDiscovery")
+        _ = try await call(control, device, BlueZNames.deviceInterface, "Connect", timeout: .seconds(30))
         let (state, write) = try await characteristics(of: device, control: control)
-        let acquired = try await control.call(
-            destination: "org.bluez", path: state, interface: "org.bluez.GattCharacteristic1",
-            member: "AcquireNotify", body: [.dictionary("s", "v", [])], timeout: .seconds(10))
-        guard case .unixFD(let descriptor) = acquired.first, descriptor >= 0 else {
+        let acquired = try await call(
+            control, state, BlueZNames.characteristicInterface, "AcquireNotify", [.propertyDictionary([:])])
+        guard let descriptor = acquired.first?.unixFDValue, descriptor >= 0 else {
             throw BenchError(description: "AcquireNotify replied \(acquired)")
         }
 
@@ -108,10 +96,9 @@ enum ForwarderFloor {
         defer { subscriber.unsubscribe("bench/forward/#") }
         try await waitUntil("the forwarder connected") { forwarder.state.isConnected && subscriber.isSubscribed }
         // Realtime mode on: the board's first frame is forwarded (it differs from none).
-        _ = try await control.call(
-            destination: "org.bluez", path: write, interface: "org.bluez.GattCharacteristic1", member: "WriteValue",
-            body: [.array("y", [0x21, 0x01, 0x00].map(DBusValue.byte)), .dictionary("s", "v", [])],
-            timeout: .seconds(10))
+        _ = try await call(
+            control, write, BlueZNames.characteristicInterface, "WriteValue",
+            [.array("y", [0x21, 0x01, 0x00].map(DBusValue.byte)), .propertyDictionary([:])])
         try await waitUntil("the first frame forwarded") { !arrivals.isEmpty }
 
         var samples: [Double] = []
@@ -131,55 +118,53 @@ enum ForwarderFloor {
         return samples
     }
 
-    /// The Chessnut state and write characteristics under `device`, once BlueZ lists them.
+    /// The Chessnut state and write characteristics under `device`, once BlueZ lists them
+    /// (read through the bridge's own model of BlueZ's objects).
     private static func characteristics(
         of device: String, control: DBusConnection
     ) async throws -> (state: String, write: String) {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            var found: [String: String] = [:]
-            for (path, interfaces) in try await managedObjects(control: control) where path.hasPrefix(device + "/") {
-                for interface in interfaces where interface.key == .string("org.bluez.GattCharacteristic1") {
-                    guard case .dictionary(_, _, let properties) = interface.value else { continue }
-                    for property in properties where property.key == .string("UUID") {
-                        if case .variant(.string(let uuid)) = property.value { found[uuid.lowercased()] = path }
-                    }
-                }
-            }
-            if let state = found[ChessnutAdapter.stateCharacteristicUUID],
-                let write = found[ChessnutAdapter.writeCharacteristicUUID]
-            {
-                return (state, write)
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        var found: (state: String, write: String)?
+        try await waitUntil(
+            "boardsim listing the Chessnut characteristics of \(device)", timeout: .seconds(20),
+            every: .milliseconds(20)
+        ) {
+            guard let objects = try? await control.managedObjects(destination: BlueZNames.service) else { return false }
+            var model = BlueZObjectModel()
+            _ = model.load(objects)
+            let listed = model.characteristics.values.filter { BlueZPath.devicePath(of: $0.path) == device }
+            func path(_ uuid: String) -> String? { listed.first { $0.uuid == uuid }?.path }
+            guard let state = path(ChessnutAdapter.stateCharacteristicUUID),
+                let write = path(ChessnutAdapter.writeCharacteristicUUID)
+            else { return false }
+            found = (state, write)
+            return true
         }
-        throw BenchError(description: "boardsim listed no Chessnut characteristics under \(device)")
+        guard let found else { throw BenchError(description: "no Chessnut characteristics under \(device)") }
+        return found
     }
 
-    /// `GetManagedObjects` of `org.bluez`: object path → its interfaces (name → properties).
-    private static func managedObjects(control: DBusConnection) async throws -> [String: [DBusDictEntry]] {
-        let reply = try await control.call(
-            destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
-            member: "GetManagedObjects", body: [], timeout: .seconds(10))
-        guard case .dictionary(_, _, let objects) = reply.first else { return [:] }
-        var result: [String: [DBusDictEntry]] = [:]
-        for object in objects {
-            guard case .objectPath(let path) = object.key, case .dictionary(_, _, let interfaces) = object.value
-            else { continue }
-            result[path] = interfaces
-        }
-        return result
+    /// A call to boardsim's `org.bluez`.
+    private static func call(
+        _ control: DBusConnection, _ path: String, _ interface: String, _ member: String, _ body: [DBusValue] = [],
+        timeout: Duration = .seconds(10)
+    ) async throws -> [DBusValue] {
+        try await control.call(
+            destination: BlueZNames.service, path: path, interface: interface, member: member, body: body,
+            timeout: timeout)
     }
 
+    /// Waits until `condition` holds, looking `every` so often (TestSupport's
+    /// `eventuallyAsync` takes no main-actor condition); throws naming `what` when it does not.
     private static func waitUntil(
-        _ what: String, timeout: Duration = .seconds(10), _ condition: () -> Bool
+        _ what: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(1),
+        _ condition: () async -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + timeout
-        while !condition() {
+        while await !condition() {
             guard ContinuousClock.now < deadline else {
                 throw BenchError(description: "forwarder floor: \(what) timed out")
             }
-            try await Task.sleep(for: .milliseconds(1))
+            try await Task.sleep(for: interval)
         }
     }
 }

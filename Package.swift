@@ -142,7 +142,7 @@ let package = Package(
             name: "boardbridge-bench",
             dependencies: [
                 "BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "DBus", "BlueZ", "MainLoop",
-                "TestSupport",
+                "TestSupport", "Contract", "JSON",
                 "Curl",
                 // The wake-up floor's bare loop calls the same epoll helpers as MainLoop.
                 "CMainQueue",

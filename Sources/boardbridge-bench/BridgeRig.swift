@@ -1,5 +1,7 @@
+import Contract
 import DBus
 import Foundation
+import JSON
 import MQTT
 import TestSupport
 
@@ -263,20 +265,19 @@ final class BridgeRig {
     }
 
     /// The bridge's health report, asked for now (`bridge/<node>/request/health`): its
-    /// response's `data`, parsed.
-    func healthReport(timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+    /// response's `data`.
+    func healthReport(timeout: Duration = .seconds(10)) async throws -> JSONValue {
         guard let subscriber else { throw BenchError(description: "no subscriber") }
-        let response = "boardbridge/bridge/\(Self.node)/response/health"
+        let topics = try Topics(node: Self.node)
+        let response = topics.bridgeResponse("health")
         latest[response] = nil
-        try subscriber.publish(
-            topic: "boardbridge/bridge/\(Self.node)/request/health", string: #"{"transaction":1}"#, qos: .atLeastOnce)
+        try subscriber.publish(topic: topics.bridgeRequest("health"), string: #"{"transaction":1}"#, qos: .atLeastOnce)
         let deadline = ContinuousClock.now + timeout
         while latest[response] == nil {
             guard ContinuousClock.now < deadline else { throw BenchError(description: "no health response") }
             try await Task.sleep(for: .milliseconds(5))
         }
-        let object = try JSONSerialization.jsonObject(with: Data((latest[response] ?? "").utf8)) as? [String: Any]
-        return object?["data"] as? [String: Any] ?? [:]
+        return try JSONValue(parsing: latest[response] ?? "")["data"] ?? .null
     }
 
     /// Stops everything by PID, in reverse order, and removes the scratch directory.

@@ -1,4 +1,6 @@
+import Contract
 import Foundation
+import JSON
 import MQTT
 import MainLoop
 
@@ -183,16 +185,16 @@ struct EndToEndSection: BenchSection {
     /// (libmosquitto writes it to the socket in that call; the write is not counted).
     private func recordHandling(rig: BridgeRig, context: BenchContext) async throws {
         let report = try await rig.healthReport()
-        guard let process = report["process"] as? [String: Any],
-            let handling = process["move_handling"] as? [String: Any],
-            let median = (handling["p50_us"] as? NSNumber)?.doubleValue,
-            let p99 = (handling["p99_us"] as? NSNumber)?.doubleValue
-        else { throw BenchError(description: "the health report times no move: \(report["process"] ?? "nothing")") }
+        typealias Key = HealthPayload.Key
+        let handling = report[Key.process]?[Key.moveHandling]
+        guard let median = handling?[Key.medianMicroseconds]?.doubleValue,
+            let p99 = handling?[Key.p99Microseconds]?.doubleValue
+        else { throw BenchError(description: "the health report times no move: \(report[Key.process] ?? .null)") }
         let boards = rig.boards
         let at64 = boards >= 64
         let details: [String: Double] = [
-            "p50_us": median, "p99_us": p99, "max_us": (handling["max_us"] as? NSNumber)?.doubleValue ?? 0,
-            "moves": (handling["moves"] as? NSNumber)?.doubleValue ?? 0,
+            "p50_us": median, "p99_us": p99, "max_us": handling?[Key.maximumMicroseconds]?.doubleValue ?? 0,
+            "moves": handling?[Key.moves]?.doubleValue ?? 0,
         ]
         context.record(
             BenchResult(

@@ -140,6 +140,9 @@ public struct BoardConfiguration: Hashable, Sendable, Codable {
     /// The transport in effect (`ble`, `pty` or `rfcomm`).
     public var effectiveTransport: String { transport ?? (family.isBluetoothLE ? "ble" : "pty") }
 
+    /// The Chess Peripheral Protocol dialect `dialect` names (today's when absent).
+    var chessPeripheralDialect: ChessPeripheralAdapter.Dialect { dialect == "2024" ? .acknowledged : .current }
+
     /// The advertised name in effect.
     public var effectiveName: String { name ?? Self.defaultName(for: family) }
     /// The id in effect (the normalized address when none is configured).

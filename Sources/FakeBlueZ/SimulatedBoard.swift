@@ -73,8 +73,7 @@ final class SimulatedBoard {
             family: family, name: name, board: game.position.snapshot, isFlipped: configuration.flipped,
             retransmitInterval: configuration.retransmit,
             developerKey: configuration.developerKey.flatMap { HexBytes.parse($0) }.map { Data($0) },
-            rgbLEDs: configuration.leds == "rgb", cppDialect: configuration.dialect == "2024" ? .acknowledged : .current
-        )
+            rgbLEDs: configuration.leds == "rgb", cppDialect: configuration.chessPeripheralDialect)
         profile = personality.profile
         layout = GattLayout(profile: profile, name: name, manufacturer: family.manufacturer)
         if batteryPercent != 100 || isCharging {

@@ -36,8 +36,7 @@ extension MainLoop {
     /// ``after(_:_:)`` for a `Duration` (a negative one: in the next turn of the loop).
     @discardableResult
     public static func after(_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> LoopTimer {
-        let (seconds, attoseconds) = delay.components
-        return after(Double(seconds) + Double(attoseconds) / 1e18, action)
+        after(delay.inSeconds, action)
     }
 
     /// Runs `action` every `interval` seconds (at least 1 ms), the first time after

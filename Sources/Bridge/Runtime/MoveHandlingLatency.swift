@@ -1,4 +1,5 @@
 import Contract
+import MainLoop
 
 /// The bridge's own time over the moves it publishes: from the loop's wake-up for the frame
 /// that completed a move to the move's PUBLISH handed over for sending (#33; libmosquitto
@@ -35,15 +36,10 @@ struct MoveHandlingLatency {
         let sorted = samples.sorted()
         func quantile(_ q: Double) -> Double {
             let index = min(sorted.count - 1, Int((Double(sorted.count) * q).rounded(.up)) - 1)
-            return Self.seconds(sorted[max(0, index)])
+            return sorted[max(0, index)].inSeconds
         }
         return HealthPayload.MoveHandling(
-            median: quantile(0.5), p99: quantile(0.99), maximum: Self.seconds(sorted[sorted.count - 1]),
+            median: quantile(0.5), p99: quantile(0.99), maximum: sorted[sorted.count - 1].inSeconds,
             moves: sorted.count, total: total)
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

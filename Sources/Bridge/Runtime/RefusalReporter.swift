@@ -74,8 +74,7 @@ final class RefusalReporter {
     /// Seconds on `CLOCK_MONOTONIC` (Swift's `SuspendingClock`) since the first call; the
     /// limiter only takes differences.
     private static func monotonicSeconds() -> Double {
-        let elapsed = origin.duration(to: .now).components
-        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        origin.duration(to: .now).inSeconds
     }
 
     private static let origin = SuspendingClock.now

@@ -186,7 +186,8 @@ let package = Package(
         .testTarget(
             name: "BlueZTests",
             dependencies: [
-                "BlueZ", "BoardLink", "FakeBlueZ", "DBus", "Adapters", "BoardKit", "Chess", "Logging", "TestSupport",
+                "BlueZ", "BoardLink", "FakeBlueZ", "DBus", "Adapters", "BoardKit", "Chess", "Logging", "MainLoop",
+                "SystemCalls", "TestSupport",
             ]
         ),
         .testTarget(

@@ -47,6 +47,9 @@ final class BlueZNotifySocket {
         buffer = Self.sharedBuffer
         // A descriptor BlueZ handed over is valid: `fcntl` cannot fail on it.
         try? FileDescriptor(rawValue: descriptor).makeNonBlockingAndCloseOnExec()
+        // Every datagram from now on carries when it arrived. Should the kernel refuse, a
+        // datagram's arrival is unknown and the time it is handled stands for it.
+        try? FileDescriptor(rawValue: descriptor).enableReceiveTimestamps()
         // Unowned, not weak (a weak load per notification is measurable): the watch is
         // cancelled in `close()`, which `deinit` calls, so it never outlives the socket. The
         // unowned load also keeps the socket alive while `readOne` runs, when `onDatagram` or
@@ -73,8 +76,10 @@ final class BlueZNotifySocket {
 
     /// Reads the datagrams waiting, up to `limit`, in one `recvmmsg` (the watch is
     /// level-triggered: it calls again while more wait; a lone notification costs that one
-    /// call, where reading until `EAGAIN` cost a second), and hands them on in order;
-    /// reports and closes at EOF or an error.
+    /// call, where reading until `EAGAIN` cost a second), and hands them on in order, each
+    /// with when it reached the kernel as ``MainLoop/inputReceivedAt`` (a datagram that
+    /// waited behind a long handler is then still timed by its arrival); reports and closes
+    /// at EOF or an error.
     func readWaiting(limit: Int) {
         guard watch != nil else { return }
         let (count, error) = buffer.receive(from: descriptor, limit: limit)
@@ -98,7 +103,7 @@ final class BlueZNotifySocket {
                 onClose("closed by BlueZ")
                 return
             }
-            onDatagram(datagram)
+            MainLoop.handlingInput(receivedAt: buffer.arrival(index)) { onDatagram(datagram) }
         }
     }
 
@@ -124,6 +129,11 @@ final class BlueZDatagramBuffer {
     private let slotSize: Int
     /// The lengths of the last read's datagrams, one per slot.
     private let lengths: UnsafeMutableBufferPointer<Int>
+    /// How long each of the last read's datagrams had waited in the socket, in nanoseconds
+    /// (-1: not stamped).
+    private let waited: UnsafeMutableBufferPointer<Int64>
+    /// When the last read returned.
+    private var readAt: ContinuousClock.Instant?
 
     /// A buffer that takes up to `slots` datagrams of up to `slotSize` bytes a read (longer
     /// ones are cut, as `SOCK_SEQPACKET` does).
@@ -132,23 +142,28 @@ final class BlueZDatagramBuffer {
         storage = Data(count: slots * slotSize)
         lengths = .allocate(capacity: slots)
         lengths.initialize(repeating: 0)
+        waited = .allocate(capacity: slots)
+        waited.initialize(repeating: -1)
     }
 
     deinit {
         lengths.deallocate()
+        waited.deallocate()
     }
 
     /// One `recvmmsg` of up to `limit` datagrams from `descriptor` without blocking (`EINTR`
     /// retried): how many came (-1 on an error) and the error number (0 on success).
     func receive(from descriptor: Int32, limit: Int) -> (count: Int, error: Int32) {
         let lengths = UnsafeMutableBufferPointer(rebasing: self.lengths.prefix(max(1, limit)))
+        let waited = waited
         let slotSize = slotSize
         let result = storage.withUnsafeMutableBytes { raw in
             Result { () throws(Errno) -> Int in
                 try FileDescriptor(rawValue: descriptor).receiveDatagrams(
-                    into: raw, slotSize: slotSize, lengths: lengths)
+                    into: raw, slotSize: slotSize, lengths: lengths, waited: waited)
             }
         }
+        readAt = .now
         switch result {
         case .success(let count): return (count, 0)
         case .failure(let error): return (-1, error.rawValue)
@@ -162,5 +177,13 @@ final class BlueZDatagramBuffer {
         guard length > 0 else { return nil }
         let start = index * slotSize
         return storage[start..<(start + min(length, slotSize))]
+    }
+
+    /// When datagram `index` of the last read reached the kernel (its receive timestamp),
+    /// `nil` when it carries none.
+    func arrival(_ index: Int) -> ContinuousClock.Instant? {
+        let nanoseconds = waited[index]
+        guard nanoseconds >= 0, let readAt else { return nil }
+        return readAt - .nanoseconds(nanoseconds)
     }
 }

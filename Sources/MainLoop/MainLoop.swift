@@ -46,6 +46,22 @@ public enum MainLoop {
     /// the bridge measures a move's handling from here.
     public static var wokeAt: ContinuousClock.Instant? { poller?.lastWake }
 
+    /// When the input being handled reached the kernel, as its reader learned it (a
+    /// datagram's receive timestamp): set by the reader for the span of its handler only
+    /// (``handlingInput(receivedAt:_:)``), `nil` otherwise. Earlier than ``wokeAt`` when the
+    /// input waited behind another descriptor's long handler: what the input says happened
+    /// then, not when the loop got to it.
+    public private(set) static var inputReceivedAt: ContinuousClock.Instant?
+
+    /// Runs `body` (a reader handing on one input) with ``inputReceivedAt`` set to
+    /// `instant`, then restores it.
+    public static func handlingInput(receivedAt instant: ContinuousClock.Instant?, _ body: () -> Void) {
+        let outer = inputReceivedAt
+        inputReceivedAt = instant
+        defer { inputReceivedAt = outer }
+        body()
+    }
+
     /// Makes the main thread this loop's: call once, on the main thread, then call ``run()``.
     /// Descriptors registered before stay registered. Returns `false` (and changes nothing)
     /// when no epoll instance can be had.

@@ -172,15 +172,30 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// (`slotSize` bytes each; a longer datagram is cut, as `SOCK_SEQPACKET` cuts it) and its
     /// length into `lengths[i]`. Returns how many came; a length of 0 is the end of file, as
     /// `recv(2)` says it. Throws ``Errno/wouldBlock`` when none waits.
+    ///
+    /// With `waited`, `waited[i]` is how long datagram `i` had waited in the socket when the
+    /// call returned, in nanoseconds (the wall clock less its kernel receive timestamp, at
+    /// least 0), or -1 when it carries none (``enableReceiveTimestamps()`` not called, or
+    /// not before the datagram came).
     public func receiveDatagrams(
-        into region: UnsafeMutableRawBufferPointer, slotSize: Int, lengths: UnsafeMutableBufferPointer<Int>
+        into region: UnsafeMutableRawBufferPointer, slotSize: Int, lengths: UnsafeMutableBufferPointer<Int>,
+        waited: UnsafeMutableBufferPointer<Int64>? = nil
     ) throws(Errno) -> Int {
-        let slots = min(lengths.count, region.count / max(1, slotSize), Int(CSC_DATAGRAMS_MAX))
+        var slots = min(lengths.count, region.count / max(1, slotSize), Int(CSC_DATAGRAMS_MAX))
+        if let waited { slots = min(slots, waited.count) }
         guard slots > 0, let base = region.baseAddress, let sizes = lengths.baseAddress else { return 0 }
+        let stamps = waited?.baseAddress
         return Int(
             try SystemCall.retryingInterrupts {
-                csc_receive_datagrams(rawValue, base, slotSize, sizes, UInt32(slots))
+                csc_receive_datagrams(rawValue, base, slotSize, sizes, stamps, UInt32(slots))
             })
+    }
+
+    /// Asks the kernel to stamp every datagram this socket receives from now on with the
+    /// time it arrived (`SO_TIMESTAMPNS`), which ``receiveDatagrams(into:slotSize:lengths:waited:)``
+    /// then reports as the time each waited.
+    public func enableReceiveTimestamps() throws(Errno) {
+        _ = try SystemCall.retryingInterrupts { csc_enable_receive_timestamps(rawValue) }
     }
 
     /// One `send(2)` of `buffer` without blocking and without `SIGPIPE` (`MSG_DONTWAIT |

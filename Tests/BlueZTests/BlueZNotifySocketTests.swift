@@ -1,6 +1,8 @@
 import Adapters
 import BoardKit
 import Foundation
+import MainLoop
+import SystemCalls
 import TestSupport
 import Testing
 
@@ -82,6 +84,38 @@ import Testing
         #expect(buffer.datagram(1) == nil)
     }
 
+    /// #29: each datagram carries when it reached the kernel, however long it then waited to
+    /// be read; without the socket option, nothing (not a guess).
+    @Test func eachDatagramSaysWhenItReachedTheKernel() throws {
+        let (reader, writer) = try socketPair()
+        defer {
+            close(reader)
+            close(writer)
+        }
+        let buffer = BlueZDatagramBuffer(slots: 4, slotSize: 64)
+        try send([0x01], on: writer)
+        _ = buffer.receive(from: reader, limit: 4)
+        #expect(buffer.arrival(0) == nil)
+
+        try FileDescriptor(rawValue: reader).enableReceiveTimestamps()
+        let beforeSend = ContinuousClock.now
+        try send([0x02], on: writer)
+        try send([0x03], on: writer)
+        let afterSend = ContinuousClock.now
+        // The datagrams wait in the socket a quarter of a second (a long handler elsewhere).
+        usleep(250_000)
+        let (count, _) = buffer.receive(from: reader, limit: 4)
+        let afterRead = ContinuousClock.now
+        #expect(count == 2)
+        for index in 0..<2 {
+            let arrival = try #require(buffer.arrival(index))
+            // The wall clock and the monotonic one are read a few microseconds apart.
+            #expect(arrival >= beforeSend - .milliseconds(20), "\(beforeSend - arrival)")
+            #expect(arrival <= afterSend + .milliseconds(20), "\(arrival - afterSend)")
+            #expect(afterRead - arrival >= .milliseconds(200))
+        }
+    }
+
     @Test func aDatagramLongerThanItsSlotIsTruncated() throws {
         let (reader, writer) = try socketPair()
         defer {
@@ -95,6 +129,38 @@ import Testing
         #expect(count == 2)
         #expect(buffer.datagram(0).map(Array.init) == Array(0..<16))
         #expect(buffer.datagram(1).map(Array.init) == [7, 8, 9])
+    }
+}
+
+/// The loop hands on each notification with when it reached the kernel.
+@MainActor
+@Suite struct BlueZNotifySocketArrivalTests {
+    /// #29: a notification that waited behind a long handler is handed on with its arrival
+    /// (``MainLoop/inputReceivedAt``), which is `nil` again once it is handled.
+    @Test func aNotificationQueuedBehindALongHandlerIsHandedOnWithItsArrival() async throws {
+        var descriptors: [Int32] = [-1, -1]
+        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        try #require(socketpair(AF_UNIX, type, 0, &descriptors) == 0)
+        let writer = descriptors[1]
+        defer { close(writer) }
+        var handled: [(receivedAt: ContinuousClock.Instant?, at: ContinuousClock.Instant)] = []
+        let socket = BlueZNotifySocket(
+            descriptor: descriptors[0], onDatagram: { _ in handled.append((MainLoop.inputReceivedAt, .now)) },
+            onClose: { _ in })
+        defer { socket.close() }
+        let sent = ContinuousClock.now
+        let sentBytes = [UInt8](repeating: 0x24, count: 38).withUnsafeBytes {
+            Foundation.send(writer, $0.baseAddress, $0.count, 0)
+        }
+        try #require(sentBytes == 38)
+        // The main actor busy for a quarter of a second: the loop cannot read the socket.
+        usleep(250_000)
+        #expect(await eventually { !handled.isEmpty })
+        let first = try #require(handled.first)
+        let arrival = try #require(first.receivedAt)
+        #expect(arrival <= sent + .milliseconds(50), "\(arrival - sent) after the send")
+        #expect(first.at - arrival >= .milliseconds(200))
+        #expect(MainLoop.inputReceivedAt == nil)
     }
 }
 

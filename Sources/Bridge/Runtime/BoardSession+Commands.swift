@@ -76,7 +76,7 @@ extension BoardSession {
     }
 
     func execute(_ command: GameCommand) -> Result<JSONValue, CommandFailure> {
-        let now = clock.now()
+        let now = kernelTime()
         switch command {
         case .newGame(let newGame):
             apply(

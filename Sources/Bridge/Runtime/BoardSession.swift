@@ -53,6 +53,8 @@ public final class BoardSession {
     let clock: SessionClock
     let logger: Logger
     var timer: LoopTimer?
+    /// The time last handed to the kernel (``kernelTime(receivedAt:)``).
+    var latestKernelTime = -Double.infinity
     /// The deadline `timer` is armed for.
     var armedDeadline: Double?
     var eventTask: Task<Void, Never>?
@@ -148,8 +150,11 @@ public final class BoardSession {
         if let direct = transport as? any BoardEventDelivering {
             // Straight from the transport on the main actor: no stream, no thread hop
             // (registering again only replaces the same handler).
-            // The loop's wake-up is when the frame behind the event was known to be there.
-            direct.deliverEvents { [weak self] event in self?.handle(event, arrivedAt: MainLoop.wokeAt) }
+            // The loop's wake-up is when the frame behind the event was known to be there; its
+            // reader may know when it reached the kernel.
+            direct.deliverEvents { [weak self] event in
+                self?.handle(event, arrivedAt: MainLoop.wokeAt, receivedAt: MainLoop.inputReceivedAt)
+            }
             startBatteryTimer()
             return
         }
@@ -181,12 +186,15 @@ public final class BoardSession {
 
     /// Feeds one event from the board (normally called by the event loop of ``start()``):
     /// the kernel classifies it, once, and everything this session does follows from the
-    /// kernel's outputs (``apply(_:)``). `arrivedAt`: when the input behind the event reached
-    /// the process, if known; the moves it completes are published with it as their origin
-    /// (the bridge's own handling time, ``MoveHandlingLatency``).
-    public func handle(_ event: BoardEvent, arrivedAt: ContinuousClock.Instant? = nil) {
+    /// kernel's outputs (``apply(_:)``). `arrivedAt`: when the loop woke for the input behind
+    /// the event, if known; the moves it completes are published with it as their origin
+    /// (the bridge's own handling time, ``MoveHandlingLatency``). `receivedAt`: when that
+    /// input reached the kernel, if known: the event is timed then (``kernelTime(receivedAt:)``).
+    public func handle(
+        _ event: BoardEvent, arrivedAt: ContinuousClock.Instant? = nil, receivedAt: ContinuousClock.Instant? = nil
+    ) {
         guard let event = isRefereed ? squares(of: event) : event else { return }
-        let outputs = core.handle(event, at: clock.now())
+        let outputs = core.handle(event, at: kernelTime(receivedAt: receivedAt))
         outputObserver?(outputs)
         if isRefereed, case .moveReported(let reported) = event { judge(reported, by: outputs) }
         apply(outputs, arrivedAt: arrivedAt)
@@ -194,7 +202,21 @@ public final class BoardSession {
 
     /// Lets time pass (grace periods, pending moves, flag fall).
     public func tick() {
-        apply(core.tick(at: clock.now()))
+        apply(core.tick(at: kernelTime()))
+    }
+
+    /// The time to hand the kernel for an input that reached the kernel at `receivedAt`
+    /// (``MainLoop/inputReceivedAt``; now when `nil`): the clock's now less the time the
+    /// input waited to be handled, so that a frame queued behind another board's long
+    /// handler is timed when it came (its move's time, the clock it charges, a gap's
+    /// duration); never earlier than the time handed to the kernel before (a command or a
+    /// tick handled meanwhile).
+    func kernelTime(receivedAt: ContinuousClock.Instant? = nil) -> TimeInterval {
+        var time = clock.now()
+        if let receivedAt { time -= max(.zero, ContinuousClock.now - receivedAt).inSeconds }
+        time = max(time, latestKernelTime)
+        latestKernelTime = time
+        return time
     }
 
     /// Publishes everything retained about this board: availability, state, connection, PGN

@@ -133,6 +133,42 @@ struct SessionHarness {
         #expect(published.contains { $0.0.topic == "boardbridge/board-01/pgn" })
     }
 
+    /// #29: a frame that waited behind another board's long handler is timed when it reached
+    /// the kernel: the move's time and the clock it charges are the player's, not the
+    /// bridge's delay.
+    @Test func aFrameThatWaitedIsTimedWhenItCame() async throws {
+        var harness = try SessionHarness(timeControl: try TimeControl(pgn: "300+0"))
+        await harness.connect()
+        await harness.play("e2e4")  // Black's clock starts
+        let blackStarted = harness.time.now
+        harness.time.advance(10)
+        // Black moved six seconds in; the frames were handled four seconds later.
+        let received = ContinuousClock.now - .seconds(4)
+        harness.transport.deliverEvents(to: { [session = harness.session] in
+            session.handle($0, receivedAt: received)
+        })
+        harness.publisher.clear()
+        await harness.play("e7e5")
+        let move = try #require(harness.publisher.payloads(on: "boardbridge/board-01/move").first)
+        #expect(move["clock"]?["black"]?.doubleValue.map { ($0 - 294).magnitude < 0.5 } == true, "\(move)")
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let stamp = try #require(move["timestamp"]?.stringValue.flatMap { formatter.date(from: $0) }, "\(move)")
+        #expect((stamp.timeIntervalSince1970 - (blackStarted + 6)).magnitude < 1, "\(move)")
+    }
+
+    /// An input that reached the kernel before a command was handled is not timed before it:
+    /// the kernel's time never goes back.
+    @Test func theKernelsTimeNeverGoesBack() throws {
+        let harness = try SessionHarness()
+        let now = harness.session.kernelTime()
+        #expect(now == harness.time.now)
+        #expect(harness.session.kernelTime(receivedAt: ContinuousClock.now - .seconds(5)) == now)
+        harness.time.advance(10)
+        let later = harness.session.kernelTime(receivedAt: ContinuousClock.now - .seconds(4))
+        #expect((later - (now + 6)).magnitude < 0.5)
+    }
+
     @Test func knockedPieceGivesOutOfSyncPauseAlertAndResume() async throws {
         var harness = try SessionHarness(timeControl: try TimeControl(pgn: "300+2"))
         await harness.connect()

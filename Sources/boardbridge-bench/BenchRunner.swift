@@ -1,4 +1,5 @@
 import Foundation
+import MainLoop
 
 /// The whole run: options, machine record, sections, table, JSON.
 enum BenchRunner {
@@ -44,7 +45,7 @@ enum BenchRunner {
             reports.append(
                 SectionReport(
                     number: section.number, id: section.id, title: section.title,
-                    seconds: (ContinuousClock.now - started).seconds, results: context.results, error: failure))
+                    seconds: (ContinuousClock.now - started).inSeconds, results: context.results, error: failure))
         }
 
         let report = BenchReport(

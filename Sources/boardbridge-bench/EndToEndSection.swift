@@ -306,7 +306,7 @@ struct EndToEndSection: BenchSection {
                     result.wrong += 1
                     failed.insert(board)
                 }
-                let upper = (received.time - sent).seconds
+                let upper = (received.time - sent).inSeconds
                 result.upperBounds.append(upper)
                 if emitted > 0, received.boot >= emitted {
                     result.samples.append(Double(received.boot - emitted) / 1e9)

@@ -1,5 +1,6 @@
 import Foundation
 import MQTT
+import MainLoop
 
 /// Section 2: the MQTT floor — what the broker hop alone costs, measured through the
 /// project's `MQTT` wrapper (libmosquitto driven from the main queue), against a private
@@ -107,14 +108,14 @@ struct FloorSection: BenchSection {
             "p50_us": stats.median * 1e6, "p90_us": stats.p90 * 1e6, "p99_us": stats.p99 * 1e6,
             "p999_us": stats.p999 * 1e6, "max_us": stats.maximum * 1e6, "min_us": stats.minimum * 1e6,
             "mean_us": stats.mean * 1e6, "samples": Double(stats.count), "payload_bytes": Double(plan.payloadSize),
-            "gap_ms": plan.gap.seconds * 1e3,
+            "gap_ms": plan.gap.inSeconds * 1e3,
         ]
         context.record(
             BenchResult(
                 key: "floor.latency.qos\(qos.rawValue)", label: "Round trip pub → broker → sub, \(qos) (p50)",
                 value: stats.median * 1e6, unit: "µs", details: details,
                 note: "\(stats.count) messages of \(plan.payloadSize) B, one in flight, "
-                    + "\(Int(plan.gap.seconds * 1e3)) ms apart; publish() call to onMessage"))
+                    + "\(Int(plan.gap.inSeconds * 1e3)) ms apart; publish() call to onMessage"))
     }
 
     /// As fast as the pipeline goes, with at most `plan.window` messages not yet received.
@@ -151,8 +152,8 @@ struct FloorSection: BenchSection {
         let benchEnd = ProcessSampler.sample()
         let brokerSamples = brokerMonitor.stop()
         let delivered = probe.received - base
-        let deliveredSeconds = ((probe.lastArrival ?? confirmedAt) - start).seconds
-        let confirmedSeconds = (confirmedAt - start).seconds
+        let deliveredSeconds = ((probe.lastArrival ?? confirmedAt) - start).inSeconds
+        let confirmedSeconds = (confirmedAt - start).inSeconds
         var details: [String: Double] = [
             "published": Double(published), "delivered": Double(delivered),
             "lost": Double(max(0, published - delivered)),

@@ -1,6 +1,7 @@
 import Curl
 import Foundation
 import MQTT
+import MainLoop
 
 /// Section 5, part two: the cost of a Prometheus scrape of the hall's `/metrics` at 512
 /// boards over 8 nodes (a retained health report per node, as the bridges publish them).
@@ -41,7 +42,7 @@ extension HallSection {
             let response = try await curl.perform(CurlRequest(url: url, maxResponseBytes: 16 << 20)).get()
             guard response.status == 200 else { throw BenchError(description: "\(url): HTTP \(response.status)") }
             let elapsed = ContinuousClock.now - began
-            return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, response.body)
+            return (elapsed.inSeconds, response.body)
         }
         // Every board of every node listed, up: the reports are in.
         let deadline = ContinuousClock.now + .seconds(30)

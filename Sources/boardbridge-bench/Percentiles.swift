@@ -1,3 +1,4 @@
+import MainLoop
 /// Order statistics of a set of samples (latencies, per-run times), by the nearest-rank
 /// method: the p-th percentile is the smallest sample with at least p % of the samples at
 /// or below it, so every reported value is a value that was really measured.
@@ -12,7 +13,7 @@ struct Percentiles: Equatable {
 
     /// The statistics of `samples` in seconds.
     init(_ samples: [Duration]) {
-        self.init(samples.map(\.seconds))
+        self.init(samples.map(\.inSeconds))
     }
 
     /// How many samples.
@@ -41,12 +42,4 @@ struct Percentiles: Equatable {
     var mean: Double { sorted.isEmpty ? 0 : sorted.reduce(0, +) / Double(sorted.count) }
     /// `(max - min) / median`: how far the samples spread, relative to the median.
     var spread: Double { median > 0 ? (maximum - minimum) / median : 0 }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let (whole, attoseconds) = components
-        return Double(whole) + Double(attoseconds) / 1e18
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MainLoop
 
 #if canImport(Glibc)
     import Glibc
@@ -91,7 +92,7 @@ enum ProcessSampler {
 
     /// The CPU used between `start` and `end` (samples of the same process).
     static func usage(from start: ProcessSample, to end: ProcessSample) -> CPUUsage {
-        let wall = (end.time - start.time).seconds
+        let wall = (end.time - start.time).inSeconds
         let tickSeconds = Double(end.cpuTicks &- start.cpuTicks) / Double(ticksPerSecond)
         if let a = start.processCPUNanoseconds, let b = end.processCPUNanoseconds, b >= a {
             return CPUUsage(cpuSeconds: Double(b - a) / 1e9, wallSeconds: wall)
@@ -160,7 +161,7 @@ final class ProcessMonitor: @unchecked Sendable {
         self.interval = interval
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "boardbridge-bench.monitor"))
         timer.setEventHandler { [weak self] in self?.takeSample() }
-        let nanoseconds = Int(interval.seconds * 1e9)
+        let nanoseconds = Int(interval.inSeconds * 1e9)
         timer.schedule(deadline: .now(), repeating: .nanoseconds(max(nanoseconds, 1_000_000)))
         timer.resume()
     }

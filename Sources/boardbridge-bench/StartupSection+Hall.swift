@@ -1,6 +1,7 @@
 import BoardKit
 import DBus
 import Foundation
+import MainLoop
 
 /// Section 4, a full hall: from the bridge's launch to every board `ready`, with boardsim
 /// given LE connect and service-discovery times with jitter, against the floor the radios
@@ -30,7 +31,7 @@ extension StartupSection {
         // Launch.
         try rig.startBridge()
         guard let launched = rig.bridge?.launchedAt else { return }
-        let launch = (try await rig.waitUntilReady(rig.boardIDs, timeout: .seconds(120)) - launched).seconds
+        let launch = (try await rig.waitUntilReady(rig.boardIDs, timeout: .seconds(120)) - launched).inSeconds
         var sample = rig.bridge?.sample()
         record(
             context, "launch", "launch → every board ready", launch, floor: hallFloor, boards: boards,
@@ -43,7 +44,7 @@ extension StartupSection {
         rig.forgetReady()
         let poweredOn = ContinuousClock.now
         try await rig.controlCall("SetAdapterPowered", values: [.string(rig.adapters[0]), .bool(true)])
-        let reset = (try await rig.waitUntilReady(first, timeout: .seconds(120)) - poweredOn).seconds
+        let reset = (try await rig.waitUntilReady(first, timeout: .seconds(120)) - poweredOn).inSeconds
         let adapterFloor = Double(first.count) * meanConnect + meanDiscovery
         let policyDelay = BoardReconnectPolicy().nextDelay(attempt: 1) ?? 0
         record(
@@ -55,7 +56,7 @@ extension StartupSection {
         rig.forgetReady()
         let restarted = ContinuousClock.now
         try await rig.restartSimulator()
-        let daemon = (try await rig.waitUntilReady(rig.boardIDs, timeout: .seconds(120)) - restarted).seconds
+        let daemon = (try await rig.waitUntilReady(rig.boardIDs, timeout: .seconds(120)) - restarted).inSeconds
         record(
             context, "bluetoothd_restart", "bluetoothd restarted → every board ready", daemon, floor: hallFloor,
             boards: boards, policyDelay: policyDelay, cpu: Self.cpuSeconds(since: &sample, of: rig))

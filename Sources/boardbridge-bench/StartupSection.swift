@@ -1,4 +1,5 @@
 import Foundation
+import MainLoop
 
 /// Section 4: start-up — from `boardbridge` process start to `{"state":"online"}` on the
 /// bridge state topic and to the first (and last) board's availability online, with 1
@@ -33,9 +34,9 @@ struct StartupSection: BenchSection {
                 }
                 let boardTimes = rig.boardIDs.compactMap { rig.onlineAt[BridgeRig.availabilityTopic($0)] }
                 guard let first = boardTimes.min(), let last = boardTimes.max() else { continue }
-                bridgeOnline.append((online - launched).seconds)
-                firstBoard.append((first - launched).seconds)
-                allBoards.append((last - launched).seconds)
+                bridgeOnline.append((online - launched).inSeconds)
+                firstBoard.append((first - launched).inSeconds)
+                allBoards.append((last - launched).inSeconds)
                 rss.append(Double(bridge.sample()?.peakRSSBytes ?? 0) / 1_048_576)
             }
             let note = "median of \(runs) start(s); from spawn to the subscriber's arrival"

@@ -1,3 +1,5 @@
+import MainLoop
+
 /// The timings of one benchmark: several runs over the same work.
 struct TimingResult {
     /// Each timed run's duration.
@@ -7,7 +9,7 @@ struct TimingResult {
 
     /// Seconds per operation of each run.
     var perOperation: Percentiles {
-        Percentiles(runs.map { $0.seconds / Double(max(operationsPerRun, 1)) })
+        Percentiles(runs.map { $0.inSeconds / Double(max(operationsPerRun, 1)) })
     }
 
     /// The median seconds per operation.
@@ -52,7 +54,7 @@ enum Stopwatch {
         let clock = ContinuousClock()
         var checksum = 0
         let first = clock.measure { checksum &+= pass() }
-        let passesPerRun = max(1, Int((runTime.seconds / max(first.seconds, 1e-9)).rounded(.up)))
+        let passesPerRun = max(1, Int((runTime.inSeconds / max(first.inSeconds, 1e-9)).rounded(.up)))
         let warmupEnd = clock.now + warmup
         repeat {
             for _ in 0..<passesPerRun { checksum &+= pass() }

@@ -1,4 +1,5 @@
 import Foundation
+import MainLoop
 
 #if canImport(Glibc)
     import Glibc
@@ -180,7 +181,7 @@ struct WakeupTotals {
     /// The difference between two snapshots of one segment.
     init(start: WakeupReceiver.Snapshot, end: WakeupReceiver.Snapshot) {
         segments = 1
-        seconds = (end.time - start.time).seconds
+        seconds = (end.time - start.time).inSeconds
         counters = end.since(start)
         bestSegment = microsecondsPerNotification
         worstSegment = bestSegment

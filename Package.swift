@@ -158,7 +158,7 @@ let package = Package(
             name: "TestSupport", dependencies: ["BoardKit", "BoardLink", "Chess", "Adapters", "Emulation", "DBus"]),
         // Swift Testing traits (tests only: the benchmark links TestSupport, not Testing).
         .target(name: "TestScheduling"),
-        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "BoardKitTests", dependencies: ["BoardKit"]),

@@ -116,27 +116,50 @@ private struct JSONParser {
         }
     }
 
+    /// A string: the runs between escapes are found and copied whole (a string without
+    /// escapes is validated straight from the input, without a buffer).
     private mutating func parseString() throws(JSONError) -> String {
         let start = index
         index += 1
         var buffer: [UInt8] = []
+        var runStart = index
         while true {
+            index = endOfRun(from: index)
             guard let byte = peek() else { throw error(.unexpectedEnd(expected: "'\"' closing the string")) }
             switch byte {
             case UInt8(ascii: "\""):
+                let run = runStart..<index
                 index += 1
-                guard let text = String(validating: buffer, as: UTF8.self) else {
-                    throw error(.invalidUTF8, at: start)
+                // An escape always leaves a byte in the buffer: empty, the string had none.
+                let text = bytes.withUnsafeBufferPointer { all -> String? in
+                    let tail = UnsafeBufferPointer(rebasing: all[run])
+                    if buffer.isEmpty { return String(validating: tail, as: UTF8.self) }
+                    buffer.append(contentsOf: tail)
+                    return String(validating: buffer, as: UTF8.self)
                 }
+                guard let text else { throw error(.invalidUTF8, at: start) }
                 return text
             case UInt8(ascii: "\\"):
+                buffer.append(contentsOf: bytes[runStart..<index])
                 try parseEscape(into: &buffer)
-            case 0x00..<0x20:
-                throw error(.controlCharacterInString)
+                runStart = index
             default:
-                buffer.append(byte)
+                throw error(.controlCharacterInString)
+            }
+        }
+    }
+
+    /// The index of the first byte at or after `start` that ends a string's run of plain
+    /// bytes (a quote, a backslash, a control character), or the end of the input.
+    private func endOfRun(from start: Int) -> Int {
+        bytes.withUnsafeBufferPointer { all in
+            var index = start
+            while index < all.count {
+                let byte = all[index]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
                 index += 1
             }
+            return index
         }
     }
 

@@ -5,8 +5,8 @@ import Foundation
 import Kernel
 
 /// Section 1: the pure core in isolation — adapters decoding frames, the kernel judging
-/// board events, the move generator (perft). No I/O; the numbers are upper bounds for
-/// what the bridge can do per core.
+/// board events, the move generator (perft), JSON strings. No I/O; the numbers are upper
+/// bounds for what the bridge can do per core.
 @MainActor
 struct PureCoreSection: BenchSection {
     /// How much work each measurement does.
@@ -65,6 +65,7 @@ struct PureCoreSection: BenchSection {
         try allocationResults(corpus: corpus, plan: plan, context: context)
         gapResults(plan: plan, context: context)
         perftResults(plan: plan, context: context)
+        jsonResults(plan: plan, context: context)
     }
 
     /// Decoding throughput: Chessnut idle and changing frames, and every family's game stream.

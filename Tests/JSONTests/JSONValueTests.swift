@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import JSON
@@ -40,6 +41,68 @@ import Testing
         #expect(value.objectValue?.keys == ["b", "a"])
         #expect(value["a"]?.objectValue?.keys == ["y", "x"])
         #expect(value.encodedString() == #"{"b":1,"a":{"y":2,"x":3}}"#)
+    }
+
+    /// Strings of every kind (plain runs, quotes, backslashes, every control character,
+    /// two-, three- and four-byte characters, empty), seeded: quoted exactly as one byte at a
+    /// time would (JSON's escapes, nothing else), and read back as they were, also when
+    /// Foundation writes them (other escapes, `\/`, `\uXXXX`).
+    @Test func quotesAndReadsBackEveryKindOfString() throws {
+        var generator = SeededGenerator(seed: 0x4A53_4F4E)
+        let pieces: [String] = [
+            "e4", "Nf3+", "\"", "\\", "/", "\n", "\r", "\t", "\u{8}", "\u{C}", "\u{0}", "\u{1F}", "\u{7F}", "é", "♞",
+            "😀", " ", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        ]
+        for _ in 0..<2_000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0..<12, using: &generator) {
+                text +=
+                    Bool.random(using: &generator)
+                    ? pieces.randomElement(using: &generator)!
+                    : String(UnicodeScalar(UInt8.random(in: 0..<0x80, using: &generator)))
+            }
+            var quoted: [UInt8] = []
+            JSONText.appendQuoted(text, to: &quoted)
+            #expect(quoted == Self.quotedByteByByte(text), "\(text.debugDescription)")
+            #expect(try JSONValue(parsing: quoted) == .string(text), "\(text.debugDescription)")
+            let foundation = try JSONSerialization.data(withJSONObject: [text], options: [.fragmentsAllowed])
+            #expect(try JSONValue(parsing: foundation) == .array([.string(text)]), "\(text.debugDescription)")
+        }
+    }
+
+    /// JSON's escaping as RFC 8259 states it, one byte at a time (the reference).
+    private static func quotedByteByByte(_ text: String) -> [UInt8] {
+        var output = Array("\"".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output += Array("\\\"".utf8)
+            case UInt8(ascii: "\\"): output += Array("\\\\".utf8)
+            case 0x0A: output += Array("\\n".utf8)
+            case 0x0D: output += Array("\\r".utf8)
+            case 0x09: output += Array("\\t".utf8)
+            case 0x08: output += Array("\\b".utf8)
+            case 0x0C: output += Array("\\f".utf8)
+            case 0x00..<0x20: output += Array(String(format: "\\u%04x", byte).utf8)
+            default: output.append(byte)
+            }
+        }
+        return output + Array("\"".utf8)
+    }
+
+    /// Where a string goes wrong is named as before the runs were copied whole.
+    @Test func aBrokenStringIsReportedWhereItBreaks() {
+        #expect(throws: JSONError.self) { try JSONValue(parsing: "\"abc") }
+        for (text, column) in [("[\"ab\u{1}c\"]", 5), ("[\"abc", 6), ("{\"a\":\"x\\q\"}", 8)] {
+            do {
+                _ = try JSONValue(parsing: text)
+                Issue.record("\(text.debugDescription) parsed")
+            } catch {
+                #expect(error.line == 1 && error.column == column, "\(text.debugDescription): \(error)")
+            }
+        }
+        // Invalid UTF-8 in a run, with and without an escape before it.
+        #expect(throws: JSONError.self) { try JSONValue(parsing: [0x22, 0x61, 0xFF, 0x22]) }
+        #expect(throws: JSONError.self) { try JSONValue(parsing: [0x22, 0x5C, 0x6E, 0xC3, 0x22]) }
     }
 
     @Test func decodesEscapes() throws {

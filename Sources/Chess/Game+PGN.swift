@@ -35,36 +35,7 @@ extension Game {
             lines.append(Self.tagLine("SetUp", "1"))
             lines.append(Self.tagLine("FEN", startPosition.fen))
         }
-        return lines.joined(separator: "\n") + "\n\n" + Self.wrap(movetextTokens, width: 80) + "\n"
-    }
-
-    private var movetextTokens: [String] {
-        var tokens: [String] = []
-        var blackNeedsNumber = true
-        for (ply, record) in moves.enumerated() {
-            let before = positions[ply]
-            // A move number stays on the line of its move.
-            if before.sideToMove == .white {
-                tokens.append("\(before.fullmoveNumber). \(record.san)")
-            } else if blackNeedsNumber {
-                tokens.append("\(before.fullmoveNumber)... \(record.san)")
-            } else {
-                tokens.append(record.san)
-            }
-            var words: [String] = []
-            if let clock = record.clock, let text = Self.clockText(clock) { words.append("[%clk \(text)]") }
-            if let comment = record.comment {
-                words += comment.split(whereSeparator: { $0.isWhitespace || $0 == "}" }).map(String.init)
-            }
-            blackNeedsNumber = !words.isEmpty
-            if !words.isEmpty {
-                words[0] = "{ " + words[0]
-                words[words.count - 1] += " }"
-                tokens += words
-            }
-        }
-        tokens.append(result.rawValue)
-        return tokens
+        return lines.joined(separator: "\n") + "\n\n" + movetext.text(ending: result.rawValue) + "\n"
     }
 
     /// `h:mm:ss`, with tenths (`h:mm:ss.s`) only when they are not zero; `nil` for a
@@ -93,23 +64,82 @@ extension Game {
     static func isSymbol(_ name: String) -> Bool {
         !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
     }
+}
 
-    /// Joins `tokens` with spaces into lines of at most `width` characters (a longer
-    /// token gets a line of its own).
-    private static func wrap(_ tokens: [String], width: Int) -> String {
-        var lines: [String] = []
-        var line = ""
-        for token in tokens {
-            if line.isEmpty {
-                line = token
-            } else if line.count + 1 + token.count <= width {
-                line += " " + token
-            } else {
-                lines.append(line)
-                line = token
-            }
+/// A game's movetext without its result, wrapped to lines of at most 80 characters, kept
+/// move by move: ``Game/play(_:clock:timestamp:)`` appends the move, any other change of the
+/// moves renders them all again. The PGN is published after every move, and rendering every
+/// move each time cost the bridge more the longer the game went on.
+///
+/// Tokens: the move number with the move (`12. Nf3`; `12... Nf6` for a Black move that
+/// opens the text or follows a comment), each move's `[%clk h:mm:ss]` and comment in one
+/// `{ … }` (a comment's words split at white space and `}`), joined by spaces; a token that
+/// does not fit ends the line (a longer one gets a line of its own).
+struct PGNMovetext: Sendable {
+    /// The line width.
+    static let width = 80
+
+    /// The lines filled so far.
+    private var lines: [String] = []
+    /// The line being filled.
+    private var line = ""
+    /// `line.count`, kept (counting a string's characters walks it).
+    private var lineLength = 0
+    private var blackNeedsNumber = true
+
+    /// The movetext of no moves.
+    init() {}
+
+    /// The movetext of `game`'s moves, rendered from the first.
+    init(rendering game: Game) {
+        for (ply, record) in game.moves.enumerated() { append(record, playedIn: game.positions[ply]) }
+    }
+
+    /// Adds `record`, played in `position`.
+    mutating func append(_ record: GameMove, playedIn position: Position) {
+        if position.sideToMove == .white {
+            add("\(position.fullmoveNumber). \(record.san)")
+        } else if blackNeedsNumber {
+            add("\(position.fullmoveNumber)... \(record.san)")
+        } else {
+            add(record.san)
         }
-        if !line.isEmpty { lines.append(line) }
-        return lines.joined(separator: "\n")
+        var words: [String] = []
+        if let clock = record.clock, let text = Game.clockText(clock) { words.append("[%clk \(text)]") }
+        if let comment = record.comment {
+            words += comment.split(whereSeparator: { $0.isWhitespace || $0 == "}" }).map(String.init)
+        }
+        blackNeedsNumber = !words.isEmpty
+        guard !words.isEmpty else { return }
+        words[0] = "{ " + words[0]
+        words[words.count - 1] += " }"
+        for word in words { add(word) }
+    }
+
+    /// The movetext followed by `result`'s token, its lines joined by newlines.
+    func text(ending result: String) -> String {
+        var ended = self
+        ended.add(result)
+        var text = ended.lines.joined(separator: "\n")
+        if !ended.line.isEmpty {
+            if !text.isEmpty { text += "\n" }
+            text += ended.line
+        }
+        return text
+    }
+
+    private mutating func add(_ token: String) {
+        let length = token.count
+        if line.isEmpty {
+            line = token
+            lineLength = length
+        } else if lineLength + 1 + length <= Self.width {
+            line += " " + token
+            lineLength += 1 + length
+        } else {
+            lines.append(line)
+            line = token
+            lineLength = length
+        }
     }
 }

@@ -29,6 +29,8 @@ public struct Game: Sendable, Equatable {
     public private(set) var positions: [Position]
     /// The result: maintained for automatic endings, otherwise set by the caller.
     public var result: GameResult
+    /// The PGN movetext of ``moves``, kept as they change (``pgn``).
+    private(set) var movetext = PGNMovetext()
 
     /// A game with no moves yet.
     public init(startPosition: Position = .starting, tags: PGNTags = PGNTags()) {
@@ -38,6 +40,19 @@ public struct Game: Sendable, Equatable {
         positions = [startPosition]
         result = .ongoing
         updateAutomaticResult()
+    }
+
+    /// Games are equal when their tags, start, moves, positions and result are (the movetext
+    /// kept for ``pgn`` follows from them).
+    public static func == (lhs: Game, rhs: Game) -> Bool {
+        lhs.tags == rhs.tags && lhs.startPosition == rhs.startPosition && lhs.moves == rhs.moves
+            && lhs.positions == rhs.positions && lhs.result == rhs.result
+    }
+
+    /// The FEN of the current position (the last move's, recorded when it was played:
+    /// not written again for every message that names it).
+    public var fen: String {
+        moves.last?.fenAfter ?? position.fen
     }
 
     /// The current position.
@@ -57,6 +72,7 @@ public struct Game: Sendable, Equatable {
         let after = before.applying(move)
         moves.append(GameMove(move: move, san: san, fenAfter: after.fen, clock: clock, timestamp: timestamp))
         positions.append(after)
+        movetext.append(moves[moves.count - 1], playedIn: before)
         updateAutomaticResult()
     }
 
@@ -83,6 +99,7 @@ public struct Game: Sendable, Equatable {
         guard count > 0 else { return }
         moves.removeLast(count)
         positions.removeLast(count)
+        movetext = PGNMovetext(rendering: self)
         result = .ongoing
         updateAutomaticResult()
     }
@@ -91,6 +108,7 @@ public struct Game: Sendable, Equatable {
     public mutating func setComment(_ comment: String?, forPly ply: Int) {
         guard moves.indices.contains(ply) else { return }
         moves[ply].comment = comment
+        movetext = PGNMovetext(rendering: self)
     }
 
     /// Sets the remaining clock (seconds) recorded for the move at `ply` (0-based);
@@ -98,6 +116,7 @@ public struct Game: Sendable, Equatable {
     public mutating func setClock(_ clock: TimeInterval?, forPly ply: Int) {
         guard moves.indices.contains(ply) else { return }
         moves[ply].clock = clock
+        movetext = PGNMovetext(rendering: self)
     }
 
     /// How often the current position has occurred in this game, itself included

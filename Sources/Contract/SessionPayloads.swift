@@ -151,7 +151,7 @@ extension BoardStatePayload {
             board: id, name: name, family: family, model: link.model, address: link.address, adapter: link.adapter,
             serialNumber: link.identity.serialNumber, firmwareVersion: link.identity.version,
             connection: link.connection, reconnectAttempt: link.reconnectAttempt,
-            reconnectMaxAttempts: link.reconnectMaxAttempts, fen: position.fen, turn: position.sideToMove,
+            reconnectMaxAttempts: link.reconnectMaxAttempts, fen: core.game.fen, turn: position.sideToMove,
             ply: core.game.moves.count, moveNumber: position.fullmoveNumber, lastMove: lastMove, sync: sync,
             syncSquares: squares, syncReason: reason, clock: clockState,
             battery: link.battery.map { .init(percent: $0.percent, charging: $0.charging) },

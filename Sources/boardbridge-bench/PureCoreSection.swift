@@ -5,7 +5,7 @@ import Foundation
 import Kernel
 
 /// Section 1: the pure core in isolation — adapters decoding frames, the kernel judging
-/// board events, the move generator (perft), JSON strings. No I/O; the numbers are upper
+/// board events, the move generator (perft), PGN, JSON strings. No I/O; the numbers are upper
 /// bounds for what the bridge can do per core.
 @MainActor
 struct PureCoreSection: BenchSection {
@@ -65,6 +65,7 @@ struct PureCoreSection: BenchSection {
         try allocationResults(corpus: corpus, plan: plan, context: context)
         gapResults(plan: plan, context: context)
         perftResults(plan: plan, context: context)
+        pgnResults(corpus: corpus, plan: plan, context: context)
         jsonResults(plan: plan, context: context)
     }
 

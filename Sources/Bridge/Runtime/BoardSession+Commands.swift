@@ -123,7 +123,7 @@ extension BoardSession {
         case .ledPattern(let pattern):
             return execute(.board(ledCommand(pattern)))
         }
-        let fen = JSONValue.string(core.position.fen)
+        let fen = JSONValue.string(core.game.fen)
         let ply = JSONValue(core.game.moves.count)
         switch command {
         case .newGame, .setPosition:

@@ -209,12 +209,16 @@ public final class BoardSession {
     /// (``MainLoop/inputReceivedAt``; now when `nil`): the clock's now less the time the
     /// input waited to be handled, so that a frame queued behind another board's long
     /// handler is timed when it came (its move's time, the clock it charges, a gap's
-    /// duration); never earlier than the time handed to the kernel before (a command or a
-    /// tick handled meanwhile).
+    /// duration); not earlier than the time handed to the kernel before (a command or a
+    /// tick handled meanwhile) unless the clock itself went back (set back by NTP: the
+    /// kernel follows the clock, as it always did, rather than wait for it to catch up).
     func kernelTime(receivedAt: ContinuousClock.Instant? = nil) -> TimeInterval {
-        var time = clock.now()
-        if let receivedAt { time -= max(.zero, ContinuousClock.now - receivedAt).inSeconds }
-        time = max(time, latestKernelTime)
+        let now = clock.now()
+        var time = now
+        if let receivedAt {
+            time -= max(.zero, ContinuousClock.now - receivedAt).inSeconds
+            time = max(time, min(latestKernelTime, now))
+        }
         latestKernelTime = time
         return time
     }

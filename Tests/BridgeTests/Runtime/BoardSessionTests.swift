@@ -167,6 +167,10 @@ struct SessionHarness {
         harness.time.advance(10)
         let later = harness.session.kernelTime(receivedAt: ContinuousClock.now - .seconds(4))
         #expect((later - (now + 6)).magnitude < 0.5)
+        // The clock set back an hour: the kernel follows it, for inputs too.
+        harness.time.advance(-3_600)
+        #expect(harness.session.kernelTime() == harness.time.now)
+        #expect(harness.session.kernelTime(receivedAt: ContinuousClock.now) == harness.time.now)
     }
 
     @Test func knockedPieceGivesOutOfSyncPauseAlertAndResume() async throws {

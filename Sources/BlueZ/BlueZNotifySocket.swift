@@ -103,7 +103,7 @@ final class BlueZNotifySocket {
                 onClose("closed by BlueZ")
                 return
             }
-            MainLoop.handlingInput(receivedAt: buffer.arrival(index)) { onDatagram(datagram) }
+            MainLoop.handlingInput(readAt: buffer.readAt, waited: buffer.waited(index)) { onDatagram(datagram) }
         }
     }
 
@@ -133,7 +133,7 @@ final class BlueZDatagramBuffer {
     /// (-1: not stamped).
     private let waited: UnsafeMutableBufferPointer<Int64>
     /// When the last read returned.
-    private var readAt: ContinuousClock.Instant?
+    private(set) var readAt = ContinuousClock.now
 
     /// A buffer that takes up to `slots` datagrams of up to `slotSize` bytes a read (longer
     /// ones are cut, as `SOCK_SEQPACKET` does).
@@ -179,11 +179,16 @@ final class BlueZDatagramBuffer {
         return storage[start..<(start + min(length, slotSize))]
     }
 
+    /// How long datagram `index` of the last read had waited in the socket when the read
+    /// returned (``readAt``), in nanoseconds; -1 when it carries no receive timestamp.
+    func waited(_ index: Int) -> Int64 {
+        waited[index]
+    }
+
     /// When datagram `index` of the last read reached the kernel (its receive timestamp),
     /// `nil` when it carries none.
     func arrival(_ index: Int) -> ContinuousClock.Instant? {
         let nanoseconds = waited[index]
-        guard nanoseconds >= 0, let readAt else { return nil }
-        return readAt - .nanoseconds(nanoseconds)
+        return nanoseconds >= 0 ? readAt - .nanoseconds(nanoseconds) : nil
     }
 }

@@ -47,18 +47,25 @@ public enum MainLoop {
     public static var wokeAt: ContinuousClock.Instant? { poller?.lastWake }
 
     /// When the input being handled reached the kernel, as its reader learned it (a
-    /// datagram's receive timestamp): set by the reader for the span of its handler only
-    /// (``handlingInput(receivedAt:_:)``), `nil` otherwise. Earlier than ``wokeAt`` when the
-    /// input waited behind another descriptor's long handler: what the input says happened
-    /// then, not when the loop got to it.
-    public private(set) static var inputReceivedAt: ContinuousClock.Instant?
+    /// datagram's receive timestamp): known for the span of its reader's handler only
+    /// (``handlingInput(readAt:waited:_:)``), `nil` otherwise. Earlier than ``wokeAt`` when
+    /// the input waited behind another descriptor's long handler: what the input says
+    /// happened then, not when the loop got to it.
+    public static var inputReceivedAt: ContinuousClock.Instant? {
+        // Worked out when asked (an input that changes nothing is never asked about).
+        guard inputWaited >= 0, let inputReadAt else { return nil }
+        return inputReadAt - .nanoseconds(inputWaited)
+    }
+    private static var inputReadAt: ContinuousClock.Instant?
+    private static var inputWaited: Int64 = -1
 
-    /// Runs `body` (a reader handing on one input) with ``inputReceivedAt`` set to
-    /// `instant`, then restores it.
-    public static func handlingInput(receivedAt instant: ContinuousClock.Instant?, _ body: () -> Void) {
-        let outer = inputReceivedAt
-        inputReceivedAt = instant
-        defer { inputReceivedAt = outer }
+    /// Runs `body` (a reader handing on one input) with ``inputReceivedAt`` the input's
+    /// arrival: `waited` nanoseconds before `readAt` (a negative `waited`: unknown), then
+    /// restores it.
+    public static func handlingInput(readAt: ContinuousClock.Instant, waited: Int64, _ body: () -> Void) {
+        let outer = (inputReadAt, inputWaited)
+        (inputReadAt, inputWaited) = (readAt, waited)
+        defer { (inputReadAt, inputWaited) = outer }
         body()
     }
 

@@ -210,7 +210,7 @@ let package = Package(
             dependencies: [
                 "Bridge", "Contract", "JSON", "Logging", "Adapters", "Config", "Kernel", "Chess", "BoardKit",
                 "Emulation",
-                "TestSupport", "TestScheduling", "BlueZ", "BoardLink", "SerialTransport",
+                "TestSupport", "TestScheduling", "BlueZ", "BoardLink", "SerialTransport", "MainLoop",
             ],
             exclude: ["Corpus"]
         ),

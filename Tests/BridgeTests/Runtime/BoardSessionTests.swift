@@ -7,6 +7,7 @@ import Foundation
 import JSON
 import Kernel
 import Logging
+import MainLoop
 import Synchronization
 import TestSupport
 import Testing
@@ -142,13 +143,17 @@ struct SessionHarness {
         await harness.play("e2e4")  // Black's clock starts
         let blackStarted = harness.time.now
         harness.time.advance(10)
-        // Black moved six seconds in; the frames were handled four seconds later.
-        let received = ContinuousClock.now - .seconds(4)
-        harness.transport.deliverEvents(to: { [session = harness.session] in
-            session.handle($0, receivedAt: received)
-        })
+        // Black moved six seconds in; the frames were handled four seconds later (read now,
+        // as the notification socket's reader says of them, through the session's own
+        // delivery).
         harness.publisher.clear()
-        await harness.play("e7e5")
+        let actions = HumanMoves.actions(
+            for: BoardMove(uci: "e7e5")!, on: harness.transport.personality.board, style: .standard,
+            using: &harness.generator)
+        MainLoop.handlingInput(readAt: .now, waited: 4_000_000_000) {
+            for action in actions { harness.perform(action) }
+        }
+        await harness.pump()
         let move = try #require(harness.publisher.payloads(on: "boardbridge/board-01/move").first)
         #expect(move["clock"]?["black"]?.doubleValue.map { ($0 - 294).magnitude < 0.5 } == true, "\(move)")
         let formatter = ISO8601DateFormatter()

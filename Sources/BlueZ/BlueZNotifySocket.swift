@@ -184,11 +184,4 @@ final class BlueZDatagramBuffer {
     func waited(_ index: Int) -> Int64 {
         waited[index]
     }
-
-    /// When datagram `index` of the last read reached the kernel (its receive timestamp),
-    /// `nil` when it carries none.
-    func arrival(_ index: Int) -> ContinuousClock.Instant? {
-        let nanoseconds = waited[index]
-        return nanoseconds >= 0 ? readAt - .nanoseconds(nanoseconds) : nil
-    }
 }

@@ -99,5 +99,4 @@ public enum ISO8601Timestamp {
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         return (year, month, day)
     }
-
 }

@@ -14,14 +14,16 @@ public func eventually(timeout: Duration = .seconds(10), _ condition: @MainActor
     return true
 }
 
-/// Polls an asynchronous `condition` (one that asks another process, say) until it holds or
-/// `timeout` passes; returns whether it held.
-public func eventuallyAsync(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+/// Polls an asynchronous `condition` (one that asks another process, say) every `interval`
+/// until it holds or `timeout` passes; returns whether it held.
+public nonisolated(nonsending) func eventuallyAsync(
+    timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(50), _ condition: () async -> Bool
+) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while await !condition() {
         guard clock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(50))
+        try? await Task.sleep(for: interval)
     }
     return true
 }

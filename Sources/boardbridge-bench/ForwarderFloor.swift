@@ -4,6 +4,7 @@ import DBus
 import Foundation
 import MQTT
 import MainLoop
+import TestSupport
 
 /// The end-to-end floor under section 3's move latency (#33): the same processes and hops
 /// as the bridge's path — boardsim → a forwarder in the bench → mosquitto → the rig's
@@ -154,17 +155,13 @@ enum ForwarderFloor {
     }
 
     /// Waits until `condition` holds, looking `every` so often (TestSupport's
-    /// `eventuallyAsync` takes no main-actor condition); throws naming `what` when it does not.
+    /// `eventuallyAsync`); throws naming `what` when it does not.
     private static func waitUntil(
         _ what: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(1),
         _ condition: () async -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while await !condition() {
-            guard ContinuousClock.now < deadline else {
-                throw BenchError(description: "forwarder floor: \(what) timed out")
-            }
-            try await Task.sleep(for: interval)
+        guard await eventuallyAsync(timeout: timeout, every: interval, condition) else {
+            throw BenchError(description: "forwarder floor: \(what) timed out")
         }
     }
 }

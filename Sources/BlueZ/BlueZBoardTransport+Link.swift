@@ -338,11 +338,15 @@ extension BlueZBoardTransport {
 
     /// Reports `.handshakeFailed` on `link` unless the board answers its handshake within
     /// `limit` seconds of the link coming up (a board that never answers looked connected
-    /// and healthy forever).
+    /// and healthy forever). The notifications waiting in the link's sockets are taken in
+    /// first: an answer that reached the kernel while the loop was busy elsewhere is the
+    /// board's answer, not its silence.
     private func armHandshakeTimer(_ link: BlueZLink, after limit: TimeInterval) {
         guard !link.handshakeAnswered else { return }
         link.handshakeTimer = manager.scheduler.schedule(after: limit) { [weak self, weak link] in
             guard let self, let link, self.link === link, link.isUp, !link.handshakeAnswered else { return }
+            self.takeWaitingInput()
+            guard self.link === link, link.isUp, !link.handshakeAnswered else { return }
             link.handshakeAnswered = true
             link.handshakeTimer = nil
             let reason = "no answer to the handshake after \(Int(limit.rounded(.up))) s"

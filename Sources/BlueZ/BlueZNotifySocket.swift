@@ -74,37 +74,50 @@ final class BlueZNotifySocket {
         watch = nil
     }
 
-    /// Reads the datagrams waiting, up to `limit`, in one `recvmmsg` (the watch is
-    /// level-triggered: it calls again while more wait; a lone notification costs that one
-    /// call, where reading until `EAGAIN` cost a second), and hands them on in order, each
-    /// with when it reached the kernel as ``MainLoop/inputReceivedAt`` (a datagram that
-    /// waited behind a long handler is then still timed by its arrival); reports and closes
-    /// at EOF or an error.
+    /// Reads the datagrams waiting, up to `limit`, in `recvmmsg` calls of at most
+    /// ``datagramsPerWake`` (the watch is level-triggered and asks for one call: it calls
+    /// again while more wait; a lone notification costs that one call, where reading until
+    /// `EAGAIN` cost a second), and hands them on in order, each with when it reached the
+    /// kernel as ``MainLoop/inputReceivedAt`` (a datagram that waited behind a long handler
+    /// is then still timed by its arrival); reports and closes at EOF or an error.
     func readWaiting(limit: Int) {
-        guard watch != nil else { return }
+        var left = limit
+        while left > 0 {
+            let batch = min(left, Self.datagramsPerWake)
+            let handed = readBatch(limit: batch)
+            // Fewer than asked: the socket had no more (or the link ended).
+            guard handed == batch else { return }
+            left -= handed
+        }
+    }
+
+    /// One `recvmmsg` of up to `limit` datagrams, handed on: how many were handed on.
+    private func readBatch(limit: Int) -> Int {
+        guard watch != nil else { return 0 }
         let (count, error) = buffer.receive(from: descriptor, limit: limit)
         if count < 0 {
-            if Errno(rawValue: error) == .wouldBlock { return }
+            if Errno(rawValue: error) == .wouldBlock { return 0 }
             close()
             onClose("read failed (errno \(error))")
-            return
+            return 0
         }
         // recvmmsg gives at least one datagram or an error; nothing at all is an end too.
         if count == 0 {
             close()
             onClose("closed by BlueZ")
-            return
+            return 0
         }
         for index in 0..<count {
             // A datagram's handler may have torn the link down: the rest was its link's.
-            guard watch != nil else { return }
+            guard watch != nil else { return index }
             guard let datagram = buffer.datagram(index) else {
                 close()
                 onClose("closed by BlueZ")
-                return
+                return index
             }
             MainLoop.handlingInput(readAt: buffer.readAt, waited: buffer.waited(index)) { onDatagram(datagram) }
         }
+        return count
     }
 
     isolated deinit {

@@ -1,9 +1,10 @@
 import Adapters
-import BlueZ
 import BoardKit
 import Foundation
 import TestSupport
 import Testing
+
+@testable import BlueZ
 
 /// Issue #16 (7): a board that never answers its handshake (a ChessUp that stays silent)
 /// is reported as `.handshakeFailed` once the handshake's steps and
@@ -41,25 +42,21 @@ struct BlueZHandshakeTimeoutTests {
         #expect(fixture.log.text.contains("no answer to the handshake"))
     }
 
+    /// The timer is given a deadline a loaded test process meets (CI ran it at 0.2 s, and a
+    /// main actor busy with other suites for longer than that made the answer late); once
+    /// the board answers, the timer is gone: it cannot report later.
     @Test func aBoardThatAnswersIsNeverReportedAsFailed() async throws {
         let fixture = try await SimulatorFixture(boards: [SimulatedBoards.chessUp])
         defer { fixture.stop() }
         fixture.manager.start()
-        let transport = try fixture.transport(.chessUp, settings: Self.settings(handshakeTimeout: 0.2))
+        let transport = try fixture.transport(.chessUp, settings: Self.settings(handshakeTimeout: 5))
         let recorder = EventRecorder(transport.events)
         defer { recorder.stop() }
         transport.start()
         #expect(await eventually { recorder.events.contains(.ready) }, "events \(recorder.events)")
-        // The handshake timer was armed on the transport's scheduler as the link came up
-        // (before `.ready`), for the handshake's steps plus the timeout. A timer armed there
-        // now for longer fires after it would have; its report is logged as it fires and
-        // its event is on its way to the recorder before this wait resumes.
-        let adapter = try AdapterFactory.makeAdapter(
-            for: .chessUp, options: AdapterOptions(advertisedName: SimulatedBoards.name(.chessUp)))
-        let steps = adapter.handshakeCommands(isReconnect: false).reduce(0.0) {
-            $0 + $1.delayBefore + adapter.minimumWriteInterval
-        }
-        #expect(await fixture.manager.scheduler.sleep(steps + 0.2 + 0.5))
+        let link = try #require(transport.link)
+        #expect(link.handshakeAnswered)
+        #expect(link.handshakeTimer == nil)
         #expect(!fixture.log.contains("no answer to the handshake"), "\(fixture.log.text)")
         #expect(!recorder.events.contains { if case .handshakeFailed = $0 { true } else { false } })
     }

@@ -173,6 +173,47 @@ import Testing
     }
 }
 
+/// What a reader takes in when asked for everything waiting.
+@MainActor
+@Suite struct BlueZNotifySocketTakeTests {
+    /// Asked for up to 600 (``BlueZBoardTransport/takeWaitingInput()``, before a command or
+    /// a handshake's deadline is judged), a socket hands on every datagram waiting, in
+    /// order, across as many reads as that takes: it took one read's 16, and the rest were
+    /// judged as if the board had not sent them.
+    @Test func everyDatagramWaitingIsTakenInWhenAskedForAll() throws {
+        var descriptors: [Int32] = [-1, -1]
+        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        try #require(socketpair(AF_UNIX, type, 0, &descriptors) == 0)
+        let writer = descriptors[1]
+        defer { close(writer) }
+        var handled: [UInt8] = []
+        var closed: [String] = []
+        let socket = BlueZNotifySocket(
+            descriptor: descriptors[0], onDatagram: { handled.append($0.first ?? 0) },
+            onClose: { closed.append($0) })
+        defer { socket.close() }
+        let count = BlueZNotifySocket.datagramsPerWake * 3 + 5
+        for index in 0..<count {
+            let sent = [UInt8(index), 0x24].withUnsafeBytes { Foundation.send(writer, $0.baseAddress, $0.count, 0) }
+            try #require(sent == 2)
+        }
+        socket.readWaiting(limit: 600)
+        #expect(handled == (0..<count).map { UInt8($0) })
+        #expect(closed.isEmpty)
+        #expect(socket.isOpen)
+        // A limit is kept: of 5 more, 3 are taken, the rest wait for the next read.
+        for index in 0..<5 {
+            let sent = [UInt8(200 + index)].withUnsafeBytes { Foundation.send(writer, $0.baseAddress, $0.count, 0) }
+            try #require(sent == 1)
+        }
+        socket.readWaiting(limit: 3)
+        #expect(handled.suffix(3) == [200, 201, 202])
+        socket.readWaiting(limit: 600)
+        #expect(handled.suffix(2) == [203, 204])
+        #expect(handled.count == count + 5)
+    }
+}
+
 /// Ending a link from inside the handling of one of its own notifications.
 @MainActor
 @Suite(.serialized, .enabled(if: TestTools.available("dbus-daemon")))

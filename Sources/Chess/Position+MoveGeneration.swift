@@ -254,6 +254,22 @@ extension Position {
         withLegalMoves { moves in moves.filter { $0.fromIndex == square.rawValue }.map(\.move) }
     }
 
+    /// The legal moves of the pieces on the squares of `squares` (a bit per square, a1 the
+    /// lowest), square by square in ascending order: the moves of each square as
+    /// ``legalMoves(from:)`` gives them, from one generation of the moves.
+    public func legalMoves(fromSquaresIn squares: UInt64) -> [Move] {
+        withLegalMoves { moves in
+            var result: [Move] = []
+            var bits = squares
+            while bits != 0 {
+                let square = bits.trailingZeroBitCount
+                for move in moves where Int(move.fromIndex) == square { result.append(move.move) }
+                bits &= bits - 1
+            }
+            return result
+        }
+    }
+
     /// Whether `move` is legal here.
     public func isLegal(_ move: Move) -> Bool {
         guard let packed = packed(move), packed.move == move else { return false }

@@ -183,12 +183,7 @@ extension Position {
     /// The legal moves; only those from the squares of `squares` when given (a gap's line
     /// whose moves must start where the board changed).
     func legalMoves(fromAny squares: UInt64?) -> [Move] {
-        guard var bits = squares else { return legalMoves() }
-        var moves: [Move] = []
-        while bits != 0 {
-            if let square = Square(rawValue: bits.trailingZeroBitCount) { moves += legalMoves(from: square) }
-            bits &= bits - 1
-        }
-        return moves
+        guard let squares else { return legalMoves() }
+        return legalMoves(fromSquaresIn: squares)
     }
 }

@@ -52,6 +52,52 @@ import Testing
         #expect(Set(lines.map { $0.map(\.uci) }) == [["e2e4", "e7e5", "d2d4"], ["d2d4", "e7e5", "e2e4"]])
     }
 
+    /// Random games, a gap of 1–6 plies at random moments, searched 2–6 plies deep within
+    /// limits from 30 to 20,000 positions: the search that stops building a ply it cannot
+    /// expand within its limit answers exactly as the one that builds it (the lines, or the
+    /// give-up with the shortest line found), in fewer positions. 300 gaps; fails when the
+    /// shortcut takes the first line of the next ply from a position the full search would
+    /// not have expanded, or misses one it would have.
+    @Test func givingUpOnceSureChangesNoAnswer() throws {
+        var rng = SplitMix64(seed: Self.seed &+ 7)
+        let limits = [30, 100, 300, 1_000, 3_000, 20_000]
+        var gaveUp = 0
+        var sooner = 0
+        for index in 0..<300 {
+            let moves = randomGame(seed: Self.seed &+ UInt64(index), maxPlies: 60)
+            guard moves.count > 10 else { continue }
+            let start = Int(rng.next() % UInt64(moves.count - 7))
+            let length = 1 + Int(rng.next() % 6)
+            let from = moves.prefix(start).reduce(Position.starting) { $0.applying($1) }
+            let shown = moves[start..<(start + length)].reduce(from) { $0.applying($1) }
+            let plies = 2 + Int(rng.next() % 5)
+            let limit = limits[Int(rng.next() % UInt64(limits.count))]
+            var quick = OccupancyGapSearch(maxPlies: plies)
+            quick.nodeLimit = limit
+            var full = quick
+            full.givesUpOnceSure = false
+            let board = PackedBoard(position: from)
+            let occupancy = PackedBoard(position: shown).occupancy
+            let answer = quick.lines(from: from, board: board, occupancy: occupancy)
+            let expected = full.lines(from: from, board: board, occupancy: occupancy)
+            let context = "game \(index), ply \(start), gap \(length), \(plies) plies, limit \(limit)"
+            switch (answer, expected) {
+            case (.lines(let lines), .lines(let expectedLines)):
+                // The lines of one placement come in the order found, the placements in no order.
+                #expect(Set(lines.map { $0.map(\.uci) }) == Set(expectedLines.map { $0.map(\.uci) }), "\(context)")
+                #expect(lines.map(\.count) == expectedLines.map(\.count), "\(context)")
+            default:
+                #expect(answer == expected, "\(context)")
+            }
+            if case .tooMany = expected { gaveUp += 1 }
+            #expect(quick.nodes <= full.nodes, "\(context)")
+            if quick.nodes < full.nodes { sooner += 1 }
+        }
+        // The comparison covers both answers and the shortcut.
+        #expect(gaveUp >= 60, "\(gaveUp) give-ups")
+        #expect(sooner >= 30, "\(sooner) searches gave up sooner")
+    }
+
     /// Random games, a gap of 1–3 plies at random moments, searched four plies deep: the
     /// true line's placement is always among those listed (never missed, so never guessed
     /// around), with a line no longer than the true one; and every line listed is legal and

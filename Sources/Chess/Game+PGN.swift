@@ -86,6 +86,10 @@ struct PGNMovetext: Sendable {
     /// `line.count`, kept (counting a string's characters walks it).
     private var lineLength = 0
     private var blackNeedsNumber = true
+    /// Where the text stood before the last move was added: its tokens can be made again
+    /// alone (``replaceLast(with:playedIn:)``) when its clock or comment changes — the
+    /// bridge records the mover's clock on each move just after playing it.
+    private var beforeLast: (lines: Int, line: String, lineLength: Int, blackNeedsNumber: Bool)?
 
     /// The movetext of no moves.
     init() {}
@@ -97,6 +101,7 @@ struct PGNMovetext: Sendable {
 
     /// Adds `record`, played in `position`.
     mutating func append(_ record: GameMove, playedIn position: Position) {
+        beforeLast = (lines.count, line, lineLength, blackNeedsNumber)
         if position.sideToMove == .white {
             add("\(position.fullmoveNumber). \(record.san)")
         } else if blackNeedsNumber {
@@ -114,6 +119,19 @@ struct PGNMovetext: Sendable {
         words[0] = "{ " + words[0]
         words[words.count - 1] += " }"
         for word in words { add(word) }
+    }
+
+    /// Makes the last move's tokens again as `record`, played in `position` (its clock or
+    /// comment changed); `false`, changing nothing, when there is no last move.
+    mutating func replaceLast(with record: GameMove, playedIn position: Position) -> Bool {
+        guard let saved = beforeLast else { return false }
+        // Adding the move only filled the line and added lines after the ones kept.
+        lines.removeLast(lines.count - saved.lines)
+        line = saved.line
+        lineLength = saved.lineLength
+        blackNeedsNumber = saved.blackNeedsNumber
+        append(record, playedIn: position)
+        return true
     }
 
     /// The movetext followed by `result`'s token, its lines joined by newlines.

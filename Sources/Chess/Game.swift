@@ -106,16 +106,23 @@ public struct Game: Sendable, Equatable {
 
     /// Sets the comment of the move at `ply` (0-based); ignored when out of range.
     public mutating func setComment(_ comment: String?, forPly ply: Int) {
-        guard moves.indices.contains(ply) else { return }
+        guard moves.indices.contains(ply), moves[ply].comment != comment else { return }
         moves[ply].comment = comment
-        movetext = PGNMovetext(rendering: self)
+        renderAgain(from: ply)
     }
 
     /// Sets the remaining clock (seconds) recorded for the move at `ply` (0-based);
     /// ignored when out of range.
     public mutating func setClock(_ clock: TimeInterval?, forPly ply: Int) {
-        guard moves.indices.contains(ply) else { return }
+        guard moves.indices.contains(ply), moves[ply].clock != clock else { return }
         moves[ply].clock = clock
+        renderAgain(from: ply)
+    }
+
+    /// The movetext after the move at `ply` changed: the last move's tokens alone, or every
+    /// move's (a change further back moves every token after it).
+    private mutating func renderAgain(from ply: Int) {
+        if ply == moves.count - 1, movetext.replaceLast(with: moves[ply], playedIn: positions[ply]) { return }
         movetext = PGNMovetext(rendering: self)
     }
 

@@ -33,6 +33,15 @@ import Testing
                         comments.randomElement(using: &generator),
                         forPly: Int.random(in: 0..<max(1, game.moves.count), using: &generator))
                 case 3: game.setClock(nil, forPly: game.moves.count - 1)
+                // The bridge's way: the mover's clock recorded just after the move.
+                case 4, 5, 6:
+                    game.setClock(
+                        Double(Int.random(in: 0..<72_000, using: &generator)) / 10, forPly: game.moves.count - 1)
+                case 7:
+                    game.setClock(
+                        Double(Int.random(in: 0..<72_000, using: &generator)) / 10,
+                        forPly: Int.random(in: 0..<max(1, game.moves.count), using: &generator))
+                case 8: game.setComment(comments.randomElement(using: &generator), forPly: game.moves.count - 1)
                 default: break
                 }
                 #expect(game.pgn.hasSuffix("\n\n" + Self.renderedMovetext(of: game) + "\n"), "\(game.pgn)")

@@ -67,8 +67,9 @@ extension Game {
 }
 
 /// A game's movetext without its result, wrapped to lines of at most 80 characters, kept
-/// move by move: ``Game/play(_:clock:timestamp:)`` appends the move, any other change of the
-/// moves renders them all again. The PGN is published after every move, and rendering every
+/// move by move: ``Game/play(_:clock:timestamp:)`` appends the move, a changed clock or
+/// comment of the last move makes that move's tokens again, any other change of the moves
+/// renders them all again. The PGN is published after every move, and rendering every
 /// move each time cost the bridge more the longer the game went on.
 ///
 /// Tokens: the move number with the move (`12. Nf3`; `12... Nf6` for a Black move that

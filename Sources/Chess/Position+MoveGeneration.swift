@@ -251,7 +251,7 @@ extension Position {
     /// The legal moves of the piece on `square` (empty when it holds no piece of the side
     /// to move).
     public func legalMoves(from square: Square) -> [Move] {
-        withLegalMoves { moves in moves.filter { $0.fromIndex == square.rawValue }.map(\.move) }
+        legalMoves(fromSquaresIn: 1 << UInt64(square.rawValue))
     }
 
     /// The legal moves of the pieces on the squares of `squares` (a bit per square, a1 the
@@ -263,7 +263,7 @@ extension Position {
             var bits = squares
             while bits != 0 {
                 let square = bits.trailingZeroBitCount
-                for move in moves where Int(move.fromIndex) == square { result.append(move.move) }
+                for move in moves where move.fromIndex == square { result.append(move.move) }
                 bits &= bits - 1
             }
             return result

@@ -96,6 +96,9 @@ struct OccupancyGapSearch {
         }
     }
 
+    /// A position still to be expanded: its index in the positions reached, itself, its placement.
+    private typealias Open = (index: Int, position: Position, board: PackedBoard)
+
     /// A position reached, with the move that reached it first (the position itself is kept
     /// only while it is to be expanded: a long gap reaches hundreds of thousands).
     private struct Reached {
@@ -160,7 +163,7 @@ struct OccupancyGapSearch {
         var frontier = [(index: 0, position: position, board: board)]
         var shortest: Int?
         for ply in 1...maxPlies where !frontier.isEmpty {
-            var next: [(index: Int, position: Position, board: PackedBoard)] = []
+            var next: [Open] = []
             let remaining = maxPlies - ply
             // The positions of the next ply the limit lets be expanded.
             let budget = nodeLimit - nodes - frontier.count
@@ -229,8 +232,8 @@ struct OccupancyGapSearch {
     /// them. Whether a position is new does not matter here: one reached before with the
     /// squares shown would have been a line found.
     private mutating func firstEnd(
-        after rest: ArraySlice<(index: Int, position: Position, board: PackedBoard)>, ply: Int,
-        then next: [(index: Int, position: Position, board: PackedBoard)], occupancy: UInt64
+        after rest: ArraySlice<Open>, ply: Int,
+        then next: [Open], occupancy: UInt64
     ) -> Int? {
         for (_, position, board) in rest {
             nodes += 1

@@ -151,6 +151,10 @@ extension FakeBlueZ {
         try self.board(board).writes
     }
 
+    /// The LE connect attempts that ended after the one numbered `mark` (0: every one kept),
+    /// oldest first, with the radio time each took (`RadioTimes`).
+    public func radioTimes(since mark: UInt64) -> [RadioTime] { radioTimes.since(mark) }
+
     /// Empties the board's write log.
     public func clearWrites(board: String) throws(FakeBlueZError) {
         try self.board(board).writes.removeAll()

@@ -35,6 +35,8 @@ public final class FakeBlueZ {
     let version: BlueZVersion
     let clock = MonotonicClock()
     var random: SimulatorRandom
+    /// The radios' connect and discovery times (``radioTimes(since:)``).
+    var radioTimes = RadioTimeLog()
     private(set) var adapters: [FakeAdapter] = []
     private(set) var boards: [SimulatedBoard] = []
     private var agents: [String: String] = [:]

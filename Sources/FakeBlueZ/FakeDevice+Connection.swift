@@ -44,6 +44,7 @@ extension FakeDevice {
         let delay =
             outcome == .timeout
             ? sim.behavior.connectTimeout : sim.jittered(sim.behavior.connectDelay, by: sim.behavior.connectJitter)
+        drawnConnect = delay
         connectTask = schedule(after: delay) { [weak self] in self?.finishConnect(outcome) }
     }
 
@@ -52,6 +53,7 @@ extension FakeDevice {
         guard state == .connecting, waitingForBoard else { return }
         waitingForBoard = false
         connectTask?.cancel()
+        drawnConnect = sim.behavior.connectDelay
         connectTask = schedule(after: sim.behavior.connectDelay) { [weak self] in self?.finishConnect(.success) }
     }
 
@@ -64,6 +66,10 @@ extension FakeDevice {
         waitingForBoard = false
         adapter.connectFinished(self)
         let abortError = sim.version.atLeast(62) ? BlueZErrors.abortByLocal : BlueZErrors.softwareAbort
+        if outcome != .success || !board.isPresent {
+            // Failed, it still held the radio (a link that comes up records its discovery too).
+            sim.radioTimes.record(adapter: adapter.name, address: board.address, connect: drawnConnect, discovery: nil)
+        }
         switch outcome {
         case .success where board.isPresent:
             linkUp(invocation)
@@ -97,6 +103,8 @@ extension FakeDevice {
         board.linkUp()
         sim.log("\(board.address) connected")
         let discovery = sim.jittered(sim.behavior.serviceDiscoveryDelay, by: sim.behavior.serviceDiscoveryJitter)
+        sim.radioTimes.record(
+            adapter: adapter.name, address: board.address, connect: drawnConnect, discovery: discovery)
         resolveTask = schedule(after: discovery) { [weak self] in self?.resolveServices() }
         if pendingPair != nil { completePairingSoon() }
     }

@@ -31,6 +31,8 @@ final class FakeDevice {
     var connectOutcome: ConnectOutcome = .success
     /// The attempt waits for a board that is not in range (it succeeds if it comes).
     var waitingForBoard = false
+    /// The seconds the running connect attempt holds the radio (``RadioTime/connect``).
+    var drawnConnect = 0.0
     var connectTask: Task<Void, Never>?
     var resolveTask: Task<Void, Never>?
     var disconnectTask: Task<Void, Never>?

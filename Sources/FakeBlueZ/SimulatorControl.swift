@@ -16,7 +16,7 @@ enum SimulatorControl {
         ("SetAdapterPowered", "sb", ""), ("SetBattery", "sub", ""), ("PressButton", "ss", ""),
         ("SetRSSI", "sn", ""), ("SetPresent", "sb", ""), ("SetAutoplay", "sd", ""), ("Writes", "s", "a(dssay)"),
         ("ClearWrites", "s", ""), ("ChangeServices", "s", ""), ("Violations", "s", "a{su}"), ("Placement", "s", "s"),
-        ("Position", "s", "s"), ("LoseNotifications", "su", ""),
+        ("Position", "s", "s"), ("LoseNotifications", "su", ""), ("RadioTimes", "t", "a(tssdd)"),
     ]
 
     @MainActor
@@ -54,6 +54,17 @@ enum SimulatorControl {
     ) throws(FakeBlueZError)
         -> [DBusValue]
     {
+        if member == "RadioTimes" {
+            // Each LE connect attempt: its number, adapter, board address, the seconds it
+            // held the radio and the seconds of discovery after it (-1: it failed).
+            let records = sim.radioTimes(since: arguments.uint64(0)).map { time in
+                DBusValue.struct([
+                    .uint64(time.sequence), .string(time.adapter), .string(time.address), .double(time.connect),
+                    .double(time.discovery ?? -1),
+                ])
+            }
+            return [.array("(tssdd)", records)]
+        }
         let board = arguments.string(0)
         switch member {
         case "ListAdapters": return [.array("a{sv}", sim.adapterStatuses.map(dictionary))]
@@ -174,6 +185,7 @@ enum SimulatorControl {
         func double(_ index: Int) -> Double { index < values.count ? values[index].doubleValue ?? 0 : 0 }
         func bool(_ index: Int) -> Bool { index < values.count ? values[index].boolValue ?? false : false }
         func uint32(_ index: Int) -> UInt32 { index < values.count ? values[index].uint32Value ?? 0 : 0 }
+        func uint64(_ index: Int) -> UInt64 { index < values.count ? values[index].uint64Value ?? 0 : 0 }
         func int16(_ index: Int) -> Int16 { index < values.count ? values[index].int16Value ?? 0 : 0 }
     }
 }

@@ -104,6 +104,16 @@ struct BenchRunTests {
             let value = try #require(result["value"] as? Double, "\(result)")
             #expect(value.isFinite && value > 0, "\(result["key"] ?? "?") = \(value)")
         }
+        // The full hall's floors come from the connect and discovery times boardsim drew
+        // (`RadioTimes`): every phase has one, above the connects of one adapter alone.
+        let hall = results.filter { ($0["key"] as? String)?.hasPrefix("startup.hall.") == true }
+        #expect(hall.count == 3, "keys: \(keys)")
+        for result in hall {
+            let details = try #require(result["details"] as? [String: Any], "\(result)")
+            let floor = try #require(details["floor_ms"] as? Double, "\(result)")
+            let mean = try #require(details["mean_floor_ms"] as? Double, "\(result)")
+            #expect(floor > 0.5 * mean && floor < 2 * mean, "\(result["key"] ?? "?"): floor \(floor), mean \(mean)")
+        }
     }
 
     /// The floors run: the wake-up sender is handed its sockets (a child that kept none but

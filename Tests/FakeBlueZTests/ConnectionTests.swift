@@ -103,6 +103,50 @@ struct ConnectionTests {
         _ = try await fixture.call(first, SimFixture.device, "Connect")
     }
 
+    /// `RadioTimes` reports each connect attempt the radio made, with the times it drew
+    /// (what the benchmark's start-up floor is made of): a failed attempt without discovery,
+    /// a link with it, each within its configured delay and jitter, numbered for "since".
+    @Test func radioTimesReportEveryAttemptWithTheTimesDrawn() async throws {
+        var behavior = SimFixture.fast
+        behavior.connectJitter = 0.05
+        behavior.serviceDiscoveryJitter = 0.02
+        let fixture = try await SimFixture(boards: [SimFixture.chessnut, SimFixture.pegasus], behavior: behavior)
+        defer { fixture.close() }
+        func radioTimes(since mark: UInt64) async throws -> [[DBusValue]] {
+            let reply = try await fixture.client.call(
+                destination: FakeBlueZ.busName, path: FakeBlueZ.controlPath, interface: FakeBlueZ.controlInterface,
+                member: "RadioTimes", body: [.uint64(mark)])
+            return (reply.first?.arrayValue ?? []).compactMap(\.structValue)
+        }
+        #expect(try await radioTimes(since: 0).isEmpty)
+        let path = try await fixture.discover(Self.chessnut)
+        let second = SimFixture.devicePath("AA:BB:CC:00:00:02")
+        #expect(await eventually { fixture.signals.firstIndex { SignalRecorder.isAdded($0, second) } != nil })
+        _ = try await fixture.call("/org/bluez/hci0", SimFixture.adapter, "StopDiscovery")
+        try fixture.sim.failNextConnects(board: "air", count: 1, outcome: .abort)
+        _ = await capturedError { _ = try await fixture.call(path, SimFixture.device, "Connect") }
+        // Each attempt is recorded as it ends, in the same turn as its Connect reply.
+        _ = try await fixture.call(path, SimFixture.device, "Connect")
+        _ = try await fixture.call(second, SimFixture.device, "Connect")
+
+        let records = try await radioTimes(since: 0)
+        try #require(records.count == 3, "\(records)")
+        #expect(records.map { $0[0] } == [.uint64(1), .uint64(2), .uint64(3)])
+        #expect(records.allSatisfy { $0[1] == .string("hci0") })
+        #expect(
+            records.map { $0[2] } == [.string(Self.chessnut), .string(Self.chessnut), .string("AA:BB:CC:00:00:02")])
+        for record in records {
+            let connect = try #require(record[3].doubleValue)
+            #expect(connect >= 0.01 && connect <= 0.06, "\(record)")
+        }
+        #expect(records[0][4] == .double(-1), "the failed attempt has no discovery")
+        for record in records.dropFirst() {
+            let discovery = try #require(record[4].doubleValue)
+            #expect(discovery >= 0.01 && discovery <= 0.03, "\(record)")
+        }
+        #expect(try await radioTimes(since: 2).map { $0[0] } == [.uint64(3)])
+    }
+
     @Test(arguments: [
         (
             ConnectOutcome.abort, DBusError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"),

@@ -70,8 +70,12 @@ extension GameTracker {
                 report(histories, difference, &outputs)
                 return .outOfSync(difference)
             }
+            // Told once, and again only when the lines to list changed (`candidates` "each
+            // time they change"): every later board of a gap too wide to list was reported
+            // anew, one `missed_moves` correction per move played after it.
             let listed = lines.count > GapSearch.maxLines ? [] : lines.map { $0.map(\.uci) }
-            reportMissed(MissedMoves(plies: plies, candidates: listed), difference, &outputs)
+            let told = gapReported && openGap?.candidates == listed
+            reportMissed(told ? nil : MissedMoves(plies: plies, candidates: listed), difference, &outputs)
             return .outOfSync(difference)
         case .notFound:
             // Maybe a move in progress, maybe too far: the grace decides (even for what

@@ -27,10 +27,14 @@ extension BoardSession {
                 reportedOutOfSync = true
                 let missed = missedMoves
                 missedMoves = nil
+                // While a gap reported before is open, the board is out of sync for it: the
+                // event says so as the retained state does (the correction is made once, with
+                // the report).
+                let setUp = core.tracker.setUpWait?.reason
+                let gap = missed ?? (setUp == nil ? core.tracker.openGap : nil)
                 let event = BoardEventPayload.outOfSync(
-                    squares: squares,
-                    reason: missed.map { _ in BoardEventPayload.missedMovesReason } ?? core.tracker.setUpWait?.reason,
-                    candidates: missed?.candidates)
+                    squares: squares, reason: gap.map { _ in BoardEventPayload.missedMovesReason } ?? setUp,
+                    candidates: gap?.candidates)
                 publishEvent(event)
                 if missed != nil { recordCorrection("missed_moves", from: event, keys: ["squares", "candidates"]) }
             case .inSync:

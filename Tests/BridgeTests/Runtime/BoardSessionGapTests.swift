@@ -90,6 +90,36 @@ import Testing
         #expect(harness.session.core.game.moves.count == 2)
     }
 
+    /// Issue #29: a gap too wide to list, on a board whose play goes on (the fault suite's
+    /// Pegasus): one `missed_moves` report and correction for it, not one per move after it;
+    /// every `out_of_sync` event while it is open still gives it as the reason, as the state
+    /// does.
+    @Test func anUnreadGapIsOneCorrectionWhilePlayGoesOnAfterIt() async throws {
+        var harness = try SessionHarness(family: .squareOff, name: "Square Off Pro")
+        await harness.connect()
+        for uci in ["b2b3", "d7d5", "d2d4", "b8d7", "d1d3", "f7f6", "c2c3"] { await harness.play(uci) }
+        #expect(harness.session.core.game.moves.count == 7)
+        harness.transport.dropLink()
+        await harness.pump()
+        await harness.play("e7e5")
+        harness.time.advance(5)
+        harness.publisher.clear()
+        harness.transport.establishLink()
+        await harness.pump()
+        for uci in ["c1h6", "d8e7", "a2a3", "e7d8"] {
+            harness.time.advance(1)
+            await harness.play(uci)
+        }
+        let corrections = harness.publisher.payloads(on: "boardbridge/board-01/corrections").last
+        let actions = corrections?["corrections"]?.arrayValue?.compactMap { $0["action"]?.stringValue }
+        #expect(actions == ["missed_moves"], "\(actions ?? [])")
+        let outOfSync = harness.publisher.payloads(on: events).filter { $0["event_type"] == "out_of_sync" }
+        #expect(outOfSync.count > 1)
+        #expect(outOfSync.allSatisfy { $0["reason"] == "missed_moves" }, "\(outOfSync)")
+        #expect(harness.session.core.game.moves.count == 7)
+        #expect(harness.session.core.syncState.isOutOfSync)
+    }
+
     /// Issue #30 (1): the state names the missed moves and their lines; the arbiter's
     /// `resolve` publishes the moves in order, marked resolved, with the PGN; a wrong or
     /// stale line is refused with its reason and publishes nothing.

@@ -296,8 +296,11 @@ extension GameTracker {
         openGap = nil
     }
 
-    /// Reports `missed` and keeps it as the gap open for the arbiter (``openGap``).
+    /// Reports `missed` and keeps it as the gap open for the arbiter (``openGap``); with a
+    /// gap open already, as its update (``MissedMoves/isUpdate``).
     mutating func noteMissed(_ missed: MissedMoves, into outputs: inout [TrackerOutput]) {
+        var missed = missed
+        missed.isUpdate = openGap != nil
         openGap = missed
         outputs.append(.missedMoves(missed))
     }

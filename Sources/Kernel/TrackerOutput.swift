@@ -119,11 +119,20 @@ public struct MissedMoves: Hashable, Sendable, Codable {
     public var plies: Int?
     /// The candidate lines in UCI, when few (none when many, or none found).
     public var candidates: [[String]]
+    /// Whether this is the open gap's report again with other candidates (its histories
+    /// followed the play after it, or fewer are left), not a new gap: the arbiter's record
+    /// has the gap already.
+    public var isUpdate = false
+
+    private enum CodingKeys: String, CodingKey {
+        case plies, candidates
+    }
 
     /// Creates a record.
-    public init(plies: Int?, candidates: [[String]]) {
+    public init(plies: Int?, candidates: [[String]], isUpdate: Bool = false) {
         self.plies = plies
         self.candidates = candidates
+        self.isUpdate = isUpdate
     }
 }
 

@@ -36,7 +36,10 @@ extension BoardSession {
                     squares: squares, reason: gap.map { _ in BoardEventPayload.missedMovesReason } ?? setUp,
                     candidates: gap?.candidates)
                 publishEvent(event)
-                if missed != nil { recordCorrection("missed_moves", from: event, keys: ["squares", "candidates"]) }
+                // One correction per gap: its later candidates are the events' and the state's.
+                if let missed, !missed.isUpdate {
+                    recordCorrection("missed_moves", from: event, keys: ["squares", "candidates"])
+                }
             case .inSync:
                 if reportedOutOfSync { publishEvent(.inSync) }
                 reportedOutOfSync = false

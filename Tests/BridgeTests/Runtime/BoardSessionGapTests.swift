@@ -120,6 +120,35 @@ import Testing
         #expect(harness.session.core.syncState.isOutOfSync)
     }
 
+    /// Issue #29: a gap whose histories are followed through the play after it (the fault
+    /// suite's Millennium, bridge killed, seed 2902: two White moves that commute) is one
+    /// `missed_moves` correction; the candidates it grows move by move are the events'.
+    @Test func aFollowedGapIsOneCorrectionWhileItsCandidatesGrow() async throws {
+        var harness = try SessionHarness()
+        await harness.connect()
+        for uci in ["b2b3", "c7c5", "e2e3", "g7g5", "f1d3", "a7a5"] { await harness.play(uci) }
+        harness.transport.dropLink()
+        await harness.pump()
+        for uci in ["d3f1", "h7h5", "e3e4"] { await harness.play(uci) }
+        harness.time.advance(10)
+        harness.publisher.clear()
+        harness.transport.establishLink()
+        await harness.pump()
+        for uci in ["f7f6", "e1e2", "g5g4"] {
+            harness.time.advance(1)
+            await harness.play(uci)
+        }
+        let outOfSync = harness.publisher.payloads(on: events).filter { $0["event_type"] == "out_of_sync" }
+        let candidates = outOfSync.compactMap { $0["candidates"]?.arrayValue?.count }
+        #expect(candidates.first == 2, "\(outOfSync)")
+        let longest = outOfSync.compactMap { $0["candidates"]?.arrayValue?.first?.arrayValue?.count }.max()
+        #expect(longest == 6, "the lines grow with the moves after the gap: \(outOfSync)")
+        let corrections = harness.publisher.payloads(on: "boardbridge/board-01/corrections").last
+        let actions = corrections?["corrections"]?.arrayValue?.compactMap { $0["action"]?.stringValue }
+        #expect(actions == ["missed_moves"], "\(actions ?? [])")
+        #expect(harness.session.core.game.moves.count == 6)
+    }
+
     /// Issue #30 (1): the state names the missed moves and their lines; the arbiter's
     /// `resolve` publishes the moves in order, marked resolved, with the PGN; a wrong or
     /// stale line is refused with its reason and publishes nothing.

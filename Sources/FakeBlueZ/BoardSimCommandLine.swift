@@ -100,6 +100,7 @@ public enum BoardSimArguments {
           violations BOARD                     protocol-violation counters (JSON)
           board BOARD                          FEN placement of the physical board
           position BOARD                       FEN of the tracked game position
+          radio-times [SINCE]                  each LE connect attempt's radio times (JSON)
         """
 
     /// Parses `arguments` (without the program name).

@@ -28,6 +28,7 @@ public struct ControlRequest: Equatable, Sendable {
         "drop": 1...1, "fail-connects": 2...2, "power": 2...2, "battery": 2...2, "button": 2...2, "rssi": 2...2,
         "present": 2...2, "autoplay": 2...2, "add-board": 1...1, "remove-board": 1...1, "writes": 1...1,
         "violations": 1...1, "board": 1...1, "position": 1...1, "services-changed": 1...1, "lose": 2...2,
+        "radio-times": 0...1,
     ]
 
     /// Parses the words after `ctl`.
@@ -151,6 +152,10 @@ public struct ControlRequest: Equatable, Sendable {
             return (try await call("Placement", [.string(board)], on: connection)).compactMap(\.stringValue)
         case "position":
             return (try await call("Position", [.string(board)], on: connection)).compactMap(\.stringValue)
+        case "radio-times":
+            let since = arguments.first ?? "0"
+            guard let mark = UInt64(since) else { throw .invalidValue(key: "since", value: since) }
+            return JSONLines.radioTimes(try await call("RadioTimes", [.uint64(mark)], on: connection).first)
         default:
             throw .invalidConfiguration("unknown verb '\(verb)'")
         }
@@ -236,6 +241,23 @@ enum JSONLines {
                 "time": .number((time * 1_000_000).rounded() / 1_000_000), "characteristic": .string(characteristic),
                 "type": .string(type), "hex": .string(HexBytes.string(bytes)),
             ])
+        }
+    }
+
+    /// `a(tssdd)` as `{"address":…,"adapter":…,"connect":…,"discovery":…,"sequence":…}` lines
+    /// (no `discovery` for a failed attempt).
+    static func radioTimes(_ value: DBusValue?) -> [String] {
+        (value?.arrayValue ?? []).compactMap { element in
+            guard let members = element.structValue, members.count == 5, let sequence = members[0].uint64Value,
+                let adapter = members[1].stringValue, let address = members[2].stringValue,
+                let connect = members[3].doubleValue, let discovery = members[4].doubleValue
+            else { return nil }
+            var object: [String: Scalar] = [
+                "sequence": .integer(Int64(clamping: sequence)), "adapter": .string(adapter),
+                "address": .string(address), "connect": .number((connect * 1_000_000).rounded() / 1_000_000),
+            ]
+            if discovery >= 0 { object["discovery"] = .number((discovery * 1_000_000).rounded() / 1_000_000) }
+            return encode(object)
         }
     }
 

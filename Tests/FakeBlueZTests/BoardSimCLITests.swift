@@ -142,6 +142,16 @@ struct BoardSimCLITests {
         }
         _ = try await fixture.call(device, "org.bluez.Device1", "Connect")
         #expect(try await fixture.listed("peg")["Connected"] as? Bool == true)
+        // The two attempts as the radio timed them: the aborted one without discovery.
+        let radio = try await fixture.ctl("radio-times").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
+        }
+        #expect(radio.map { $0["sequence"] as? Int } == [1, 2], "\(radio)")
+        #expect(
+            radio.allSatisfy { $0["adapter"] as? String == "hci0" && $0["address"] as? String == "AA:BB:CC:00:00:02" })
+        #expect(radio.allSatisfy { ($0["connect"] as? Double ?? -1) >= 0 }, "\(radio)")
+        #expect(radio.map { $0["discovery"] != nil } == [false, true], "\(radio)")
+        #expect(try await fixture.ctl("radio-times", "1").count == 1)
         // Write something once the services are resolved; the log shows it.
         var resolved = false
         for _ in 0..<500 where !resolved {

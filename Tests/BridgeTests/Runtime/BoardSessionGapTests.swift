@@ -38,14 +38,8 @@ import Testing
     @Test func movesTheBoardCannotOrderAreReportedAsMissed() async throws {
         var harness = try SessionHarness()
         await harness.connect()
-        harness.transport.dropLink()
-        await harness.pump()
-        for uci in ["e2e4", "e7e5", "d2d4"] { await harness.play(uci) }
         // Three plies take more than an instant: the link was down long enough to hold them.
-        harness.time.advance(10)
-        harness.publisher.clear()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.play(whileTheLinkIsDown: ["e2e4", "e7e5", "d2d4"], for: 10)
         let outOfSync = harness.publisher.payloads(on: events).filter { $0["event_type"] == "out_of_sync" }
         #expect(outOfSync.count == 1, "\(harness.publisher.payloads(on: events))")
         #expect(outOfSync.first?["reason"] == "missed_moves")
@@ -65,15 +59,9 @@ import Testing
         await harness.play("e2e4")
         await harness.play("e7e5")
         #expect(harness.session.core.game.moves.count == 2)
-        harness.transport.dropLink()
-        await harness.pump()
-        for uci in ["d1e2", "g8f6", "e1d1", "f6g8"] { await harness.play(uci) }
         // Four plies take more than an instant: the link was down long enough to hold them
         // (a blip of a second holds three at most, and the board would be read as 2. Ke2).
-        harness.time.advance(10)
-        harness.publisher.clear()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.play(whileTheLinkIsDown: ["d1e2", "g8f6", "e1d1", "f6g8"], for: 10)
         harness.time.advance(3)
         harness.session.tick()
         await harness.pump()
@@ -99,13 +87,7 @@ import Testing
         await harness.connect()
         for uci in ["b2b3", "d7d5", "d2d4", "b8d7", "d1d3", "f7f6", "c2c3"] { await harness.play(uci) }
         #expect(harness.session.core.game.moves.count == 7)
-        harness.transport.dropLink()
-        await harness.pump()
-        await harness.play("e7e5")
-        harness.time.advance(5)
-        harness.publisher.clear()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.play(whileTheLinkIsDown: ["e7e5"], for: 5)
         for uci in ["c1h6", "d8e7", "a2a3", "e7d8"] {
             harness.time.advance(1)
             await harness.play(uci)
@@ -127,13 +109,7 @@ import Testing
         var harness = try SessionHarness()
         await harness.connect()
         for uci in ["b2b3", "c7c5", "e2e3", "g7g5", "f1d3", "a7a5"] { await harness.play(uci) }
-        harness.transport.dropLink()
-        await harness.pump()
-        for uci in ["d3f1", "h7h5", "e3e4"] { await harness.play(uci) }
-        harness.time.advance(10)
-        harness.publisher.clear()
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.play(whileTheLinkIsDown: ["d3f1", "h7h5", "e3e4"], for: 10)
         for uci in ["f7f6", "e1e2", "g5g4"] {
             harness.time.advance(1)
             await harness.play(uci)
@@ -155,12 +131,7 @@ import Testing
     @Test func theArbiterResolvesMissedMovesAndTheyEnterTheGame() async throws {
         var harness = try SessionHarness()
         await harness.connect()
-        harness.transport.dropLink()
-        await harness.pump()
-        for uci in ["e2e4", "e7e5", "d2d4"] { await harness.play(uci) }
-        harness.time.advance(10)
-        harness.transport.establishLink()
-        await harness.pump()
+        await harness.play(whileTheLinkIsDown: ["e2e4", "e7e5", "d2d4"], for: 10)
         let state = try #require(harness.publisher.payloads(on: "boardbridge/board-01").last)
         #expect(state["sync"]?["reason"] == "missed_moves")
         let lines = state["sync"]?["lines"]?.arrayValue ?? []

@@ -91,6 +91,18 @@ struct SessionHarness {
         await pump()
     }
 
+    /// The link drops, `moves` are played meanwhile, and the link comes back `seconds` later;
+    /// what was published until then is cleared.
+    mutating func play(whileTheLinkIsDown moves: [String], for seconds: Double) async {
+        transport.dropLink()
+        await pump()
+        for uci in moves { await play(uci) }
+        time.advance(seconds)
+        publisher.clear()
+        transport.establishLink()
+        await pump()
+    }
+
     /// A person acts on the board; a board that streams its frames (Certabo, Sentio) shows
     /// it in the next frame as well (its 2-of-3 vote needs two).
     func perform(_ action: PhysicalAction) {

@@ -144,6 +144,8 @@ let package = Package(
                 "BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "DBus", "BlueZ", "MainLoop",
                 "TestSupport", "Contract", "JSON",
                 "Curl",
+                // The start-up floor is made of boardsim's radio times (`RadioTime`, its wire form).
+                "FakeBlueZ",
                 // The wake-up floor's bare loop calls the same epoll helpers as MainLoop.
                 "CMainQueue",
                 // Allocations per notification and per move are counted.

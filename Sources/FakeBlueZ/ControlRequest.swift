@@ -247,16 +247,13 @@ enum JSONLines {
     /// `a(tssdd)` as `{"address":…,"adapter":…,"connect":…,"discovery":…,"sequence":…}` lines
     /// (no `discovery` for a failed attempt).
     static func radioTimes(_ value: DBusValue?) -> [String] {
-        (value?.arrayValue ?? []).compactMap { element in
-            guard let members = element.structValue, members.count == 5, let sequence = members[0].uint64Value,
-                let adapter = members[1].stringValue, let address = members[2].stringValue,
-                let connect = members[3].doubleValue, let discovery = members[4].doubleValue
-            else { return nil }
+        (value?.arrayValue ?? []).compactMap(RadioTime.init(dbus:)).map { time in
+            func microseconds(_ seconds: Double) -> Scalar { .number((seconds * 1_000_000).rounded() / 1_000_000) }
             var object: [String: Scalar] = [
-                "sequence": .integer(Int64(clamping: sequence)), "adapter": .string(adapter),
-                "address": .string(address), "connect": .number((connect * 1_000_000).rounded() / 1_000_000),
+                "sequence": .integer(Int64(clamping: time.sequence)), "adapter": .string(time.adapter),
+                "address": .string(time.address), "connect": microseconds(time.connect),
             ]
-            if discovery >= 0 { object["discovery"] = .number((discovery * 1_000_000).rounded() / 1_000_000) }
+            if let discovery = time.discovery { object["discovery"] = microseconds(discovery) }
             return encode(object)
         }
     }

@@ -45,6 +45,7 @@ extension FakeDevice {
             outcome == .timeout
             ? sim.behavior.connectTimeout : sim.jittered(sim.behavior.connectDelay, by: sim.behavior.connectJitter)
         drawnConnect = delay
+        connectStarted = sim.clock.now()
         connectTask = schedule(after: delay) { [weak self] in self?.finishConnect(outcome) }
     }
 
@@ -53,7 +54,8 @@ extension FakeDevice {
         guard state == .connecting, waitingForBoard else { return }
         waitingForBoard = false
         connectTask?.cancel()
-        drawnConnect = sim.behavior.connectDelay
+        // The radio waited for it since the attempt began, and connects now.
+        drawnConnect = sim.clock.now() - connectStarted + sim.behavior.connectDelay
         connectTask = schedule(after: sim.behavior.connectDelay) { [weak self] in self?.finishConnect(.success) }
     }
 

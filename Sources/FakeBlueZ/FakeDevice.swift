@@ -33,6 +33,8 @@ final class FakeDevice {
     var waitingForBoard = false
     /// The seconds the running connect attempt holds the radio (``RadioTime/connect``).
     var drawnConnect = 0.0
+    /// When the running connect attempt began (``MonotonicClock`` seconds).
+    var connectStarted = 0.0
     var connectTask: Task<Void, Never>?
     var resolveTask: Task<Void, Never>?
     var disconnectTask: Task<Void, Never>?

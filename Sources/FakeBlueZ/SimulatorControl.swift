@@ -55,15 +55,8 @@ enum SimulatorControl {
         -> [DBusValue]
     {
         if member == "RadioTimes" {
-            // Each LE connect attempt: its number, adapter, board address, the seconds it
-            // held the radio and the seconds of discovery after it (-1: it failed).
-            let records = sim.radioTimes(since: arguments.uint64(0)).map { time in
-                DBusValue.struct([
-                    .uint64(time.sequence), .string(time.adapter), .string(time.address), .double(time.connect),
-                    .double(time.discovery ?? -1),
-                ])
-            }
-            return [.array("(tssdd)", records)]
+            let records = sim.radioTimes(since: arguments.uint64(0)).map(\.dbusValue)
+            return [.array(RadioTime.dbusSignature, records)]
         }
         let board = arguments.string(0)
         switch member {

@@ -1,5 +1,6 @@
 import BoardKit
 import DBus
+import FakeBlueZ
 import Foundation
 import MainLoop
 
@@ -69,32 +70,16 @@ extension StartupSection {
             cpu: Self.cpuSeconds(since: &sample, of: rig))
     }
 
-    /// One LE connect attempt as boardsim's radio timed it (its `RadioTimes`).
-    struct DrawnAttempt {
-        var sequence: UInt64
-        var adapter: String
-        var connect: Double
-        /// `nil`: the attempt failed.
-        var discovery: Double?
-    }
-
     /// boardsim's connect attempts after the one numbered `mark`, oldest first.
-    static func radioTimes(of rig: BridgeRig, since mark: UInt64) async throws -> [DrawnAttempt] {
+    static func radioTimes(of rig: BridgeRig, since mark: UInt64) async throws -> [RadioTime] {
         let reply = try await rig.controlCall("RadioTimes", values: [.uint64(mark)])
-        return (reply.first?.arrayValue ?? []).compactMap { record in
-            guard let fields = record.structValue, fields.count == 5, let sequence = fields[0].uint64Value,
-                let adapter = fields[1].stringValue, let connect = fields[3].doubleValue,
-                let discovery = fields[4].doubleValue
-            else { return nil }
-            return DrawnAttempt(
-                sequence: sequence, adapter: adapter, connect: connect, discovery: discovery >= 0 ? discovery : nil)
-        }
+        return (reply.first?.arrayValue ?? []).compactMap(RadioTime.init(dbus:))
     }
 
     /// What the radios allow for `attempts` (seconds): on each adapter its attempts one after
     /// the other, each link's discovery after its connect (discoveries overlap the next
     /// connects); the slowest adapter's last discovery ends it.
-    static func floor(_ attempts: [DrawnAttempt]) -> Double {
+    static func floor(_ attempts: [RadioTime]) -> Double {
         var busyUntil: [String: Double] = [:]
         var end = 0.0
         for attempt in attempts {

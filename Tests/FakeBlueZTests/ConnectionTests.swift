@@ -190,34 +190,6 @@ struct ConnectionTests {
         #expect(try fixture.sim.status(of: "air").connected)
     }
 
-    /// A connect that waits for a board out of range holds the radio from its start until
-    /// the board came and its connect: `RadioTimes` counts the wait, not the connect alone.
-    @Test func aConnectThatWaitedForItsBoardHeldTheRadioForTheWait() async throws {
-        var behavior = SimFixture.fast
-        behavior.connectTimeout = 30
-        let fixture = try await SimFixture(behavior: behavior)
-        defer { fixture.close() }
-        let path = try await fixture.discover(Self.chessnut)
-        _ = try await fixture.call("/org/bluez/hci0", SimFixture.adapter, "StopDiscovery")
-        try fixture.sim.setPresent(board: "air", false)
-        let monitor = try await BusMonitor(address: fixture.daemon.address)
-        defer { monitor.stop() }
-        let started = ContinuousClock.now
-        let pending = try await fixture.callInFlight(path, SimFixture.device, "Connect", monitor: monitor)
-        // The attempt is running; the board comes into range a moment later.
-        _ = try await fixture.managedObjects()
-        let waited = ContinuousClock.now - started
-        try fixture.sim.setPresent(board: "air", true)
-        #expect(await pending.value == nil)
-        let times = fixture.sim.radioTimes(since: 0)
-        try #require(times.count == 1, "\(times)")
-        let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) * 1e-18
-        // The call reached the simulator after `started`, so the wait is at most `waited`.
-        #expect(times[0].connect > behavior.connectDelay, "\(times)")
-        #expect(times[0].connect <= seconds + behavior.connectDelay + 0.001, "\(times), waited \(seconds) s")
-        #expect(times[0].discovery != nil)
-    }
-
     @Test func oldBlueZAbortText() async throws {
         var behavior = SimFixture.fast
         behavior.bluezVersion = "5.61"

@@ -144,7 +144,8 @@ struct FidelityTests {
     // MARK: 4. Absent board
 
     /// The kernel keeps trying for its LE connect timeout: a board switched on meanwhile
-    /// connects.
+    /// connects. The attempt held the radio from its start until the board came and its
+    /// connect: `RadioTimes` counts the wait, not the connect alone.
     @Test func aBoardThatComesIntoRangeDuringTheConnectTimeoutConnects() async throws {
         var behavior = SimFixture.fast
         behavior.connectTimeout = 30
@@ -156,11 +157,20 @@ struct FidelityTests {
         let monitor = try await BusMonitor(address: fixture.daemon.address)
         defer { monitor.stop() }
         // The attempt is under way (waiting for the board) before it is switched on.
+        let started = ContinuousClock.now
         let connect = try await fixture.callInFlight(path, SimFixture.device, "Connect", monitor: monitor)
         #expect(try fixture.sim.status(of: "air").connected == false)
+        let waited = ContinuousClock.now - started
         try fixture.sim.setPresent(board: "air", true)
         #expect(await connect.value == nil)
         #expect(try fixture.sim.status(of: "air").connected)
+        let times = fixture.sim.radioTimes(since: 0)
+        try #require(times.count == 1, "\(times)")
+        let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) * 1e-18
+        // The call reached the simulator after `started`, so the wait is at most `waited`.
+        #expect(times[0].connect > behavior.connectDelay, "\(times)")
+        #expect(times[0].connect <= seconds + behavior.connectDelay + 0.001, "\(times), waited \(seconds) s")
+        #expect(times[0].discovery != nil)
     }
 
     // MARK: 6. Armed notify sessions

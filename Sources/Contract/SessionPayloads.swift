@@ -132,7 +132,7 @@ extension BoardStatePayload {
             sync = .outOfSync
             squares = mismatched
             reason = core.tracker.setUpWait?.reason
-            if reason == nil, let gap = core.tracker.openGap {
+            if let gap = core.tracker.outOfSyncGap {
                 reason = BoardEventPayload.missedMovesReason
                 lines = gap.candidates.compactMap { CandidateLine(uci: $0, from: position) }
             }

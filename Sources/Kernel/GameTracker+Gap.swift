@@ -70,12 +70,8 @@ extension GameTracker {
                 report(histories, difference, &outputs)
                 return .outOfSync(difference)
             }
-            // Told once, and again only when the lines to list changed (`candidates` "each
-            // time they change"): every later board of a gap too wide to list was reported
-            // anew, one `missed_moves` correction per move played after it.
             let listed = lines.count > GapSearch.maxLines ? [] : lines.map { $0.map(\.uci) }
-            let told = gapReported && openGap?.candidates == listed
-            reportMissed(told ? nil : MissedMoves(plies: plies, candidates: listed), difference, &outputs)
+            reportMissed(MissedMoves(plies: plies, candidates: listed), difference, &outputs)
             return .outOfSync(difference)
         case .notFound:
             // Maybe a move in progress, maybe too far: the grace decides (even for what
@@ -285,6 +281,10 @@ extension GameTracker {
         outputs.append(.syncChanged(syncState))
     }
 
+    /// The gap the board is out of sync for: the one open, unless the board waits for a set-up
+    /// (whose reason comes first, in the state and in its events).
+    public var outOfSyncGap: MissedMoves? { setUpWait == nil ? openGap : nil }
+
     /// Ends the gap being caught up (the board was read, or the arbiter named the line):
     /// nothing seen during it is judged again, and nothing of it is open any more.
     mutating func closeGap() {
@@ -297,8 +297,11 @@ extension GameTracker {
     }
 
     /// Reports `missed` and keeps it as the gap open for the arbiter (``openGap``); with a
-    /// gap open already, as its update (``MissedMoves/isUpdate``).
+    /// gap open already, as its update (``MissedMoves/isUpdate``), and only when its
+    /// candidates changed (`candidates` "each time they change"): every later board of a gap
+    /// too wide to list was reported anew, one `missed_moves` correction per move after it.
     mutating func noteMissed(_ missed: MissedMoves, into outputs: inout [TrackerOutput]) {
+        if let openGap, openGap.candidates == missed.candidates { return }
         var missed = missed
         missed.isUpdate = openGap != nil
         openGap = missed

@@ -30,10 +30,10 @@ extension BoardSession {
                 // While a gap reported before is open, the board is out of sync for it: the
                 // event says so as the retained state does (the correction is made once, with
                 // the report).
-                let setUp = core.tracker.setUpWait?.reason
-                let gap = missed ?? (setUp == nil ? core.tracker.openGap : nil)
+                let gap = missed ?? core.tracker.outOfSyncGap
                 let event = BoardEventPayload.outOfSync(
-                    squares: squares, reason: gap.map { _ in BoardEventPayload.missedMovesReason } ?? setUp,
+                    squares: squares,
+                    reason: gap.map { _ in BoardEventPayload.missedMovesReason } ?? core.tracker.setUpWait?.reason,
                     candidates: gap?.candidates)
                 publishEvent(event)
                 // One correction per gap: its later candidates are the events' and the state's.

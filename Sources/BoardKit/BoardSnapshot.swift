@@ -54,7 +54,7 @@ public struct BoardSnapshot: Hashable, Sendable, Codable {
     /// The piece-placement field of FEN (first field only), e.g.
     /// `rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR`.
     public var fenPlacement: String {
-        FENPlacement.text { self[$0]?.fenLetter }
+        FENPlacement.text { self[$0]?.fenASCII }
     }
 
     /// Parses a FEN piece-placement field (the first field of a FEN; further fields are ignored).

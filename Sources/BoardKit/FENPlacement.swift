@@ -5,37 +5,50 @@ public enum FENPlacement {
     /// The placement where `square` shows `symbol(square)` (`nil`: empty; symbols are ASCII,
     /// anything else is written `?`).
     public static func text(_ symbol: (Square) -> Character?) -> String {
-        // Written into the string's own storage (a state message carries one, a move two):
-        // at most 8 ranks of 8 and 7 slashes.
-        String(unsafeUninitializedCapacity: 71) { bytes in
-            var count = 0
-            for rank in stride(from: 7, through: 0, by: -1) {
-                var empty: UInt8 = 0
-                for file in 0..<8 {
-                    guard let square = Square(file: file, rank: rank), let character = symbol(square) else {
-                        empty += 1
-                        continue
-                    }
-                    let byte = character.asciiValue ?? UInt8(ascii: "?")
-                    if empty > 0 {
-                        bytes[count] = UInt8(ascii: "0") + empty
-                        count += 1
-                    }
-                    empty = 0
-                    bytes[count] = byte
-                    count += 1
+        text { square in symbol(square).map { $0.asciiValue ?? UInt8(ascii: "?") } }
+    }
+
+    /// The placement where `square` shows the ASCII byte `symbol(square)` (`nil`: empty).
+    public static func text(_ symbol: (Square) -> UInt8?) -> String {
+        // Written into the string's own storage (a state message carries one, a move two).
+        String(unsafeUninitializedCapacity: maximumLength) { write(into: $0, from: 0, symbol) }
+    }
+
+    /// The longest placement: 8 ranks of 8 symbols and 7 slashes.
+    public static let maximumLength = 71
+
+    /// Writes the placement where `square` shows the ASCII byte `symbol(square)` (`nil`:
+    /// empty) into `bytes` from index `start`, which must leave ``maximumLength`` bytes
+    /// free; returns the index after the last byte written.
+    public static func write(
+        into bytes: UnsafeMutableBufferPointer<UInt8>, from start: Int, _ symbol: (Square) -> UInt8?
+    ) -> Int {
+        var count = start
+        for rank in stride(from: 7, through: 0, by: -1) {
+            var empty: UInt8 = 0
+            for file in 0..<8 {
+                guard let byte = symbol(Square(rawValue: rank * 8 + file)!) else {
+                    empty += 1
+                    continue
                 }
                 if empty > 0 {
                     bytes[count] = UInt8(ascii: "0") + empty
                     count += 1
                 }
-                if rank > 0 {
-                    bytes[count] = UInt8(ascii: "/")
-                    count += 1
-                }
+                empty = 0
+                bytes[count] = byte
+                count += 1
             }
-            return count
+            if empty > 0 {
+                bytes[count] = UInt8(ascii: "0") + empty
+                count += 1
+            }
+            if rank > 0 {
+                bytes[count] = UInt8(ascii: "/")
+                count += 1
+            }
         }
+        return count
     }
 
     /// Reads the first field of `fen` (further fields are ignored), handing every square

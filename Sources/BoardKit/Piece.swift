@@ -58,8 +58,20 @@ public struct Piece: Hashable, Sendable, Codable {
     }
 
     /// The FEN letter: upper case for White, lower case for Black.
-    public var fenLetter: Character {
-        color == .white ? Character(kind.letter.uppercased()) : kind.letter
+    public var fenLetter: Character { Character(Unicode.Scalar(fenASCII)) }
+
+    /// The FEN letter as its ASCII byte (what a FEN or a move's SAN is written with).
+    public var fenASCII: UInt8 {
+        let lower: UInt8 =
+            switch kind {
+            case .pawn: UInt8(ascii: "p")
+            case .knight: UInt8(ascii: "n")
+            case .bishop: UInt8(ascii: "b")
+            case .rook: UInt8(ascii: "r")
+            case .queen: UInt8(ascii: "q")
+            case .king: UInt8(ascii: "k")
+            }
+        return color == .white ? lower - 0x20 : lower
     }
 
     /// The piece named by a FEN letter (`K` = white king, `q` = black queen), or `nil`.

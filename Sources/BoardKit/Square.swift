@@ -38,10 +38,12 @@ public enum Square: Int, CaseIterable, Comparable, Hashable, Sendable, Codable {
     @inlinable public var rank: Int { rawValue >> 3 }
 
     /// The algebraic name, e.g. `"e4"`.
-    public var name: String {
-        let fileCharacter = Character(UnicodeScalar(UInt8(ascii: "a") + UInt8(file)))
-        let rankCharacter = Character(UnicodeScalar(UInt8(ascii: "1") + UInt8(rank)))
-        return String([fileCharacter, rankCharacter])
+    public var name: String { Self.names[rawValue] }
+
+    /// The 64 names, made once: a move's UCI, SAN and FEN name squares several times each.
+    private static let names: [String] = allCases.map { square in
+        String(
+            decoding: [UInt8(ascii: "a") + UInt8(square.file), UInt8(ascii: "1") + UInt8(square.rank)], as: UTF8.self)
     }
 
     /// The same square seen from the other side of the board (a1 ↔ h8).

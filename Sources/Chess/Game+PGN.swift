@@ -20,22 +20,27 @@ extension Game {
     /// `{ … }`, `N...` before a Black move that follows a comment, the result; lines
     /// at most 80 characters. NAGs, variations and `timestamp`s are not written.
     public var pgn: String {
-        var lines: [String] = []
+        // One string grown in place (the bridge publishes the PGN after every move).
+        var text = ""
+        text.reserveCapacity(512 + 12 * moves.count)
         for name in Self.sevenTagRoster {
             let value = name == "Result" ? result.rawValue : tags[name] ?? (name == "Date" ? "????.??.??" : "?")
-            lines.append(Self.tagLine(name, value))
+            Self.appendTagLine(name, value, to: &text)
         }
         for name in ["Board", "TimeControl"] {
-            if let value = tags[name] { lines.append(Self.tagLine(name, value)) }
+            if let value = tags[name] { Self.appendTagLine(name, value, to: &text) }
         }
         for tag in tags.all where !Self.orderedOrDerivedTags.contains(tag.name) && Self.isSymbol(tag.name) {
-            lines.append(Self.tagLine(tag.name, tag.value))
+            Self.appendTagLine(tag.name, tag.value, to: &text)
         }
         if startPosition != .starting {
-            lines.append(Self.tagLine("SetUp", "1"))
-            lines.append(Self.tagLine("FEN", startPosition.fen))
+            Self.appendTagLine("SetUp", "1", to: &text)
+            Self.appendTagLine("FEN", startPosition.fen, to: &text)
         }
-        return lines.joined(separator: "\n") + "\n\n" + movetext.text(ending: result.rawValue) + "\n"
+        text += "\n"
+        text += movetext.text(ending: result.rawValue)
+        text += "\n"
+        return text
     }
 
     /// `h:mm:ss`, with tenths (`h:mm:ss.s`) only when they are not zero; `nil` for a
@@ -51,13 +56,22 @@ extension Game {
         return text
     }
 
-    private static func tagLine(_ name: String, _ value: String) -> String {
-        var escaped = ""
-        for character in value where !character.isNewline {
-            if character == "\\" || character == "\"" { escaped.append("\\") }
-            escaped.append(character)
+    /// `[Name "value"]` and a newline, the value's backslashes and quotes escaped and its
+    /// line breaks left out.
+    private static func appendTagLine(_ name: String, _ value: String, to text: inout String) {
+        text += "["
+        text += name
+        text += " \""
+        // Printable ASCII without a backslash or quote (names, dates, results) goes in whole.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "\"") }) {
+            text += value
+        } else {
+            for character in value where !character.isNewline {
+                if character == "\\" || character == "\"" { text.append("\\") }
+                text.append(character)
+            }
         }
-        return "[\(name) \"\(escaped)\"]"
+        text += "\"]\n"
     }
 
     /// Whether `name` is a PGN symbol usable as a tag name.

@@ -120,12 +120,46 @@ extension Position {
 
     /// The position in Forsyth–Edwards Notation (all six fields).
     public var fen: String {
-        var text = snapshot.fenPlacement
-        text += sideToMove == .white ? " w " : " b "
-        text += castlingRights.fen
-        text += " " + (enPassantSquare?.name ?? "-")
-        text += " \(halfmoveClock) \(fullmoveNumber)"
-        return text
+        // Written byte by byte into the string's own storage: every move makes one, and a
+        // move's message carries it (the placement, 4 short fields and two counters).
+        String(unsafeUninitializedCapacity: FENPlacement.maximumLength + 52) { bytes in
+            var count = FENPlacement.write(into: bytes, from: 0) { self[$0]?.fenASCII }
+            func put(_ byte: UInt8) {
+                bytes[count] = byte
+                count += 1
+            }
+            func put(_ number: Int) {
+                if number < 0 { put(UInt8(ascii: "-")) }
+                var rest = number.magnitude
+                var scale: UInt = 1
+                while rest / scale >= 10 { scale *= 10 }
+                while scale > 0 {
+                    put(UInt8(ascii: "0") + UInt8(rest / scale))
+                    rest %= scale
+                    scale /= 10
+                }
+            }
+            put(UInt8(ascii: " "))
+            put(sideToMove == .white ? UInt8(ascii: "w") : UInt8(ascii: "b"))
+            put(UInt8(ascii: " "))
+            if castlingRights.isEmpty { put(UInt8(ascii: "-")) }
+            if castlingRights.contains(.whiteKingside) { put(UInt8(ascii: "K")) }
+            if castlingRights.contains(.whiteQueenside) { put(UInt8(ascii: "Q")) }
+            if castlingRights.contains(.blackKingside) { put(UInt8(ascii: "k")) }
+            if castlingRights.contains(.blackQueenside) { put(UInt8(ascii: "q")) }
+            put(UInt8(ascii: " "))
+            if let square = enPassantSquare {
+                put(UInt8(ascii: "a") + UInt8(square.file))
+                put(UInt8(ascii: "1") + UInt8(square.rank))
+            } else {
+                put(UInt8(ascii: "-"))
+            }
+            put(UInt8(ascii: " "))
+            put(halfmoveClock)
+            put(UInt8(ascii: " "))
+            put(fullmoveNumber)
+            return count
+        }
     }
 }
 

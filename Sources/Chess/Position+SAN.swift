@@ -7,46 +7,79 @@ extension Position {
     /// `move` should be legal here; an illegal one is written as if it were.
     public func san(for move: Move) -> String {
         guard let packed = packed(move) else { return move.uci }
-        var text: String
-        if packed.special == Special.castling {
-            text = move.to.file > move.from.file ? "O-O" : "O-O-O"
-        } else {
-            let fromBit: Bitboard = 1 << move.from.rawValue
-            let kind = kind(at: fromBit) ?? .pawn
-            let isCapture = occupied & (1 << move.to.rawValue) != 0 || packed.special == Special.enPassant
-            if kind == .pawn {
-                text = isCapture ? String(fileLetter(move.from.file)) + "x" : ""
-                text += move.to.name
-                if let promotion = packed.move.promotion { text += "=" + String(promotion.letter).uppercased() }
-            } else {
-                text = String(kind.letter).uppercased() + disambiguation(for: move, kind: kind)
-                text += (isCapture ? "x" : "") + move.to.name
+        // At most 7 bytes (`exd8=Q+`, `Qh4xe1#`), written into the string's own storage.
+        return String(unsafeUninitializedCapacity: 8) { bytes in
+            var count = 0
+            func put(_ byte: UInt8) {
+                bytes[count] = byte
+                count += 1
             }
+            func put(_ square: Square) {
+                put(UInt8(ascii: "a") + UInt8(square.file))
+                put(UInt8(ascii: "1") + UInt8(square.rank))
+            }
+            if packed.special == Special.castling {
+                for byte in (move.to.file > move.from.file ? "O-O" : "O-O-O").utf8 { put(byte) }
+            } else {
+                let kind = kind(at: 1 << move.from.rawValue) ?? .pawn
+                let isCapture = occupied & (1 << move.to.rawValue) != 0 || packed.special == Special.enPassant
+                if kind == .pawn {
+                    if isCapture {
+                        put(UInt8(ascii: "a") + UInt8(move.from.file))
+                        put(UInt8(ascii: "x"))
+                    }
+                    put(move.to)
+                    if let promotion = packed.move.promotion {
+                        put(UInt8(ascii: "="))
+                        put(Piece(.white, promotion).fenASCII)
+                    }
+                } else {
+                    put(Piece(.white, kind).fenASCII)
+                    switch disambiguation(for: move, kind: kind) {
+                    case .none: break
+                    case .file: put(UInt8(ascii: "a") + UInt8(move.from.file))
+                    case .rank: put(UInt8(ascii: "1") + UInt8(move.from.rank))
+                    case .square: put(move.from)
+                    }
+                    if isCapture { put(UInt8(ascii: "x")) }
+                    put(move.to)
+                }
+            }
+            var after = self
+            after.make(packed)
+            if after.isCheck { put(after.hasLegalMoves ? UInt8(ascii: "+") : UInt8(ascii: "#")) }
+            return count
         }
-        var after = self
-        after.make(packed)
-        if after.isCheck { text += after.hasLegalMoves ? "+" : "#" }
-        return text
+    }
+
+    /// What of a move's origin SAN names to tell it from the moves of other pieces of the
+    /// same kind to the same square.
+    private enum Disambiguation {
+        case none, file, rank, square
     }
 
     /// The file, rank or square of the origin needed to tell `move` apart from other legal
     /// moves of pieces of the same kind to the same square: the file when it is unique,
     /// else the rank when that is, else both.
-    private func disambiguation(for move: Move, kind: PieceKind) -> String {
-        let rivals = withLegalMoves { moves in
-            moves.filter {
-                $0.toIndex == move.to.rawValue && $0.fromIndex != move.from.rawValue
-                    && self.kind(at: 1 << $0.fromIndex) == kind
-            }.map(\.fromIndex)
+    private func disambiguation(for move: Move, kind: PieceKind) -> Disambiguation {
+        let (rivals, sameFile, sameRank) = withLegalMoves { moves in
+            var rivals = false
+            var sameFile = false
+            var sameRank = false
+            for rival in moves
+            where rival.toIndex == move.to.rawValue && rival.fromIndex != move.from.rawValue
+                && self.kind(at: 1 << rival.fromIndex) == kind
+            {
+                rivals = true
+                if rival.fromIndex & 7 == move.from.file { sameFile = true }
+                if rival.fromIndex >> 3 == move.from.rank { sameRank = true }
+            }
+            return (rivals, sameFile, sameRank)
         }
-        guard !rivals.isEmpty else { return "" }
-        if !rivals.contains(where: { $0 & 7 == move.from.file }) { return String(fileLetter(move.from.file)) }
-        if !rivals.contains(where: { $0 >> 3 == move.from.rank }) { return String(move.from.rank + 1) }
-        return move.from.name
-    }
-
-    private func fileLetter(_ file: Int) -> Character {
-        Character(UnicodeScalar(UInt8(ascii: "a") + UInt8(file)))
+        guard rivals else { return .none }
+        if !sameFile { return .file }
+        if !sameRank { return .rank }
+        return .square
     }
 
     /// The legal move named by `san`.

@@ -33,7 +33,15 @@ public struct CommittedMove: Hashable, Sendable, Codable {
     /// move and Black's reply are both 20, as the PGN numbers them), where ``ply`` counts
     /// the moves of the game record from 1.
     public var moveNumber: Int {
-        let after = fen.split(separator: " ").last.flatMap { Int($0) } ?? 1
+        // The FEN's last field, read from its end (every move's message asks for it).
+        var after = 0
+        var scale = 1
+        for byte in fen.utf8.reversed() {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), scale <= 1_000_000_000 else { break }
+            after += Int(byte - UInt8(ascii: "0")) * scale
+            scale *= 10
+        }
+        if scale == 1 { after = 1 }
         return color == .black ? max(1, after - 1) : after
     }
 

@@ -327,17 +327,7 @@ private struct JSONParser {
     }
 
     private func error(_ problem: JSONError.Problem, at offset: Int) -> JSONError {
-        let end = min(offset, bytes.count)
-        var line = 1
-        var column = 1
-        for byte in bytes[..<end] {
-            if byte == 0x0A {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-        }
+        let (line, column) = JSONTextPosition.of(offset, in: bytes)
         return JSONError(problem: problem, offset: offset, line: line, column: column)
     }
 }

@@ -41,6 +41,21 @@ extension PureCoreSection {
         ) { String(decoding: command[content], as: UTF8.self).utf8.count }
         record(
             reading, over: copyingCommand, key: "core.json.parse_large", label: "JSON: a 60 KB command read", context)
+        // The same command cut short (a flood's commands are refused at their end): the refusal
+        // names the line and column of its problem, counted over the whole payload.
+        let cut = Array(command.dropLast(2))
+        let refusing = Stopwatch.measure(
+            operations: cut.count, runTime: plan.runTime, warmup: plan.warmup, repeats: plan.repeats
+        ) {
+            do throws(JSONError) {
+                return try JSONValue(parsing: cut)["bytes"]?.stringValue?.utf8.count ?? 0
+            } catch {
+                return error.column
+            }
+        }
+        record(
+            refusing, over: copyingCommand, key: "core.json.refuse_large", label: "JSON: a 60 KB command refused",
+            context)
     }
 
     private func record(

@@ -141,7 +141,7 @@ let package = Package(
         .executableTarget(
             name: "boardbridge-bench",
             dependencies: [
-                "BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "DBus", "BlueZ", "MainLoop",
+                "BoardKit", "Chess", "Kernel", "Adapters", "Emulation", "MQTT", "DBus", "BlueZ", "MainLoop", "Bridge",
                 "TestSupport", "Contract", "JSON",
                 "Curl",
                 // The start-up floor is made of boardsim's radio times (`RadioTime`, its wire form).

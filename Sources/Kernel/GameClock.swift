@@ -43,6 +43,21 @@ public struct GameClock: Hashable, Sendable, Codable {
     /// When ``settled`` was last brought up to date (meaningful while running).
     private(set) var settledAt: TimeInterval
 
+    /// A clock exactly as saved, field by field (what `Codable` reads; the journal's own
+    /// reader, ``SessionJournalEntry/init(journalJSON:)``).
+    init(
+        timeControl: TimeControl, state: State, movesMade: ColorPair<Int>, periodIndex: ColorPair<Int>,
+        movesInPeriod: ColorPair<Int>, settled: ColorPair<TimeInterval>, settledAt: TimeInterval
+    ) {
+        self.timeControl = timeControl
+        self.state = state
+        self.movesMade = movesMade
+        self.periodIndex = periodIndex
+        self.movesInPeriod = movesInPeriod
+        self.settled = settled
+        self.settledAt = settledAt
+    }
+
     /// A clock for `timeControl`, not started, with each side holding the first period's time.
     public init(timeControl: TimeControl) {
         self.timeControl = timeControl

@@ -118,8 +118,11 @@ public enum SessionJournalLine {
             ?? .invalid("unreadable JSON under a valid checksum")
     }
 
+    /// The entry, read directly where it can be (a line as the bridge writes it), else with
+    /// `JSONDecoder` (``SessionJournalEntry/init(journalJSON:)`` says which).
     private static func decode(_ json: ArraySlice<UInt8>) -> SessionJournalEntry? {
-        try? JSONDecoder().decode(SessionJournalEntry.self, from: Data(json))
+        SessionJournalEntry(journalJSON: json)
+            ?? (try? JSONDecoder().decode(SessionJournalEntry.self, from: Data(json)))
     }
 
     private static func decimal(_ byte: UInt8) -> Int? {

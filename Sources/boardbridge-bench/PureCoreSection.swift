@@ -67,6 +67,7 @@ struct PureCoreSection: BenchSection {
         perftResults(plan: plan, context: context)
         pgnResults(corpus: corpus, plan: plan, context: context)
         jsonResults(plan: plan, context: context)
+        journalResults(plan: plan, context: context)
     }
 
     /// Decoding throughput: Chessnut idle and changing frames, and every family's game stream.

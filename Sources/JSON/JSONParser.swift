@@ -32,6 +32,9 @@ private struct JSONParser {
         self.maximumDepth = maximumDepth
     }
 
+    /// Up to this many members, a new key is checked against the members themselves.
+    static let linearKeys = 16
+
     mutating func parseDocument() throws(JSONError) -> JSONValue {
         skipWhitespace()
         guard index < bytes.count else { throw error(.empty) }
@@ -65,7 +68,9 @@ private struct JSONParser {
         guard depth <= maximumDepth else { throw error(.tooDeep(limit: maximumDepth)) }
         index += 1
         var members: [JSONObject.Member] = []
-        var seen = Set<String>()
+        // Keys seen, for objects past `linearKeys` members (a hostile object of many keys
+        // stays linear); smaller ones, nearly all, are checked against their members.
+        var seen: Set<String>?
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
@@ -79,7 +84,14 @@ private struct JSONParser {
             }
             let keyOffset = index
             let key = try parseString()
-            guard seen.insert(key).inserted else { throw error(.duplicateKey(key), at: keyOffset) }
+            if members.count < Self.linearKeys {
+                guard !members.contains(where: { $0.key == key }) else {
+                    throw error(.duplicateKey(key), at: keyOffset)
+                }
+            } else {
+                if seen == nil { seen = Set(members.map(\.key)) }
+                guard seen?.insert(key).inserted == true else { throw error(.duplicateKey(key), at: keyOffset) }
+            }
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "':'")
             skipWhitespace()

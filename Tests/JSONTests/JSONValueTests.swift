@@ -118,6 +118,11 @@ import Testing
         #expect(try JSONValue(parsing: "3.5").intValue == nil)
     }
 
+    /// `{"k0":0,…}` with `count` keys, then `repeated` once more.
+    static func objectOf(_ count: Int, then repeated: String) -> String {
+        "{" + (0..<count).map { "\"k\($0)\":0" }.joined(separator: ",") + ",\"\(repeated)\":1}"
+    }
+
     struct BadJSON: Sendable, CustomTestStringConvertible {
         let text: String
         let message: String
@@ -129,6 +134,10 @@ import Testing
         BadJSON(text: "  \n ", message: "no JSON value at line 2, column 2"),
         BadJSON(text: #"{"a":1,}"#, message: "unexpected '}' (expected a key string) at line 1, column 8"),
         BadJSON(text: #"{"a":1,"a":2}"#, message: #"duplicate key "a" at line 1, column 8"#),
+        // A repeated key among the first 16 members, and past them (where a set of the keys is kept).
+        BadJSON(text: objectOf(15, then: "k14"), message: #"duplicate key "k14" at line 1, column 112"#),
+        BadJSON(text: objectOf(16, then: "k0"), message: #"duplicate key "k0" at line 1, column 120"#),
+        BadJSON(text: objectOf(20, then: "k3"), message: #"duplicate key "k3" at line 1, column 152"#),
         BadJSON(text: "{\n  \"move\": tru }", message: "unexpected ' ' (expected 'true') at line 2, column 14"),
         BadJSON(text: "[1,2", message: "unexpected end of payload (expected ',' or ']') at line 1, column 5"),
         BadJSON(text: "[1 2]", message: "unexpected '2' (expected ',' or ']') at line 1, column 4"),

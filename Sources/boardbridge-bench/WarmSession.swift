@@ -47,7 +47,7 @@ enum WarmSession {
         var measurement = Measurement()
         for index in 0..<games {
             let moves = RandomGames.game(seed: 0x5E55_1000 &+ UInt64(index), maxPlies: plies)
-            try play(moves, id: "board-\(index % 8)", store: store, topics: topics, into: &measurement)
+            try play(moves, id: "board-\(index)", store: store, topics: topics, into: &measurement)
         }
         return measurement
     }

@@ -14,27 +14,6 @@ import Testing
 @Suite struct SessionJournalReadingTests {
     static let seed: UInt64 = 0x10_0E4D
 
-    /// Clocks in every state, under every kind of time control.
-    static var clocks: [GameClock] {
-        var clocks: [GameClock] = []
-        for pgn in ["?", "-", "*60", "300+2", "40/5400+30:1800+30", "0.5"] {
-            var clock = GameClock(timeControl: try! TimeControl(pgn: pgn))
-            clocks.append(clock)
-            _ = clock.start(.white, at: 10.25)
-            clocks.append(clock)
-            _ = clock.moveMade(by: .white, at: 12.5)
-            clocks.append(clock)
-            _ = clock.pause(at: 13)
-            clocks.append(clock)
-            _ = clock.resume(.black, at: 14)
-            _ = clock.checkFlag(at: 100_000)
-            clocks.append(clock)
-            _ = clock.stop(at: 100_001)
-            clocks.append(clock)
-        }
-        return clocks
-    }
-
     /// Entries of every shape the bridge writes: moves with and without clocks, times and
     /// comments, a promotion, every clock, orientation and clock-start policy.
     static func entries() throws -> [SessionJournalEntry] {
@@ -44,7 +23,7 @@ import Testing
         var promotion = try Game(startPosition: Position(fen: "8/P6k/8/8/8/8/8/K7 w - - 0 1"))
         try promotion.play(san: "a8=N")
         var entries: [SessionJournalEntry] = []
-        for (index, clock) in clocks.enumerated() {
+        for (index, clock) in SavedClocks.all.enumerated() {
             for moves in [[], game.moves, promotion.moves] {
                 var entry = SessionJournalEntry(
                     sequence: 41 + index, keptPlies: 3, moves: moves, result: index % 2 == 0 ? .draw : .ongoing,

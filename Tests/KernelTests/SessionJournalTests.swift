@@ -129,34 +129,13 @@ import Testing
         #expect(throws: SessionJournalError.illegalMove(ply: 0, uci: "e7e5")) { try first.applying(entry) }
     }
 
-    /// Clocks in every state, under every kind of time control.
-    private static var clocks: [GameClock] {
-        var clocks: [GameClock] = []
-        for pgn in ["?", "-", "*60", "300+2", "40/5400+30:1800+30", "0.5"] {
-            var clock = GameClock(timeControl: try! TimeControl(pgn: pgn))
-            clocks.append(clock)
-            _ = clock.start(.white, at: 10.25)
-            clocks.append(clock)
-            _ = clock.moveMade(by: .white, at: 12.5)
-            clocks.append(clock)
-            _ = clock.pause(at: 13)
-            clocks.append(clock)
-            _ = clock.resume(.black, at: 14)
-            _ = clock.checkFlag(at: 100_000)
-            clocks.append(clock)
-            _ = clock.stop(at: 100_001)
-            clocks.append(clock)
-        }
-        return clocks
-    }
-
     @Test func theWrittenLineReadsBackAsTheSameEntry() throws {
         var game = Game()
         for san in ["e4", "d5", "exd5", "Qxd5"] { try game.play(san: san, clock: 299.5, timestamp: 1_796_018_489.758) }
         game.setComment("a \"quoted\" \\ comment\nwith\ta tab, é and \u{1}", forPly: 1)
         var promotion = try Game(startPosition: Position(fen: "8/P6k/8/8/8/8/8/K7 w - - 0 1"))
         try promotion.play(san: "a8=N")
-        for clock in Self.clocks {
+        for clock in SavedClocks.all {
             for moves in [[], game.moves, promotion.moves] {
                 let entry = SessionJournalEntry(
                     sequence: 41, keptPlies: 3, moves: moves, result: .draw, clock: clock, clockWasRunning: true,

@@ -37,7 +37,8 @@ public struct CommittedMove: Hashable, Sendable, Codable {
         var after = 0
         var scale = 1
         for byte in fen.utf8.reversed() {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), scale <= 1_000_000_000 else { break }
+            // 18 digits at most: no overflow, and no game reaches a longer number.
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), scale <= 100_000_000_000_000_000 else { break }
             after += Int(byte - UInt8(ascii: "0")) * scale
             scale *= 10
         }

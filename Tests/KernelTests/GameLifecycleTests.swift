@@ -187,6 +187,18 @@ import Testing
         #expect(moves.map(\.moveNumber) == [1, 1, 2])
     }
 
+    @Test func aMoveNumberIsReadWhateverItsLength() {
+        for (fen, color, number) in [
+            ("8/8/8/8/8/8/8/K6k b - - 0 1", PieceColor.white, 1), ("8/8/8/8/8/8/8/K6k w - - 0 2", .black, 1),
+            ("8/8/8/8/8/8/8/K6k b - - 0 12345678901", .white, 12_345_678_901),
+            ("8/8/8/8/8/8/8/K6k w - - 99 123456789012345678", .black, 123_456_789_012_345_677),
+        ] {
+            let move = CommittedMove(
+                move: BoardMove(uci: "a1a2")!, san: "Ka2", fen: fen, ply: 1, color: color, timestamp: 0)
+            #expect(move.moveNumber == number, "\(fen)")
+        }
+    }
+
     // MARK: 6: no clock actions for an untimed game
 
     @Test(arguments: ["-", "?"])

@@ -81,8 +81,10 @@ extension EndToEndTests {
         // A takeback from MQTT: the board is given the position before Nf3.
         mark = hall.recorder.mark
         try hall.command(board.id, #"{"takeback":1,"transaction":"tb"}"#)
-        _ = try await hall.response(board.id, transaction: "tb", since: mark)
+        let response = try await hall.response(board.id, transaction: "tb", since: mark)
         _ = try await hall.state(board.id, since: mark) { $0["ply"] == 4 && $0["sync"]?["state"] != "in_sync" }
+        // The hand takes the knight back once the board has the position before Nf3.
+        try await hall.waitUntilGiven(board.id, fen: try #require(response["data"]?["fen"]?.stringValue))
         try await hall.ctl("lift", board.id, "f3")
         try await hall.ctl("place", board.id, "g1", "N")
         _ = try await hall.state(board.id, since: mark) { $0["ply"] == 4 && $0["sync"]?["state"] == "in_sync" }

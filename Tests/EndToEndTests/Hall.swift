@@ -189,6 +189,21 @@ final class Hall {
         }
     }
 
+    /// Waits until a Chess Peripheral Protocol board was written `word fen` (boardsim's write
+    /// log): the bridge gave it that position, so what is played next is played on it. (A
+    /// state saying the bridge took a takeback comes before the board has the position: a
+    /// hand that moves in between moves on the old one.)
+    func waitUntilGiven(_ board: String, fen: String, with word: String = "begin") async throws {
+        let expected = "\(word) \(fen)"
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try await !writes(board).contains(where: { String(decoding: $0, as: UTF8.self) == expected }) {
+            guard ContinuousClock.now < deadline else {
+                throw CtlFailure(command: "writes \(board)", result: "no '\(expected)'", report: report())
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     /// The `event_type`s published for `board` since `mark`.
     func eventTypes(_ board: String, since mark: Int) -> [String] {
         recorder.json(on: topic(board, "event"), since: mark).compactMap { $0["event_type"]?.stringValue }

@@ -56,7 +56,7 @@ enum WarmSession {
         _ moves: [Move], id: String, store: StateWriter, topics: Topics, into measurement: inout Measurement
     ) throws {
         let transport = InMemoryBoardTransport(family: .chessnut, name: "Chessnut Air")
-        let time = SteppedTime(now: Date().timeIntervalSince1970)
+        let time = ManualTime()
         let publisher = KeepingPublisher()
         let board = ConfiguredBoard(
             id: id, match: .namePattern(GlobPattern("Chessnut*")!), family: .chessnut,
@@ -127,17 +127,4 @@ private final class KeepingPublisher: MessagePublishing {
         }
         bytes &+= message.payload.count
     }
-}
-
-/// The session's time: the wall clock's at the start, moved on by hand (two seconds a move,
-/// a human pace). Read and moved on the main actor only (the session reads its clock there),
-/// hence unchecked.
-private final class SteppedTime: @unchecked Sendable {
-    private var value: Double
-
-    init(now: Double) { value = now }
-
-    var now: Double { value }
-
-    func advance(_ seconds: Double) { value += seconds }
 }

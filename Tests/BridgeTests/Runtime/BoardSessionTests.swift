@@ -34,13 +34,6 @@ final class RecordingPublisher: MessagePublishing {
     }
 }
 
-final class ManualTime: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Double = 1_800_000_000
-    var now: Double { lock.withLock { value } }
-    func advance(_ seconds: Double) { lock.withLock { value += seconds } }
-}
-
 @MainActor
 struct SessionHarness {
     let transport: InMemoryBoardTransport

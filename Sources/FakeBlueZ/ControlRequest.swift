@@ -247,7 +247,7 @@ enum JSONLines {
     /// `a(tssdd)` as `{"address":…,"adapter":…,"connect":…,"discovery":…,"sequence":…}` lines
     /// (no `discovery` for a failed attempt).
     static func radioTimes(_ value: DBusValue?) -> [String] {
-        (value?.arrayValue ?? []).compactMap(RadioTime.init(dbus:)).map { time in
+        RadioTime.records(in: value).map { time in
             func microseconds(_ seconds: Double) -> Scalar { .number((seconds * 1_000_000).rounded() / 1_000_000) }
             var object: [String: Scalar] = [
                 "sequence": .integer(Int64(clamping: time.sequence)), "adapter": .string(time.adapter),

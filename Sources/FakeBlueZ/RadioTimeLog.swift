@@ -28,6 +28,11 @@ extension RadioTime {
         .struct([.uint64(sequence), .string(adapter), .string(address), .double(connect), .double(discovery ?? -1)])
     }
 
+    /// The records of a `RadioTimes` reply (its first value), oldest first.
+    public static func records(in reply: DBusValue?) -> [RadioTime] {
+        (reply?.arrayValue ?? []).compactMap(RadioTime.init(dbus:))
+    }
+
     /// A record from `RadioTimes`' reply, or `nil` when `value` is not one.
     public init?(dbus value: DBusValue) {
         guard let fields = value.structValue, fields.count == 5, let sequence = fields[0].uint64Value,

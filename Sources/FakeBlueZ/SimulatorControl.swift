@@ -54,13 +54,11 @@ enum SimulatorControl {
     ) throws(FakeBlueZError)
         -> [DBusValue]
     {
-        if member == "RadioTimes" {
-            let records = sim.radioTimes(since: arguments.uint64(0)).map(\.dbusValue)
-            return [.array(RadioTime.dbusSignature, records)]
-        }
         let board = arguments.string(0)
         switch member {
         case "ListAdapters": return [.array("a{sv}", sim.adapterStatuses.map(dictionary))]
+        case "RadioTimes":
+            return [.array(RadioTime.dbusSignature, sim.radioTimes(since: arguments.uint64(0)).map(\.dbusValue))]
         case "ListBoards": return [.array("a{sv}", sim.boardStatuses.map(dictionary))]
         case "AddBoard": return [.string(try sim.addBoard(BoardConfiguration(specification: board)).id)]
         case "RemoveBoard": try sim.removeBoard(board)

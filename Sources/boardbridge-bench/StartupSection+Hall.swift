@@ -72,8 +72,7 @@ extension StartupSection {
 
     /// boardsim's connect attempts after the one numbered `mark`, oldest first.
     static func radioTimes(of rig: BridgeRig, since mark: UInt64) async throws -> [RadioTime] {
-        let reply = try await rig.controlCall("RadioTimes", values: [.uint64(mark)])
-        return (reply.first?.arrayValue ?? []).compactMap(RadioTime.init(dbus:))
+        RadioTime.records(in: try await rig.controlCall("RadioTimes", values: [.uint64(mark)]).first)
     }
 
     /// What the radios allow for `attempts` (seconds): on each adapter its attempts one after

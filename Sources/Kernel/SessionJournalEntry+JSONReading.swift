@@ -13,175 +13,178 @@ extension SessionJournalEntry {
     /// (input path, tracker options), or JSON this reader does not know — which the caller
     /// then reads with `JSONDecoder`: whatever this reader returns, `JSONDecoder` returns too.
     init?(journalJSON bytes: ArraySlice<UInt8>) {
-        guard let value = try? JSONValue(parsing: bytes), let entry = value.objectValue,
-            entry["inputPath"].isAbsent, entry["options"].isAbsent,
-            let sequence = entry["sequence"]?.exactInt, let keptPlies = entry["keptPlies"]?.exactInt,
-            let moveValues = entry["moves"]?.arrayValue,
-            let result = entry["result"]?.stringValue.flatMap(GameResult.init(rawValue:)),
-            let clock = entry["clock"].flatMap(GameClock.init(journalJSON:)),
-            let clockWasRunning = entry["clockWasRunning"]?.boolValue, let savedAt = entry["savedAt"]?.doubleValue
-        else { return nil }
-        var moves: [GameMove] = []
-        moves.reserveCapacity(moveValues.count)
-        for moveValue in moveValues {
-            guard let move = GameMove(journalJSON: moveValue) else { return nil }
-            moves.append(move)
+        do throws(JournalDecline) {
+            guard let value = try? JSONValue(parsing: bytes) else { return nil }
+            let entry = try value.object()
+            guard entry.optional("inputPath") == nil, entry.optional("options") == nil else { return nil }
+            self.init(
+                sequence: try entry.value("sequence").int(), keptPlies: try entry.value("keptPlies").int(),
+                moves: try entry.value("moves").array().map { (move) throws(JournalDecline) in
+                    try GameMove(journal: move)
+                },
+                result: try entry.value("result").raw(GameResult.self),
+                clock: try GameClock(journal: entry.value("clock")),
+                clockWasRunning: try entry.value("clockWasRunning").bool(),
+                savedAt: try entry.value("savedAt").double(),
+                clockStart: try entry.optional("clockStart")?.raw(ClockStartPolicy.self),
+                orientation: try entry.optional("orientation")?.raw(BoardOrientation.self))
+        } catch {
+            return nil
         }
-        var clockStart: ClockStartPolicy?
-        if !entry["clockStart"].isAbsent {
-            guard let text = entry["clockStart"]?.stringValue, let policy = ClockStartPolicy(rawValue: text) else {
-                return nil
-            }
-            clockStart = policy
-        }
-        var orientation: BoardOrientation?
-        if !entry["orientation"].isAbsent {
-            guard let text = entry["orientation"]?.stringValue, let side = BoardOrientation(rawValue: text) else {
-                return nil
-            }
-            orientation = side
-        }
-        self.init(
-            sequence: sequence, keptPlies: keptPlies, moves: moves, result: result, clock: clock,
-            clockWasRunning: clockWasRunning, savedAt: savedAt, clockStart: clockStart, orientation: orientation)
     }
 }
 
+/// A journal line the direct reader leaves to `JSONDecoder`.
+private struct JournalDecline: Error {}
+
 extension GameMove {
-    /// A move record as `Codable` reads it (see ``SessionJournalEntry/init(journalJSON:)``).
-    fileprivate init?(journalJSON value: JSONValue) {
-        guard let record = value.objectValue, let move = record["move"]?.objectValue,
-            let fromIndex = move["from"]?.exactInt, let from = Square(rawValue: fromIndex),
-            let toIndex = move["to"]?.exactInt, let to = Square(rawValue: toIndex),
-            let san = record["san"]?.stringValue
-        else { return nil }
-        var promotion: PieceKind?
-        if !move["promotion"].isAbsent {
-            guard let text = move["promotion"]?.stringValue, let kind = PieceKind(rawValue: text) else { return nil }
-            promotion = kind
-        }
-        guard let fenAfter = record["fenAfter"].optionalString, let clock = record["clock"].optionalNumber,
-            let timestamp = record["timestamp"].optionalNumber, let comment = record["comment"].optionalString
-        else { return nil }
+    /// A move record as `Codable` reads it.
+    fileprivate init(journal value: JSONValue) throws(JournalDecline) {
+        let record = try value.object()
+        let move = try record.value("move").object()
+        guard let from = Square(rawValue: try move.value("from").int()),
+            let to = Square(rawValue: try move.value("to").int())
+        else { throw JournalDecline() }
         self.init(
-            move: BoardMove(from: from, to: to, promotion: promotion), san: san, fenAfter: fenAfter.value,
-            clock: clock.value, timestamp: timestamp.value, comment: comment.value)
+            move: BoardMove(from: from, to: to, promotion: try move.optional("promotion")?.raw(PieceKind.self)),
+            san: try record.value("san").string(), fenAfter: try record.optional("fenAfter")?.string(),
+            clock: try record.optional("clock")?.double(), timestamp: try record.optional("timestamp")?.double(),
+            comment: try record.optional("comment")?.string())
     }
 }
 
 extension GameClock {
-    /// A clock as `Codable` reads it (see ``SessionJournalEntry/init(journalJSON:)``).
-    fileprivate init?(journalJSON value: JSONValue) {
-        guard let clock = value.objectValue,
-            let timeControl = clock["timeControl"].flatMap(TimeControl.init(journalJSON:)),
-            let state = clock["state"].flatMap(State.init(journalJSON:)),
-            let movesMade = clock["movesMade"].flatMap(ColorPair<Int>.init(journalJSON:)),
-            let periodIndex = clock["periodIndex"].flatMap(ColorPair<Int>.init(journalJSON:)),
-            let movesInPeriod = clock["movesInPeriod"].flatMap(ColorPair<Int>.init(journalJSON:)),
-            let settled = clock["settled"].flatMap(ColorPair<Double>.init(journalJSON:)),
-            let settledAt = clock["settledAt"]?.doubleValue
-        else { return nil }
+    /// A clock as `Codable` reads it.
+    fileprivate init(journal value: JSONValue) throws(JournalDecline) {
+        let clock = try value.object()
         self.init(
-            timeControl: timeControl, state: state, movesMade: movesMade, periodIndex: periodIndex,
-            movesInPeriod: movesInPeriod, settled: settled, settledAt: settledAt)
+            timeControl: try TimeControl(journal: clock.value("timeControl")),
+            state: try State(journal: clock.value("state")),
+            movesMade: try ColorPair(journal: clock.value("movesMade")),
+            periodIndex: try ColorPair(journal: clock.value("periodIndex")),
+            movesInPeriod: try ColorPair(journal: clock.value("movesInPeriod")),
+            settled: try ColorPair(journal: clock.value("settled")),
+            settledAt: try clock.value("settledAt").double())
     }
 }
 
 extension GameClock.State {
     /// `{"running":{"_0":"white"}}`, `{"stopped":{}}`: one member, as `Codable` writes an
     /// enum's case.
-    fileprivate init?(journalJSON value: JSONValue) {
-        guard let (name, payload) = value.singleCase else { return nil }
+    fileprivate init(journal value: JSONValue) throws(JournalDecline) {
+        let (name, payload) = try value.singleCase()
         switch name {
         case "notStarted": self = .notStarted
         case "stopped": self = .stopped
-        case "running", "paused", "flagged":
-            guard let text = payload["_0"]?.stringValue, let side = PieceColor(rawValue: text) else { return nil }
-            self = name == "running" ? .running(side) : name == "paused" ? .paused(side) : .flagged(side)
-        default: return nil
+        case "running": self = .running(try payload.value("_0").raw(PieceColor.self))
+        case "paused": self = .paused(try payload.value("_0").raw(PieceColor.self))
+        case "flagged": self = .flagged(try payload.value("_0").raw(PieceColor.self))
+        default: throw JournalDecline()
         }
     }
 }
 
 extension TimeControl {
     /// One member naming the case, as `Codable` writes it (see ``GameClock/State``).
-    fileprivate init?(journalJSON value: JSONValue) {
-        guard let (name, payload) = value.singleCase else { return nil }
+    fileprivate init(journal value: JSONValue) throws(JournalDecline) {
+        let (name, payload) = try value.singleCase()
         switch name {
         case "unknown": self = .unknown
         case "unlimited": self = .unlimited
-        case "sandclock":
-            guard let seconds = payload["seconds"]?.doubleValue else { return nil }
-            self = .sandclock(seconds: seconds)
+        case "sandclock": self = .sandclock(seconds: try payload.value("seconds").double())
         case "periods":
-            guard let values = payload["_0"]?.arrayValue else { return nil }
-            var periods: [TimeControlPeriod] = []
-            for value in values {
-                guard let period = value.objectValue, let moves = period["moves"].optionalInt,
-                    let seconds = period["seconds"]?.doubleValue, let increment = period["increment"]?.doubleValue
-                else { return nil }
-                periods.append(TimeControlPeriod(moves: moves.value, seconds: seconds, increment: increment))
-            }
-            self = .periods(periods)
-        default: return nil
+            self = .periods(
+                try payload.value("_0").array().map { (value) throws(JournalDecline) in
+                    let period = try value.object()
+                    return TimeControlPeriod(
+                        moves: try period.optional("moves")?.int(), seconds: try period.value("seconds").double(),
+                        increment: try period.value("increment").double())
+                })
+        default: throw JournalDecline()
         }
     }
 }
 
-extension ColorPair where Value == Int {
-    fileprivate init?(journalJSON value: JSONValue) {
-        guard let white = value["white"]?.exactInt, let black = value["black"]?.exactInt else { return nil }
-        self.init(white: white, black: black)
+/// A number a clock keeps per side (a count of moves, seconds).
+private protocol JournalNumber {
+    init(journal value: JSONValue) throws(JournalDecline)
+}
+
+extension Int: JournalNumber {
+    fileprivate init(journal value: JSONValue) throws(JournalDecline) { self = try value.int() }
+}
+
+extension Double: JournalNumber {
+    fileprivate init(journal value: JSONValue) throws(JournalDecline) { self = try value.double() }
+}
+
+extension ColorPair where Value: JournalNumber {
+    /// `{"white":…,"black":…}`.
+    fileprivate init(journal value: JSONValue) throws(JournalDecline) {
+        let pair = try value.object()
+        self.init(white: try Value(journal: pair.value("white")), black: try Value(journal: pair.value("black")))
     }
 }
 
-extension ColorPair where Value == Double {
-    fileprivate init?(journalJSON value: JSONValue) {
-        guard let white = value["white"]?.doubleValue, let black = value["black"]?.doubleValue else { return nil }
-        self.init(white: white, black: black)
+extension JSONObject {
+    /// The member `key`, which must be there and not `null`.
+    fileprivate func value(_ key: String) throws(JournalDecline) -> JSONValue {
+        guard let value = optional(key) else { throw JournalDecline() }
+        return value
     }
-}
 
-/// An optional member read: `value` is `nil` when the member is absent or `null`.
-private struct Present<Wrapped> {
-    var value: Wrapped?
+    /// The member `key`, `nil` when absent or `null` (an optional `Codable` reads as `nil`).
+    fileprivate func optional(_ key: String) -> JSONValue? {
+        guard let value = self[key], value != .null else { return nil }
+        return value
+    }
 }
 
 extension JSONValue {
+    fileprivate func object() throws(JournalDecline) -> JSONObject {
+        guard let object = objectValue else { throw JournalDecline() }
+        return object
+    }
+
+    fileprivate func array() throws(JournalDecline) -> [JSONValue] {
+        guard let array = arrayValue else { throw JournalDecline() }
+        return array
+    }
+
+    fileprivate func string() throws(JournalDecline) -> String {
+        guard let string = stringValue else { throw JournalDecline() }
+        return string
+    }
+
+    fileprivate func double() throws(JournalDecline) -> Double {
+        guard let number = doubleValue else { throw JournalDecline() }
+        return number
+    }
+
+    fileprivate func bool() throws(JournalDecline) -> Bool {
+        guard let bool = boolValue else { throw JournalDecline() }
+        return bool
+    }
+
     /// A whole number that fits an `Int` exactly.
-    fileprivate var exactInt: Int? {
-        guard case .number(let number) = self, let whole = Int(exactly: number) else { return nil }
+    fileprivate func int() throws(JournalDecline) -> Int {
+        guard case .number(let number) = self, let whole = Int(exactly: number) else { throw JournalDecline() }
         return whole
     }
 
-    /// An object of one member (an enum case as `Codable` writes it): its name and value.
-    fileprivate var singleCase: (String, JSONValue)? {
+    /// A string naming a case of `type`.
+    fileprivate func raw<Raw: RawRepresentable>(_ type: Raw.Type) throws(JournalDecline) -> Raw
+    where Raw.RawValue == String {
+        guard let raw = Raw(rawValue: try string()) else { throw JournalDecline() }
+        return raw
+    }
+
+    /// An object of one member whose value is an object (an enum case as `Codable` writes
+    /// it): its name and value.
+    fileprivate func singleCase() throws(JournalDecline) -> (String, JSONObject) {
         guard let object = objectValue, object.members.count == 1, let member = object.members.first,
-            member.value.objectValue != nil
-        else { return nil }
-        return (member.key, member.value)
-    }
-}
-
-extension Optional where Wrapped == JSONValue {
-    /// Absent or `null`: an optional member `Codable` reads as `nil`.
-    fileprivate var isAbsent: Bool { self == nil || self == .null }
-
-    /// An optional string member; `nil` (reject) when it holds anything else.
-    fileprivate var optionalString: Present<String>? {
-        if isAbsent { return Present(value: nil) }
-        return self?.stringValue.map { Present(value: $0) }
-    }
-
-    /// An optional number member; `nil` (reject) when it holds anything else.
-    fileprivate var optionalNumber: Present<Double>? {
-        if isAbsent { return Present(value: nil) }
-        return self?.doubleValue.map { Present(value: $0) }
-    }
-
-    /// An optional whole-number member; `nil` (reject) when it holds anything else.
-    fileprivate var optionalInt: Present<Int>? {
-        if isAbsent { return Present(value: nil) }
-        return self?.exactInt.map { Present(value: $0) }
+            let payload = member.value.objectValue
+        else { throw JournalDecline() }
+        return (member.key, payload)
     }
 }

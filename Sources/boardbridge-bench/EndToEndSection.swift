@@ -45,12 +45,12 @@ struct EndToEndSection: BenchSection {
                 value: stats.median * 1e6, unit: "µs",
                 details: [
                     "p99_us": stats.p99 * 1e6, "moves": Double(warm.moves),
-                    "whole_move_cpu_us": warm.total / Double(max(warm.moves, 1)) * 1e6,
+                    "whole_move_cpu_us": warm.cpuPerMove * 1e6,
                 ],
                 note: String(
                     format:
                         "%d moves of random games back to back; a move's whole work (lift, place, every message) %.0f µs of CPU",
-                    warm.moves, warm.total / Double(max(warm.moves, 1)) * 1e6)))
+                    warm.moves, warm.cpuPerMove * 1e6)))
         return stats.median
     }
 

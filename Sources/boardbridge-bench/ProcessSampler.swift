@@ -5,6 +5,14 @@ import MainLoop
     import Glibc
 #endif
 
+/// The calling thread's CPU time, user and system (`CLOCK_THREAD_CPUTIME_ID`), in
+/// nanoseconds.
+func threadCPUNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
 /// One reading of a process's CPU time and memory from /proc.
 struct ProcessSample: Equatable {
     /// When it was taken.

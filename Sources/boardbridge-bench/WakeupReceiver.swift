@@ -281,12 +281,6 @@ final class WakeupReceiver: @unchecked Sendable {
         }
     }
 
-    private func threadCPUNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
-
     private func readProc(into snapshot: inout Snapshot) {
         if let text = try? String(contentsOfFile: "/proc/thread-self/schedstat", encoding: .utf8) {
             let fields = text.split(whereSeparator: \.isWhitespace).compactMap { UInt64($0) }

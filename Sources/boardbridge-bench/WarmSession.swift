@@ -9,10 +9,6 @@ import Kernel
 import Logging
 import TestSupport
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The bridge's own work on a move, in process and warm: the floor of its own time per move
 /// (#33), measured in the same run as the end-to-end figures it is compared with.
 ///
@@ -31,11 +27,14 @@ enum WarmSession {
     struct Measurement {
         /// Per move: from the completing action to the move's message handed to the publisher.
         var toPublish: [Double] = []
-        /// The main thread's CPU time over all moves (every action's handling, every
+        /// The main thread's CPU time over the moves timed (every action's handling, every
         /// message), in seconds.
         var total: Double = 0
-        /// Moves played.
+        /// Moves timed.
         var moves = 0
+
+        /// The main thread's CPU time for a whole move, in seconds.
+        var cpuPerMove: Double { total / Double(max(moves, 1)) }
     }
 
     /// Plays `games` random games of up to `plies` plies.
@@ -75,11 +74,11 @@ enum WarmSession {
             // At a human pace the journal's flush of the move before is done by now.
             store.flush()
             let before = publisher.moves
-            let start = threadCPUTime()
+            let start = threadCPUNanoseconds()
             for action in actions.dropLast() { transport.perform(action) }
             let completing = ContinuousClock.now
             transport.perform(last)
-            measurement.total += threadCPUTime() - start
+            let cpu = Double(threadCPUNanoseconds() - start) / 1e9
             time.advance(2)
             if publisher.moves == before {
                 // A rook moved next to its king may be the first half of castling: the
@@ -95,26 +94,19 @@ enum WarmSession {
                 throw BenchError(description: "the warm session published \(move.uci) twice")
             }
             measurement.toPublish.append((handed - completing).inSeconds)
+            measurement.total += cpu
             measurement.moves += 1
         }
         session.stop()
         store.flush()
     }
-
-    /// The calling thread's CPU time (user and system), in seconds.
-    private static func threadCPUTime() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
 }
 
-/// Keeps the time the last move's message was handed over, and counts the rest.
+/// Keeps the time the last move's message was handed over, and counts the moves.
 @MainActor
 private final class KeepingPublisher: MessagePublishing {
     private(set) var moves = 0
     private(set) var lastMoveAt: ContinuousClock.Instant?
-    private(set) var bytes = 0
 
     func publish(_ message: OutgoingMessage) {
         publish(message, origin: nil)
@@ -125,6 +117,5 @@ private final class KeepingPublisher: MessagePublishing {
             lastMoveAt = .now
             moves += 1
         }
-        bytes &+= message.payload.count
     }
 }

@@ -35,10 +35,10 @@ public struct BoardMove: Hashable, Sendable, Codable {
     /// UCI long algebraic notation, e.g. `e7e8q`.
     public var uci: String {
         String(unsafeUninitializedCapacity: 5) { bytes in
-            bytes[0] = UInt8(ascii: "a") + UInt8(from.file)
-            bytes[1] = UInt8(ascii: "1") + UInt8(from.rank)
-            bytes[2] = UInt8(ascii: "a") + UInt8(to.file)
-            bytes[3] = UInt8(ascii: "1") + UInt8(to.rank)
+            bytes[0] = from.fileLetter
+            bytes[1] = from.rankDigit
+            bytes[2] = to.fileLetter
+            bytes[3] = to.rankDigit
             guard let promotion else { return 4 }
             bytes[4] = Piece(.black, promotion).fenASCII
             return 5

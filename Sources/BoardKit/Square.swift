@@ -40,10 +40,15 @@ public enum Square: Int, CaseIterable, Comparable, Hashable, Sendable, Codable {
     /// The algebraic name, e.g. `"e4"`.
     public var name: String { Self.names[rawValue] }
 
+    /// The file's letter as an ASCII byte (`a`…`h`): a name written byte by byte.
+    @inlinable public var fileLetter: UInt8 { UInt8(ascii: "a") + UInt8(file) }
+
+    /// The rank's digit as an ASCII byte (`1`…`8`).
+    @inlinable public var rankDigit: UInt8 { UInt8(ascii: "1") + UInt8(rank) }
+
     /// The 64 names, made once: a move's UCI, SAN and FEN name squares several times each.
     private static let names: [String] = allCases.map { square in
-        String(
-            decoding: [UInt8(ascii: "a") + UInt8(square.file), UInt8(ascii: "1") + UInt8(square.rank)], as: UTF8.self)
+        String(decoding: [square.fileLetter, square.rankDigit], as: UTF8.self)
     }
 
     /// The same square seen from the other side of the board (a1 ↔ h8).

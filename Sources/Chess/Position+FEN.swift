@@ -142,15 +142,11 @@ extension Position {
             put(UInt8(ascii: " "))
             put(sideToMove == .white ? UInt8(ascii: "w") : UInt8(ascii: "b"))
             put(UInt8(ascii: " "))
-            if castlingRights.isEmpty { put(UInt8(ascii: "-")) }
-            if castlingRights.contains(.whiteKingside) { put(UInt8(ascii: "K")) }
-            if castlingRights.contains(.whiteQueenside) { put(UInt8(ascii: "Q")) }
-            if castlingRights.contains(.blackKingside) { put(UInt8(ascii: "k")) }
-            if castlingRights.contains(.blackQueenside) { put(UInt8(ascii: "q")) }
+            for byte in castlingRights.fen.utf8 { put(byte) }
             put(UInt8(ascii: " "))
             if let square = enPassantSquare {
-                put(UInt8(ascii: "a") + UInt8(square.file))
-                put(UInt8(ascii: "1") + UInt8(square.rank))
+                put(square.fileLetter)
+                put(square.rankDigit)
             } else {
                 put(UInt8(ascii: "-"))
             }

@@ -15,8 +15,8 @@ extension Position {
                 count += 1
             }
             func put(_ square: Square) {
-                put(UInt8(ascii: "a") + UInt8(square.file))
-                put(UInt8(ascii: "1") + UInt8(square.rank))
+                put(square.fileLetter)
+                put(square.rankDigit)
             }
             if packed.special == Special.castling {
                 for byte in (move.to.file > move.from.file ? "O-O" : "O-O-O").utf8 { put(byte) }
@@ -25,7 +25,7 @@ extension Position {
                 let isCapture = occupied & (1 << move.to.rawValue) != 0 || packed.special == Special.enPassant
                 if kind == .pawn {
                     if isCapture {
-                        put(UInt8(ascii: "a") + UInt8(move.from.file))
+                        put(move.from.fileLetter)
                         put(UInt8(ascii: "x"))
                     }
                     put(move.to)
@@ -37,8 +37,8 @@ extension Position {
                     put(Piece(.white, kind).fenASCII)
                     switch disambiguation(for: move, kind: kind) {
                     case .none: break
-                    case .file: put(UInt8(ascii: "a") + UInt8(move.from.file))
-                    case .rank: put(UInt8(ascii: "1") + UInt8(move.from.rank))
+                    case .file: put(move.from.fileLetter)
+                    case .rank: put(move.from.rankDigit)
                     case .square: put(move.from)
                     }
                     if isCapture { put(UInt8(ascii: "x")) }

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -63,22 +64,34 @@ public enum TestTools {
         return path
     }
 
-    /// A TCP port on 127.0.0.1 that was free a moment ago.
+    /// A TCP port on 127.0.0.1 that is free now and was not handed out before in this
+    /// process. It is taken below the kernel's ephemeral range (32768 and up by default), so
+    /// no outgoing connection takes it meanwhile, and never twice: a port the kernel picks
+    /// for `bind(0)` is free again once closed, and two tests running at once (or a test's
+    /// own client connections) could be given it before the server meant for it binds it.
     public static func freeLoopbackPort() -> UInt16 {
+        while true {
+            let port = UInt16.random(in: 20_000..<32_000)
+            guard handedOutPorts.withLock({ $0.insert(port).inserted }), isFree(port: port) else { continue }
+            return port
+        }
+    }
+
+    private static let handedOutPorts = Mutex<Set<UInt16>>([])
+
+    /// Whether a TCP socket can bind 127.0.0.1:`port` now.
+    private static func isFree(port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) {
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return UInt16(bigEndian: address.sin_port)
+        } == 0
     }
 
     /// Whether a TCP connection to 127.0.0.1:`port` succeeds now (a server listens there).
